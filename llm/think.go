@@ -1,0 +1,37 @@
+package llm
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	thinkPair = regexp.MustCompile(`(?is)<(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>(.*?)</(?:think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>`)
+	thinkOpen = regexp.MustCompile(`(?is)<(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>(.*)$`)
+	strayTag  = regexp.MustCompile(`(?i)</?(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>`)
+)
+
+// SplitThink separates inline reasoning blocks (<think>, <thinking>,
+// <reasoning>, <REASONING_SCRATCHPAD>, <thought>) from visible text. An
+// unterminated opening tag takes everything after it as reasoning.
+func SplitThink(s string) (visible, reasoning string) {
+	if !strings.Contains(s, "<") {
+		return s, ""
+	}
+	var parts []string
+	s = thinkPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := thinkPair.FindStringSubmatch(m)
+		if t := strings.TrimSpace(sub[2]); t != "" {
+			parts = append(parts, t)
+		}
+		return ""
+	})
+	if m := thinkOpen.FindStringSubmatchIndex(s); m != nil {
+		if t := strings.TrimSpace(s[m[4]:m[5]]); t != "" {
+			parts = append(parts, t)
+		}
+		s = s[:m[0]]
+	}
+	s = strayTag.ReplaceAllString(s, "")
+	return strings.TrimSpace(s), strings.Join(parts, "\n\n")
+}

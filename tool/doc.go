@@ -1,0 +1,17 @@
+// Package tool defines what a tool is (Tool, Spec, Call, Result), the
+// Registry the agent offers to the model, and the Executor that runs a
+// batch of calls: one call directly, several on a bounded worker pool,
+// with each tool's concurrency Class deciding what may overlap, and the
+// results returned in the original call order whatever order they finish.
+//
+// Per call the Executor runs the seed's pipeline: resolve from the
+// registry, pre_tool_call hooks, the dangerous-command check with an
+// approval callback, the tool itself (with the call's arguments and task
+// id), post_tool_call hooks. Every failure on the way (unknown tool, bad
+// JSON, schema violation, a denied command, an error, a panic, a deadline)
+// becomes a Result the model reads; Go errors from Run are reported to the
+// model too, never dropped.
+//
+// Concurrency: a Registry is safe for concurrent use. An Executor is safe
+// for concurrent batches; its pool size may change while batches run.
+package tool

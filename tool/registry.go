@@ -1,0 +1,143 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// Registry holds the tools an agent may offer. The zero value is empty
+// and ready to use.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// NewRegistry returns a registry holding tools.
+func NewRegistry(tools ...Tool) *Registry {
+	r := &Registry{}
+	for _, t := range tools {
+		r.MustRegister(t)
+	}
+	return r
+}
+
+// Register adds t. A name already taken is an error unless the existing
+// tool is in the same toolset, in which case t replaces it.
+func (r *Registry) Register(t Tool) error {
+	s := t.Spec()
+	if s.Name == "" {
+		return fmt.Errorf("tool: register: empty name")
+	}
+	if len(s.Parameters) > 0 {
+		var v map[string]any
+		if err := json.Unmarshal(s.Parameters, &v); err != nil {
+			return fmt.Errorf("tool: register %s: parameters are not a JSON object: %w", s.Name, err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tools == nil {
+		r.tools = map[string]Tool{}
+	}
+	if old, ok := r.tools[s.Name]; ok && old.Spec().Toolset != s.Toolset {
+		return fmt.Errorf("tool: register %s: name taken by toolset %q", s.Name, old.Spec().Toolset)
+	}
+	r.tools[s.Name] = t
+	return nil
+}
+
+// MustRegister is Register that panics on error, for built-in tables.
+func (r *Registry) MustRegister(t Tool) {
+	if err := r.Register(t); err != nil {
+		panic(err)
+	}
+}
+
+// Unregister removes a tool by name.
+func (r *Registry) Unregister(name string) {
+	r.mu.Lock()
+	delete(r.tools, name)
+	r.mu.Unlock()
+}
+
+// Get returns the tool with the given name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns every registered name, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Filter returns a new registry with only the tools whose toolset is in
+// toolsets (all when toolsets is empty) and whose name is not in exclude.
+func (r *Registry) Filter(toolsets []string, exclude ...string) *Registry {
+	out := &Registry{tools: map[string]Tool{}}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for n, t := range r.tools {
+		if slices.Contains(exclude, n) {
+			continue
+		}
+		if len(toolsets) > 0 && !slices.Contains(toolsets, t.Spec().Toolset) && !slices.Contains(toolsets, "all") {
+			continue
+		}
+		out.tools[n] = t
+	}
+	return out
+}
+
+// Available returns the tools whose availability check passes, sorted by
+// name, and the reasons the others were left out.
+func (r *Registry) Available() (tools []Tool, skipped map[string]error) {
+	for _, n := range r.Names() {
+		t, _ := r.Get(n)
+		if c := t.Spec().Check; c != nil {
+			if err := c(); err != nil {
+				if skipped == nil {
+					skipped = map[string]error{}
+				}
+				skipped[n] = err
+				continue
+			}
+		}
+		tools = append(tools, t)
+	}
+	return tools, skipped
+}
+
+// Defs returns the definitions offered to the model: every available tool.
+func (r *Registry) Defs() []llm.ToolDef {
+	tools, _ := r.Available()
+	defs := make([]llm.ToolDef, 0, len(tools))
+	for _, t := range tools {
+		defs = append(defs, Def(t.Spec()))
+	}
+	return defs
+}
+
+var emptyObject = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Def converts a Spec to the definition sent to the model.
+func Def(s Spec) llm.ToolDef {
+	p := s.Parameters
+	if len(p) == 0 {
+		p = emptyObject
+	}
+	return llm.ToolDef{Name: s.Name, Description: s.Description, Parameters: p}
+}
