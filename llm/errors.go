@@ -22,7 +22,12 @@ const (
 	ErrStalled         ErrorKind = "stalled_stream"
 	ErrInvalidResponse ErrorKind = "invalid_response"
 	ErrContentFilter   ErrorKind = "content_filter"
-	ErrUnknown         ErrorKind = "unknown"
+	// ErrBilling: credits, quota or spending limit exhausted. Retrying the
+	// same provider does not help; another provider may.
+	ErrBilling ErrorKind = "billing"
+	// ErrModelNotFound: the provider does not serve the requested model.
+	ErrModelNotFound ErrorKind = "model_not_found"
+	ErrUnknown       ErrorKind = "unknown"
 )
 
 // ProviderError is a classified failure of one model call.
