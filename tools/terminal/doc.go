@@ -1,0 +1,22 @@
+// Package terminal holds the built-in "terminal" and "process" tools: shell
+// commands run as real child processes on the local machine.
+//
+// Contract:
+//   - Each command runs under bash -c (sh when bash is missing) in its own
+//     process group. A timeout or a cancelled context kills the whole group,
+//     so children a command left behind die with it.
+//   - The working directory persists per task id: a command that runs `cd`
+//     moves the task's directory for the next call. The directory is read
+//     back from the shell through a side file written by an EXIT trap, so it
+//     works whatever the command prints and however it exits.
+//   - The result always states the exit code and gives stdout and stderr
+//     apart, each capped to a head and a tail around a truncation marker.
+//   - background:true starts a long-lived process and returns its id at
+//     once; the process tool lists, polls, reads, waits for and kills them.
+//   - The terminal tool implements tool.Commander, so the executor's
+//     dangerous-command check sees every command before it runs.
+//
+// Concurrency: a Terminal is safe for concurrent use. Its terminal tool is
+// tool.Sequential (commands share a working directory); the process tool is
+// tool.Parallel. Close kills every background process still running.
+package terminal

@@ -1,0 +1,157 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hermes-go/hermes/tool"
+)
+
+// pipeGrace is how long output pipes may stay open after the shell exits:
+// a process the command left running in the background keeps them open,
+// and the result must not wait for it.
+const pipeGrace = 2 * time.Second
+
+// script runs the command through eval so that nothing in it (a stray
+// brace, an `exit`) can escape the wrapper, and records the final working
+// directory in a side file from an EXIT trap, which runs however the
+// command ends. The trap keeps the command's exit status.
+const script = `trap 'pwd > "$__HERMES_PWD_FILE" 2>/dev/null' EXIT
+__hermes_cmd=$__HERMES_CMD; unset __HERMES_CMD
+eval "$__hermes_cmd"`
+
+func (t *Terminal) resolveDir(task, workdir string) (string, error) {
+	cur := t.dirs.get(task)
+	if workdir == "" {
+		return cur, nil
+	}
+	if !filepath.IsAbs(workdir) {
+		workdir = filepath.Join(cur, workdir)
+	}
+	st, err := os.Stat(workdir)
+	if err != nil {
+		return "", fmt.Errorf("workdir %s: %w", workdir, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("workdir %s is not a directory", workdir)
+	}
+	return filepath.Clean(workdir), nil
+}
+
+// environ is the child environment: ours, then the configured extras, then
+// settings that keep tools from waiting on a pager or a prompt.
+func (t *Terminal) environ(extra ...string) []string {
+	env := append(os.Environ(), t.opts.Env...)
+	env = append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	return append(env, extra...)
+}
+
+// command builds the child: its own process group, killed as a group when
+// ctx ends.
+func (t *Terminal) command(ctx context.Context, command, dir string, extraEnv ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, t.opts.Shell, "-c", script)
+	cmd.Dir = dir
+	cmd.Env = t.environ(append([]string{"__HERMES_CMD=" + command}, extraEnv...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = pipeGrace
+	return cmd
+}
+
+// killGroup sends SIGKILL to the process group led by pid.
+func killGroup(pid int) error {
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+func (t *Terminal) runForeground(ctx context.Context, task, command, dir string, timeout time.Duration) tool.Result {
+	pwdFile, err := os.CreateTemp("", "hermes-pwd-*")
+	if err != nil {
+		return tool.Error("terminal: create working-directory file: " + err.Error())
+	}
+	pwdPath := pwdFile.Name()
+	pwdFile.Close()
+	defer os.Remove(pwdPath)
+
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := t.command(runCtx, command, dir, "__HERMES_PWD_FILE="+pwdPath)
+	stdout, stderr := newHeadTail(t.opts.MaxOutput), newHeadTail(t.opts.MaxOutput)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		return tool.Error(fmt.Sprintf("terminal: start %s: %v", t.opts.Shell, err))
+	}
+	waitErr := cmd.Wait()
+	// A child left in the group (`cmd &` in a foreground command) must not
+	// outlive a killed command; on a normal exit it is left alone.
+	if runCtx.Err() != nil {
+		killGroup(cmd.Process.Pid)
+	}
+
+	var note string
+	exitCode := -1
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		note = "cancelled: the command and its child processes were killed"
+	case runCtx.Err() != nil:
+		note = fmt.Sprintf("timed out after %s: the command and its child processes were killed; pass a larger timeout or use background: true", timeout)
+	case waitErr == nil, errors.Is(waitErr, exec.ErrWaitDelay):
+		exitCode = cmd.ProcessState.ExitCode()
+		if waitErr != nil {
+			note = "the command left a background process holding its output; later output is not shown (use background: true for long-running processes)"
+		}
+	case errors.As(waitErr, &ee):
+		exitCode = ee.ExitCode()
+		if exitCode == -1 {
+			note = "killed by signal: " + ee.String()
+		}
+	default:
+		note = "wait: " + waitErr.Error()
+	}
+	if exitCode == -1 && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0 {
+		exitCode = cmd.ProcessState.ExitCode()
+	}
+
+	if b, err := os.ReadFile(pwdPath); err == nil {
+		if final := strings.TrimSpace(string(b)); final != "" && final != dir {
+			t.dirs.set(task, final)
+		}
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "exit code: %d\n", exitCode)
+	if note != "" {
+		fmt.Fprintf(&b, "note: %s\n", note)
+	}
+	fmt.Fprintf(&b, "cwd: %s\n", t.dirs.get(task))
+	writeStream(&b, "stdout", stdout)
+	writeStream(&b, "stderr", stderr)
+	res := tool.Result{Content: t.opts.Redact(b.String())}
+	// A command that ran and exited non-zero is an answer, not a tool
+	// failure; a command that could not finish is.
+	res.IsError = runCtx.Err() != nil
+	return res
+}
+
+func writeStream(b *strings.Builder, name string, h *headTail) {
+	if h.total == 0 {
+		fmt.Fprintf(b, "%s: (empty)\n", name)
+		return
+	}
+	s := h.String()
+	fmt.Fprintf(b, "--- %s ---\n%s", name, s)
+	if !strings.HasSuffix(s, "\n") {
+		b.WriteByte('\n')
+	}
+}

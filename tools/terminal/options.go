@@ -1,0 +1,79 @@
+package terminal
+
+import (
+	"os"
+	"os/exec"
+	"time"
+)
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultTimeout    = 180 * time.Second
+	DefaultMaxTimeout = time.Hour
+	DefaultMaxOutput  = 50_000
+	// DefaultLogBuffer is how much output of a background process is kept.
+	DefaultLogBuffer = 1 << 20
+)
+
+// Options configure a Terminal.
+type Options struct {
+	// Timeout bounds one foreground command unless its args say otherwise.
+	Timeout time.Duration
+	// MaxTimeout is the largest timeout a call may ask for.
+	MaxTimeout time.Duration
+	// MaxOutput caps each of stdout and stderr in a result, in bytes.
+	MaxOutput int
+	// LogBuffer caps the output kept for each background process, in bytes.
+	LogBuffer int
+	// Env is added to the process environment ("KEY=value").
+	Env []string
+	// Shell is the shell binary; empty means bash, or sh when bash is
+	// not installed.
+	Shell string
+	// Dir is the starting working directory of every task; empty means the
+	// process's current directory.
+	Dir string
+	// Redact, when set, is applied to all output before the model reads it.
+	Redact func(string) string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.Timeout > o.MaxTimeout {
+		o.MaxTimeout = o.Timeout
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = DefaultMaxOutput
+	}
+	if o.LogBuffer <= 0 {
+		o.LogBuffer = DefaultLogBuffer
+	}
+	if o.Shell == "" {
+		o.Shell = findShell()
+	}
+	if o.Dir == "" {
+		if wd, err := os.Getwd(); err == nil {
+			o.Dir = wd
+		} else {
+			o.Dir = "/"
+		}
+	}
+	if o.Redact == nil {
+		o.Redact = func(s string) string { return s }
+	}
+	return o
+}
+
+func findShell() string {
+	for _, s := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(s); err == nil {
+			return p
+		}
+	}
+	return "/bin/sh"
+}
