@@ -1,0 +1,112 @@
+package anthropic
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// stream makes one streamed call: the SDK accumulates the events into a
+// Message while the forwarder sends deltas to sink.
+func (c *Client) stream(ctx context.Context, params anthropic.MessageNewParams, sink func(llm.Delta)) (*anthropic.Message, error) {
+	s := c.sdk.Messages.NewStreaming(ctx, params)
+	defer s.Close()
+	var msg anthropic.Message
+	f := forwarder{sink: sink}
+	for s.Next() {
+		ev := s.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: c.provider, Message: "malformed stream: " + err.Error(), Err: err}
+		}
+		f.event(&ev)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.Err(); err != nil {
+		return nil, c.classify(err)
+	}
+	if !f.finished {
+		return nil, &llm.ProviderError{Kind: llm.ErrConnection, Provider: c.provider,
+			Message: fmt.Sprintf("stream ended before the message was complete (%d content blocks received)", len(msg.Content))}
+	}
+	return &msg, nil
+}
+
+// forwarder turns stream events into Deltas. Text streams only until the
+// first tool_use block starts (what follows belongs with the tool calls);
+// reasoning streams throughout; each tool_use announces itself once.
+// Separators match how normalise joins several blocks of one kind.
+type forwarder struct {
+	sink     func(llm.Delta)
+	toolSeen bool
+	tools    int
+	finished bool
+
+	textSent, textSep           bool
+	reasoningSent, reasoningSep bool
+}
+
+func (f *forwarder) event(ev *anthropic.MessageStreamEventUnion) {
+	switch ev.Type {
+	case "content_block_start":
+		switch ev.ContentBlock.Type {
+		case "tool_use":
+			f.toolSeen = true
+			f.emit(llm.Delta{Kind: llm.DeltaToolCall, ToolName: ev.ContentBlock.Name, ToolIndex: f.tools})
+			f.tools++
+		case "text":
+			f.textSep = f.textSent
+			f.text(ev.ContentBlock.Text)
+		case "thinking":
+			f.reasoningSep = f.reasoningSent
+			f.reasoning(ev.ContentBlock.Thinking)
+		}
+	case "content_block_delta":
+		switch ev.Delta.Type {
+		case "text_delta":
+			f.text(ev.Delta.Text)
+		case "thinking_delta":
+			f.reasoning(ev.Delta.Thinking)
+		}
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			f.finished = true
+		}
+	case "message_stop":
+		f.finished = true
+	}
+}
+
+func (f *forwarder) text(s string) {
+	if s == "" || f.toolSeen {
+		return
+	}
+	if f.textSep {
+		f.emit(llm.Delta{Kind: llm.DeltaText, Text: textJoiner})
+		f.textSep = false
+	}
+	f.textSent = true
+	f.emit(llm.Delta{Kind: llm.DeltaText, Text: s})
+}
+
+func (f *forwarder) reasoning(s string) {
+	if s == "" {
+		return
+	}
+	if f.reasoningSep {
+		f.emit(llm.Delta{Kind: llm.DeltaReasoning, Text: reasoningJoiner})
+		f.reasoningSep = false
+	}
+	f.reasoningSent = true
+	f.emit(llm.Delta{Kind: llm.DeltaReasoning, Text: s})
+}
+
+func (f *forwarder) emit(d llm.Delta) {
+	if f.sink != nil {
+		f.sink(d)
+	}
+}

@@ -1,0 +1,87 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// thinkingDetail is the stored form of one Anthropic reasoning block in
+// llm.Message.ReasoningDetails: {"type":"thinking","thinking","signature"}
+// or {"type":"redacted_thinking","data"}.
+type thinkingDetail struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+}
+
+// thinkingBlocks decodes stored details into blocks the API accepts back:
+// signed thinking and redacted thinking. Unsigned thinking, and entries of
+// other providers (OpenRouter's reasoning.* details), cannot be verified
+// by the API and are left out.
+func thinkingBlocks(details []json.RawMessage) []anthropic.ContentBlockParamUnion {
+	var out []anthropic.ContentBlockParamUnion
+	for _, raw := range details {
+		var d thinkingDetail
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		switch {
+		case d.Type == "thinking" && d.Signature != "":
+			out = append(out, anthropic.NewThinkingBlock(d.Signature, d.Thinking))
+		case d.Type == "redacted_thinking" && d.Data != "":
+			out = append(out, anthropic.NewRedactedThinkingBlock(d.Data))
+		}
+	}
+	return out
+}
+
+// Extended thinking budgets per Request.ReasoningEffort.
+var thinkingBudgets = map[string]int64{
+	"minimal": 1024,
+	"low":     4096,
+	"medium":  10000,
+	"high":    32000,
+}
+
+// adaptiveThinkingModels take {"type":"adaptive"} plus an output effort;
+// a budget is deprecated for them.
+var adaptiveThinkingModels = []string{"claude-opus-4-6", "claude-mythos"}
+
+// thinkingConfig returns the thinking parameter for effort ("" and "none"
+// leave thinking off), the output effort for adaptive models, and the
+// budget that max_tokens must exceed.
+func thinkingConfig(model, effort string) (cfg anthropic.ThinkingConfigParamUnion, out anthropic.OutputConfigParam, budget int64, err error) {
+	if effort == "" || effort == "none" {
+		return cfg, out, 0, nil
+	}
+	budget, ok := thinkingBudgets[effort]
+	if !ok {
+		return cfg, out, 0, fmt.Errorf("anthropic: unknown reasoning effort %q (want none, minimal, low, medium or high)", effort)
+	}
+	for _, p := range adaptiveThinkingModels {
+		if strings.HasPrefix(model, p) {
+			cfg.OfAdaptive = &anthropic.ThinkingConfigAdaptiveParam{}
+			if effort == "minimal" {
+				effort = "low"
+			}
+			out.Effort = anthropic.OutputConfigEffort(effort)
+			return cfg, out, 0, nil
+		}
+	}
+	return anthropic.ThinkingConfigParamOfEnabled(budget), out, budget, nil
+}
+
+// isNative reports whether the options point at Anthropic itself, the
+// only endpoint that can verify thinking signatures.
+func isNative(provider, baseURL string) bool {
+	if provider == "anthropic" || baseURL == "" {
+		return true
+	}
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.EqualFold(u.Hostname(), "api.anthropic.com")
+}
