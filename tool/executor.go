@@ -100,6 +100,13 @@ type prepared struct {
 // their classes allow. When ctx is cancelled, calls not yet started are
 // reported as cancelled and running ones are abandoned.
 func (e *Executor) Execute(ctx context.Context, calls []Call) []Outcome {
+	return e.ExecuteEach(ctx, calls, nil)
+}
+
+// ExecuteEach is Execute that also reports each outcome as soon as its
+// call ends, with the call's index in the batch. each may be called from
+// several goroutines at once.
+func (e *Executor) ExecuteEach(ctx context.Context, calls []Call, each func(i int, o Outcome)) []Outcome {
 	e.init()
 	out := make([]Outcome, len(calls))
 	preps := make([]*prepared, len(calls))
@@ -110,6 +117,9 @@ func (e *Executor) Execute(ctx context.Context, calls []Call) []Outcome {
 		if !seg.parallel {
 			for _, i := range seg.idx {
 				out[i] = e.runPrepared(ctx, preps[i])
+				if each != nil {
+					each(i, out[i])
+				}
 			}
 			continue
 		}
@@ -117,17 +127,27 @@ func (e *Executor) Execute(ctx context.Context, calls []Call) []Outcome {
 		for _, i := range seg.idx {
 			if preps[i].early != nil {
 				out[i] = e.runPrepared(ctx, preps[i])
+				if each != nil {
+					each(i, out[i])
+				}
 				continue
 			}
 			if err := e.pool.acquire(ctx); err != nil {
 				out[i] = e.cancelled(preps[i], err)
+				if each != nil {
+					each(i, out[i])
+				}
 				continue
 			}
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				defer e.pool.release()
-				out[i] = e.runPrepared(ctx, preps[i])
+				o := e.runPrepared(ctx, preps[i])
+				e.pool.release()
+				out[i] = o
+				if each != nil {
+					each(i, o)
+				}
 			}(i)
 		}
 		wg.Wait()
@@ -211,7 +231,7 @@ func (e *Executor) runPrepared(ctx context.Context, p *prepared) Outcome {
 		o.Result.Content = e.Redact(o.Result.Content)
 	}
 	e.capResult(p, &o)
-	if e.OnFinish != nil && p.early == nil {
+	if e.OnFinish != nil {
 		e.OnFinish(o)
 	}
 	return o

@@ -1,0 +1,268 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/tool"
+)
+
+// Library defaults. The CLI passes its config.yaml values instead.
+const (
+	DefaultMaxIterations = 90
+	DefaultCallTimeout   = 30 * time.Minute
+)
+
+// ErrBusy is returned by Run when a turn is already running on the agent.
+var ErrBusy = errors.New("agent: a turn is already running")
+
+// errInterrupted is the cancellation cause set by Interrupt.
+var errInterrupted = errors.New("interrupted")
+
+// Config configures an Agent. Client and Model are required.
+type Config struct {
+	Client   llm.Client
+	Model    string
+	Provider string
+	APIMode  llm.APIMode
+
+	// Tools is the registry offered to the model. AgentTools are handled by
+	// the agent itself (todo, memory, clarify, ...): they are offered too and
+	// take precedence over registry tools of the same name.
+	Tools      *tool.Registry
+	AgentTools []tool.Tool
+
+	// MaxIterations is the per-turn iteration budget (default 90).
+	MaxIterations int
+	// ToolPoolSize bounds concurrent tool calls (default 128).
+	ToolPoolSize int
+	// BudgetWarnings adds the 70% / 90% pressure texts to the newest tool
+	// result's API copy. Nil means on.
+	BudgetWarnings *bool
+	// KeepPartialOnInterrupt keeps already-streamed text as an assistant
+	// message when a model call is interrupted (default: nothing partial).
+	KeepPartialOnInterrupt bool
+
+	MaxTokens       int
+	ReasoningEffort string
+	// Cache asks for prompt-caching markers (Anthropic).
+	Cache *llm.CacheOptions
+
+	// SystemPrompt builds the system prompt, once per session. Nil means
+	// Input.SystemMessage only.
+	SystemPrompt func(ctx context.Context, model, provider string) (string, error)
+
+	// Executor settings: deadline per call, result cap, spill dir, hooks,
+	// approval and redaction.
+	ToolTimeout    time.Duration
+	MaxResultChars int
+	SpillDir       string
+	PreHooks       []tool.PreHook
+	PostHooks      []tool.PostHook
+	Approver       tool.Approver
+	Redact         func(string) string
+
+	// Store persists the session as it happens. Nil keeps nothing.
+	Store Store
+	// Session describes the session to create in Store.
+	Session SessionMeta
+
+	// Compressor shrinks the history when it nears the context window.
+	Compressor Compressor
+	// OnCompressed runs after a compression with the new history: the
+	// place to start the child session and rebuild the system prompt.
+	OnCompressed func(ctx context.Context, history []llm.Message) error
+	// ContextLength is the model's context window in tokens (0: unknown,
+	// no preflight compression).
+	ContextLength int
+
+	// Guardrails: the same failing call repeated WarnAfter times gets a
+	// warning in its result; HaltAfter times ends the turn.
+	GuardrailWarnAfter int
+	GuardrailHaltAfter int
+
+	// CallTimeout bounds one model call (default 30 min).
+	CallTimeout time.Duration
+	Observer    Observer
+	// AgentID and Depth label events (subagents).
+	AgentID string
+	Depth   int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// OnTurnEnd runs after every turn (memory sync); its error is reported
+	// as a warning event.
+	OnTurnEnd func(ctx context.Context, res *Result) error
+}
+
+// Input is one turn.
+type Input struct {
+	// Message is the user message. Empty continues a history that ends in
+	// a tool result.
+	Message string
+	// History is the conversation so far, without the system message. Nil
+	// means the agent's own history (what earlier turns left).
+	History []llm.Message
+	// SystemMessage replaces the built system prompt when the session has none yet.
+	SystemMessage string
+	// TaskID isolates tool state; generated when empty.
+	TaskID string
+}
+
+// ExitReason values.
+const (
+	ExitText                 = "text_response"
+	ExitMaxIterations        = "max_iterations"
+	ExitInterrupted          = "interrupted"
+	ExitInterruptedDuringAPI = "interrupted_during_api_call"
+	ExitContentFilter        = "content_filter"
+	ExitLength               = "length"
+	ExitEmptyResponse        = "empty_response_exhausted"
+	ExitProviderError        = "provider_error"
+	ExitCompressionExhausted = "compression_exhausted"
+	ExitGuardrailHalt        = "guardrail_halt"
+	ExitInvalidResponse      = "invalid_response"
+)
+
+// Result is how a turn ended.
+type Result struct {
+	FinalResponse string
+	LastReasoning string
+	// Messages is the whole history after the turn (no system message).
+	Messages    []llm.Message
+	APICalls    int
+	Completed   bool
+	Failed      bool
+	Interrupted bool
+	Partial     bool
+	// CompressionExhausted is set when the turn needed more than the
+	// allowed compressions.
+	CompressionExhausted bool
+	Error                error
+	ExitReason           string
+	// Usage is the sum over this turn's model calls.
+	Usage     llm.Usage
+	SessionID string
+	TaskID    string
+	Model     string
+	Provider  string
+	// Warnings lists non-fatal problems (a persistence failure, ...).
+	Warnings []string
+}
+
+// Agent runs turns. Create it with New.
+type Agent struct {
+	cfg  Config
+	exec *tool.Executor
+
+	mu        sync.Mutex
+	running   bool
+	interrupt context.CancelCauseFunc
+
+	// Session state, owned by the goroutine running a turn.
+	history      []llm.Message
+	systemPrompt string
+	sessionReady bool
+	model        string
+	provider     string
+}
+
+// New returns an agent.
+func New(cfg Config) *Agent {
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = DefaultMaxIterations
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = &tool.Registry{}
+	}
+	if cfg.GuardrailWarnAfter <= 0 {
+		cfg.GuardrailWarnAfter = 2
+	}
+	if cfg.GuardrailHaltAfter <= 0 {
+		cfg.GuardrailHaltAfter = 5
+	}
+	a := &Agent{cfg: cfg, model: cfg.Model, provider: cfg.Provider}
+	a.exec = a.newExecutor()
+	if cfg.ToolPoolSize > 0 {
+		a.exec.SetPoolSize(cfg.ToolPoolSize)
+	}
+	return a
+}
+
+// SetToolPoolSize resizes the tool worker pool, also while a turn runs.
+func (a *Agent) SetToolPoolSize(n int) { a.exec.SetPoolSize(n) }
+
+// SessionID returns the current session id ("" without a store).
+func (a *Agent) SessionID() string { return a.cfg.Session.ID }
+
+// History returns a copy of the agent's history.
+func (a *Agent) History() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return llm.CloneMessages(a.history)
+}
+
+// SetHistory replaces the agent's history (resume), and the system prompt
+// to reuse byte for byte when non-empty.
+func (a *Agent) SetHistory(h []llm.Message, systemPrompt string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = llm.CloneMessages(h)
+	if systemPrompt != "" {
+		a.systemPrompt = systemPrompt
+	}
+}
+
+// SystemPromptText returns the cached system prompt ("" before the first turn).
+func (a *Agent) SystemPromptText() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.systemPrompt
+}
+
+// Chat runs one turn on the agent's own history and returns the final
+// answer. A turn that did not complete returns its error.
+func (a *Agent) Chat(ctx context.Context, message string) (string, error) {
+	res, err := a.Run(ctx, Input{Message: message})
+	if err != nil {
+		return "", err
+	}
+	if res.Error != nil {
+		return res.FinalResponse, res.Error
+	}
+	if res.Interrupted {
+		return res.FinalResponse, context.Canceled
+	}
+	return res.FinalResponse, nil
+}
+
+// Interrupt stops the running turn: the model call, a retry wait, running
+// tools. It returns at once; Run returns with Interrupted set. It does
+// nothing when no turn is running.
+func (a *Agent) Interrupt() {
+	a.mu.Lock()
+	cancel := a.interrupt
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel(errInterrupted)
+	}
+}
+
+func (a *Agent) emit(e Event) {
+	if a.cfg.Observer == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = a.cfg.Now()
+	}
+	e.AgentID, e.Depth = a.cfg.AgentID, a.cfg.Depth
+	a.cfg.Observer(e)
+}

@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/tool"
+)
+
+func jsonValid(s string) bool { return json.Valid([]byte(s)) }
+
+// newExecutor builds the executor: agent-level tools resolve before the
+// registry.
+func (a *Agent) newExecutor() *tool.Executor {
+	local := map[string]tool.Tool{}
+	for _, t := range a.cfg.AgentTools {
+		local[t.Spec().Name] = t
+	}
+	e := &tool.Executor{
+		Resolve: func(name string) (tool.Tool, bool) {
+			if t, ok := local[name]; ok {
+				return t, true
+			}
+			t, ok := a.cfg.Tools.Get(name)
+			if ok && t.Spec().Check != nil && t.Spec().Check() != nil {
+				return nil, false // not offered, so not callable
+			}
+			return t, ok
+		},
+		Names: func() []string {
+			names := a.toolNames()
+			return names
+		},
+		Pre:            a.cfg.PreHooks,
+		Post:           a.cfg.PostHooks,
+		Approver:       a.cfg.Approver,
+		Timeout:        a.cfg.ToolTimeout,
+		MaxResultChars: a.cfg.MaxResultChars,
+		SpillDir:       a.cfg.SpillDir,
+		Redact:         a.cfg.Redact,
+	}
+	e.OnStart = func(c tool.Call) {
+		a.emit(Event{Kind: EventToolStarted, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Args: string(c.Args)}})
+	}
+	e.OnFinish = func(o tool.Outcome) {
+		a.emit(Event{Kind: EventToolFinished, Tool: &ToolEvent{
+			CallID: o.Call.ID, Name: o.Call.Name, Args: string(o.Call.Args), Result: o.Result.Content,
+			IsError: o.Result.IsError, Status: o.Status, Duration: o.Duration,
+		}})
+	}
+	return e
+}
+
+// toolDefs returns what the model is offered: agent-level tools, then the
+// registry's available tools.
+func (a *Agent) toolDefs() []llm.ToolDef {
+	var defs []llm.ToolDef
+	seen := map[string]bool{}
+	for _, t := range a.cfg.AgentTools {
+		s := t.Spec()
+		if s.Check != nil && s.Check() != nil {
+			continue
+		}
+		seen[s.Name] = true
+		defs = append(defs, tool.Def(s))
+	}
+	for _, d := range a.cfg.Tools.Defs() {
+		if !seen[d.Name] {
+			defs = append(defs, d)
+		}
+	}
+	return defs
+}
+
+func (a *Agent) toolNames() []string {
+	var names []string
+	for _, d := range a.toolDefs() {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// runTools appends the assistant tool-call message (persisted before any
+// tool runs), runs the calls and appends one result per call in call
+// order, each persisted as soon as it and every call before it are done.
+func (t *turn) runTools(msg llm.Message) {
+	a := t.a
+	msg.Content = stripVisibleThink(msg.Content)
+	t.appendMsg(msg)
+
+	calls := make([]tool.Call, len(msg.ToolCalls))
+	for i, c := range msg.ToolCalls {
+		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments), TaskID: t.taskID, SessionID: a.cfg.Session.ID}
+	}
+	var mu sync.Mutex
+	ready := make([]*tool.Outcome, len(calls))
+	next := 0
+	halt := ""
+	flush := func() {
+		for next < len(calls) && ready[next] != nil {
+			o := ready[next]
+			content := o.Result.Content
+			if note, stop := t.guard.observe(o); note != "" {
+				content += "\n\n" + note
+				if stop {
+					halt = note
+				}
+			}
+			t.appendMsg(llm.Message{Role: llm.RoleTool, ToolCallID: o.Call.ID, Name: o.Call.Name, Content: content, Time: a.cfg.Now()})
+			next++
+		}
+	}
+	a.exec.ExecuteEach(t.ctx, calls, func(i int, o tool.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		ready[i] = &o
+		flush()
+	})
+	mu.Lock()
+	flush()
+	mu.Unlock()
+
+	switch {
+	case t.interrupted():
+		t.endInterrupted(ExitInterrupted, "Operation interrupted while tools were running.")
+	case halt != "":
+		t.res.ExitReason = ExitGuardrailHalt
+		t.res.Failed = true
+		t.res.Error = fmt.Errorf("tool loop guardrail: %s", halt)
+		t.res.FinalResponse = "Stopped: the same tool call kept failing. " + halt
+		t.done = true
+	}
+}
+
+func stripVisibleThink(s string) string {
+	v, _ := llm.SplitThink(s)
+	return v
+}
+
+// guardrail watches for the same call (tool and arguments) failing again
+// and again within a turn.
+type guardrail struct {
+	warnAfter, haltAfter int
+	fails                map[string]int
+}
+
+// observe records an outcome and returns a note to add to its result, and
+// whether the turn must stop.
+func (g *guardrail) observe(o *tool.Outcome) (string, bool) {
+	key := o.Call.Name + "\x00" + string(o.Call.Args)
+	if g.fails == nil {
+		g.fails = map[string]int{}
+	}
+	if !o.Result.IsError {
+		delete(g.fails, key)
+		return "", false
+	}
+	g.fails[key]++
+	n := g.fails[key]
+	switch {
+	case n >= g.haltAfter:
+		return fmt.Sprintf("[GUARDRAIL: %s failed %d times in a row with the same arguments; the turn is stopped.]", o.Call.Name, n), true
+	case n >= g.warnAfter:
+		return fmt.Sprintf("[GUARDRAIL WARNING: %s has failed %d times in a row with the same arguments. Do not repeat it unchanged; try a different approach.]", o.Call.Name, n), false
+	}
+	return "", false
+}

@@ -1,0 +1,36 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// SessionMeta describes the session a Store records.
+type SessionMeta struct {
+	ID       string
+	Source   string // cli, api, acp, subagent, ...
+	ParentID string
+}
+
+// Store persists a session incrementally: the user message before the
+// model call, the assistant tool-call message before its tools run, each
+// tool result as it is appended, usage after every call, the final answer.
+// Its errors are reported as warnings; the turn goes on.
+type Store interface {
+	EnsureSession(ctx context.Context, meta SessionMeta, model, provider string) error
+	AppendMessage(ctx context.Context, sessionID string, m llm.Message) error
+	AddUsage(ctx context.Context, sessionID string, u llm.Usage, apiCalls int) error
+	SetSystemPrompt(ctx context.Context, sessionID, prompt string) error
+}
+
+// Compressor shrinks a history that nears the context window.
+type Compressor interface {
+	// ShouldCompress reports whether a request of tokens needs compressing.
+	ShouldCompress(tokens, contextLength int) bool
+	// Compress summarises the middle of msgs (no system message) and
+	// returns the new history. On error the history must be left as it was.
+	Compress(ctx context.Context, msgs []llm.Message, focus string) ([]llm.Message, error)
+	// EstimateTokens estimates the size of a request.
+	EstimateTokens(msgs []llm.Message, tools []llm.ToolDef) int
+}

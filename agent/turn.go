@@ -1,0 +1,427 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// Loop limits of one turn.
+const (
+	maxLengthContinuations = 3
+	maxTruncatedToolRetry  = 3
+	maxEmptyRetries        = 3
+	maxCompressionsPerTurn = 3
+)
+
+// Texts the loop sends to the model.
+const (
+	continuationPrompt = "[System: Your previous response was truncated by the output length limit. Continue exactly where you left off. Do not restart or repeat prior text. Finish the answer directly.]"
+	emptyAfterToolsNudge = "You just executed tool calls but returned an empty response. Please process the tool results above and continue with the task."
+	maxIterationsPrompt  = "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response summarizing what you've found and accomplished so far, without calling any more tools."
+)
+
+// turn is the state of one Run.
+type turn struct {
+	a      *Agent
+	ctx    context.Context
+	res    *Result
+	budget *IterationBudget
+	taskID string
+
+	// scaffold holds messages sent after the history on the next call
+	// only (continuation prompts, empty-response nudges). They never enter
+	// the history or the store.
+	scaffold     []llm.Message
+	fragments    []string // text of length-truncated answers, in order
+	lengthRetry  int
+	truncRetry   int
+	emptyRetry   int
+	nudged       bool
+	compressions int
+	guard        guardrail
+	done         bool
+}
+
+// Run runs one turn. Its error is non-nil only when the turn could not
+// start (ErrBusy, a bad Input); everything that happens once it started is
+// in the Result.
+func (a *Agent) Run(ctx context.Context, in Input) (*Result, error) {
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		return nil, ErrBusy
+	}
+	if in.Message == "" {
+		h := a.history
+		if in.History != nil {
+			h = in.History
+		}
+		if len(h) == 0 || h[len(h)-1].Role != llm.RoleTool {
+			a.mu.Unlock()
+			return nil, errors.New("agent: empty message: only a history that ends in a tool result can be continued")
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	a.running, a.interrupt = true, cancel
+	if in.History != nil {
+		a.history = llm.CloneMessages(in.History)
+	}
+	a.mu.Unlock()
+	defer func() {
+		cancel(nil)
+		a.mu.Lock()
+		a.running, a.interrupt = false, nil
+		a.mu.Unlock()
+	}()
+
+	t := &turn{
+		a:      a,
+		ctx:    ctx,
+		budget: NewIterationBudget(a.cfg.MaxIterations),
+		taskID: in.TaskID,
+		res:    &Result{SessionID: a.cfg.Session.ID},
+		guard:  guardrail{warnAfter: a.cfg.GuardrailWarnAfter, haltAfter: a.cfg.GuardrailHaltAfter},
+	}
+	if t.taskID == "" {
+		t.taskID = newUUID()
+	}
+	t.res.TaskID = t.taskID
+	t.prologue(in)
+	t.loop()
+	t.epilogue()
+	return t.res, nil
+}
+
+// prologue: the user message and the system prompt (steps 1-3).
+func (t *turn) prologue(in Input) {
+	a := t.a
+	t.ensureSystemPrompt(in.SystemMessage)
+	if in.Message != "" {
+		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Time: a.cfg.Now()})
+	}
+}
+
+func (t *turn) ensureSystemPrompt(override string) {
+	a := t.a
+	if !a.sessionReady && a.cfg.Store != nil {
+		if err := a.cfg.Store.EnsureSession(t.ctx, a.cfg.Session, a.model, a.provider); err != nil {
+			t.warn(fmt.Sprintf("session store: %v", err))
+		}
+	}
+	if a.systemPrompt == "" {
+		p := override
+		if p == "" && a.cfg.SystemPrompt != nil {
+			var err error
+			if p, err = a.cfg.SystemPrompt(t.ctx, a.model, a.provider); err != nil {
+				t.warn(fmt.Sprintf("system prompt: %v", err))
+			}
+		}
+		a.mu.Lock()
+		a.systemPrompt = p
+		a.mu.Unlock()
+		if p != "" && a.cfg.Store != nil {
+			if err := a.cfg.Store.SetSystemPrompt(t.ctx, a.cfg.Session.ID, p); err != nil {
+				t.warn(fmt.Sprintf("session store: %v", err))
+			}
+		}
+	}
+	a.sessionReady = true
+}
+
+// loop runs iterations until a final answer or another end (steps 4-9).
+func (t *turn) loop() {
+	for !t.done {
+		if t.interrupted() {
+			t.endInterrupted(ExitInterrupted, "Operation interrupted.")
+			return
+		}
+		if !t.budget.Consume() {
+			t.maxIterations()
+			return
+		}
+		t.res.APICalls++
+		t.a.emit(Event{Kind: EventStep, Step: t.res.APICalls})
+
+		req := t.buildRequest(true)
+		if t.preflightCompress(req) {
+			req = t.buildRequest(true)
+		}
+		resp, err := t.call(req)
+		if err != nil {
+			t.handleCallError(err)
+			continue
+		}
+		t.handleResponse(resp)
+	}
+}
+
+// buildRequest builds the API copy (steps 5-7): system prompt, history,
+// scaffold, repaired; the budget pressure on the newest tool result.
+func (t *turn) buildRequest(withTools bool) *llm.Request {
+	a := t.a
+	a.mu.Lock()
+	msgs := make([]llm.Message, 0, len(a.history)+len(t.scaffold)+1)
+	if a.systemPrompt != "" {
+		msgs = append(msgs, llm.System(a.systemPrompt))
+	}
+	msgs = append(msgs, a.history...)
+	a.mu.Unlock()
+	msgs = append(msgs, t.scaffold...)
+	api, repairs := llm.Sanitize(msgs)
+	if repairs.Total() > 0 {
+		a.emit(Event{Kind: EventRepair, Repairs: repairs, Text: fmt.Sprintf("repaired %d message-sequence problem(s) before the call", repairs.Total())})
+	}
+	if withTools && a.budgetWarnings() && len(api) > 0 && api[len(api)-1].Role == llm.RoleTool {
+		if text, _ := t.budget.Pressure(); text != "" {
+			last := &api[len(api)-1]
+			last.Content = strings.TrimRight(last.Content, "\n") + "\n\n" + text
+			a.emit(Event{Kind: EventBudgetWarning, Text: text, Step: t.budget.Used()})
+		}
+	}
+	req := &llm.Request{
+		Model:           a.model,
+		Messages:        api,
+		MaxTokens:       a.cfg.MaxTokens,
+		ReasoningEffort: a.cfg.ReasoningEffort,
+		Cache:           a.cfg.Cache,
+		SessionID:       a.cfg.Session.ID,
+	}
+	if withTools {
+		req.Tools = a.toolDefs()
+	}
+	return req
+}
+
+func (a *Agent) budgetWarnings() bool {
+	return a.cfg.BudgetWarnings == nil || *a.cfg.BudgetWarnings
+}
+
+// handleResponse is step 9: run tools and loop, or finish.
+func (t *turn) handleResponse(resp *llm.Response) {
+	a := t.a
+	t.addUsage(resp.Usage)
+	msg := resp.Message
+	msg.Role = llm.RoleAssistant
+	msg.FinishReason = resp.FinishReason
+	msg.Time = a.cfg.Now()
+
+	if resp.FinishReason == llm.FinishContentFilter {
+		t.contentFiltered(resp)
+		return
+	}
+	if len(msg.ToolCalls) > 0 {
+		if resp.FinishReason == llm.FinishLength && hasInvalidArgs(msg.ToolCalls) {
+			t.truncatedToolCall()
+			return
+		}
+		t.truncRetry, t.emptyRetry, t.nudged = 0, 0, false
+		t.scaffold = nil
+		t.runTools(msg)
+		return
+	}
+	if resp.FinishReason == llm.FinishLength && strings.TrimSpace(msg.Content) != "" {
+		t.lengthCut(msg)
+		return
+	}
+	if strings.TrimSpace(msg.Content) == "" && len(t.fragments) == 0 {
+		t.emptyResponse(msg)
+		return
+	}
+	t.finalAnswer(msg, ExitText)
+}
+
+// finalAnswer appends the answer (with any truncated fragments before it)
+// and ends the turn.
+func (t *turn) finalAnswer(msg llm.Message, exit string) {
+	if len(t.fragments) > 0 {
+		msg.Content = strings.Join(t.fragments, "") + msg.Content
+		t.fragments = nil
+	}
+	msg.ToolCalls = nil
+	t.scaffold = nil
+	t.appendMsg(msg)
+	t.res.FinalResponse = msg.Content
+	t.res.LastReasoning = msg.Reasoning
+	t.res.ExitReason = exit
+	t.done = true
+}
+
+func (t *turn) lengthCut(msg llm.Message) {
+	t.fragments = append(t.fragments, msg.Content)
+	if t.lengthRetry >= maxLengthContinuations {
+		msg.Content = ""
+		t.finalAnswer(msg, ExitLength)
+		t.res.Partial = true
+		t.res.Error = fmt.Errorf("response remained truncated after %d continuation attempts", maxLengthContinuations)
+		return
+	}
+	t.lengthRetry++
+	t.scaffold = append(t.scaffold, llm.Assistant(msg.Content), llm.User(continuationPrompt))
+	t.a.emit(Event{Kind: EventStatus, Text: fmt.Sprintf("response cut by the output limit; asking the model to continue (%d/%d)", t.lengthRetry, maxLengthContinuations)})
+	t.budget.Refund()
+}
+
+func (t *turn) truncatedToolCall() {
+	if t.truncRetry >= maxTruncatedToolRetry {
+		t.res.Partial = true
+		t.res.ExitReason = ExitLength
+		t.res.Error = errors.New("response truncated due to output length limit: the tool call's arguments were cut off and it was not run")
+		t.done = true
+		return
+	}
+	t.truncRetry++
+	t.a.emit(Event{Kind: EventStatus, Text: fmt.Sprintf("tool call arguments were cut off by the output limit; retrying (%d/%d)", t.truncRetry, maxTruncatedToolRetry)})
+}
+
+func (t *turn) emptyResponse(msg llm.Message) {
+	a := t.a
+	lastIsTool := false
+	a.mu.Lock()
+	if n := len(a.history); n > 0 && a.history[n-1].Role == llm.RoleTool {
+		lastIsTool = true
+	}
+	a.mu.Unlock()
+	switch {
+	case lastIsTool && !t.nudged:
+		t.nudged = true
+		t.scaffold = append(t.scaffold, llm.Assistant("(empty)"), llm.User(emptyAfterToolsNudge))
+		a.emit(Event{Kind: EventStatus, Text: "empty response after tool results; nudging the model to continue"})
+	case t.emptyRetry < maxEmptyRetries:
+		t.emptyRetry++
+		a.emit(Event{Kind: EventStatus, Text: fmt.Sprintf("empty response; retrying (%d/%d)", t.emptyRetry, maxEmptyRetries)})
+	default:
+		t.res.Failed = true
+		t.res.ExitReason = ExitEmptyResponse
+		t.res.FinalResponse = "(empty)"
+		t.res.Error = fmt.Errorf("the model returned empty responses %d times in a row", maxEmptyRetries+1)
+		t.done = true
+	}
+}
+
+func (t *turn) contentFiltered(resp *llm.Response) {
+	why := resp.Refusal
+	if why == "" {
+		why = strings.TrimSpace(resp.Message.Content)
+	}
+	if why == "" {
+		why = "no explanation given"
+	}
+	t.res.Failed = true
+	t.res.ExitReason = ExitContentFilter
+	t.res.Error = fmt.Errorf("content_policy_blocked: %s", why)
+	t.res.FinalResponse = "The model declined to respond to this request (safety refusal, not a Hermes failure).\n\nModel's explanation: " + why +
+		"\n\nTry rephrasing the request, narrowing the context, or adding a fallback provider."
+	t.done = true
+}
+
+// maxIterations is the 100% budget path: one call without tools asking
+// for a summary of the work done.
+func (t *turn) maxIterations() {
+	a := t.a
+	t.res.ExitReason = ExitMaxIterations
+	a.emit(Event{Kind: EventBudgetWarning, Text: fmt.Sprintf("iteration budget of %d used up; asking for a summary", t.budget.Max())})
+	t.scaffold = append(t.scaffold, llm.User(maxIterationsPrompt))
+	req := t.buildRequest(false)
+	t.res.APICalls++
+	resp, err := t.call(req)
+	t.scaffold = nil
+	if err != nil {
+		if t.interrupted() {
+			t.endInterrupted(ExitInterruptedDuringAPI, "Operation interrupted: waiting for model response.")
+			t.res.ExitReason = ExitMaxIterations
+			return
+		}
+		t.res.Error = fmt.Errorf("iteration budget of %d exhausted; the summary call failed: %w", t.budget.Max(), err)
+		t.res.Failed = true
+		t.done = true
+		return
+	}
+	t.addUsage(resp.Usage)
+	msg := resp.Message
+	msg.Role, msg.Time, msg.FinishReason = llm.RoleAssistant, a.cfg.Now(), resp.FinishReason
+	t.finalAnswer(msg, ExitMaxIterations)
+	t.res.Error = fmt.Errorf("iteration budget of %d exhausted", t.budget.Max())
+}
+
+func (t *turn) interrupted() bool { return t.ctx.Err() != nil }
+
+func (t *turn) endInterrupted(exit, text string) {
+	t.res.Interrupted = true
+	t.res.ExitReason = exit
+	t.res.FinalResponse = text
+	t.scaffold = nil
+	t.done = true
+}
+
+// epilogue fills the Result and runs the end-of-turn hook.
+func (t *turn) epilogue() {
+	a := t.a
+	r := t.res
+	r.Messages = a.History()
+	r.Model, r.Provider = a.model, a.provider
+	r.Completed = !r.Failed && !r.Interrupted && !r.Partial && r.ExitReason == ExitText
+	if r.Failed && r.Error == nil {
+		r.Error = errors.New(r.ExitReason)
+	}
+	if a.cfg.OnTurnEnd != nil {
+		if err := a.cfg.OnTurnEnd(context.WithoutCancel(t.ctx), r); err != nil {
+			t.warn(fmt.Sprintf("end of turn: %v", err))
+		}
+	}
+}
+
+// appendMsg adds a message to the history and persists it at once.
+func (t *turn) appendMsg(m llm.Message) {
+	a := t.a
+	a.mu.Lock()
+	a.history = append(a.history, m)
+	a.mu.Unlock()
+	if m.Role == llm.RoleAssistant {
+		mc := m.Clone()
+		a.emit(Event{Kind: EventAssistant, Message: &mc})
+	}
+	if a.cfg.Store != nil {
+		if err := a.cfg.Store.AppendMessage(context.WithoutCancel(t.ctx), a.cfg.Session.ID, m); err != nil {
+			t.warn(fmt.Sprintf("session store: saving %s message: %v", m.Role, err))
+		}
+	}
+}
+
+func (t *turn) addUsage(u llm.Usage) {
+	t.res.Usage = t.res.Usage.Add(u)
+	if s := t.a.cfg.Store; s != nil {
+		if err := s.AddUsage(context.WithoutCancel(t.ctx), t.a.cfg.Session.ID, u, 1); err != nil {
+			t.warn(fmt.Sprintf("session store: saving usage: %v", err))
+		}
+	}
+}
+
+func (t *turn) warn(s string) {
+	t.res.Warnings = append(t.res.Warnings, s)
+	t.a.emit(Event{Kind: EventWarning, Text: s})
+}
+
+func hasInvalidArgs(calls []llm.ToolCall) bool {
+	for _, c := range calls {
+		a := strings.TrimSpace(c.Arguments)
+		if a != "" && !jsonValid(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

@@ -1,0 +1,413 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+)
+
+// Config is the whole of config.yaml.
+type Config struct {
+	Model    Model  `yaml:"model"`
+	Provider string `yaml:"provider"`
+	BaseURL  string `yaml:"base_url"`
+	APIKey   string `yaml:"api_key"`
+	APIMode  string `yaml:"api_mode"`
+
+	Agent         Agent         `yaml:"agent"`
+	Terminal      Terminal      `yaml:"terminal"`
+	Approvals     Approvals     `yaml:"approvals"`
+	Security      Security      `yaml:"security"`
+	Delegation    Delegation    `yaml:"delegation"`
+	Compression   Compression   `yaml:"compression"`
+	PromptCaching PromptCaching `yaml:"prompt_caching"`
+	Hooks         Hooks         `yaml:"hooks"`
+	Guardrails    Guardrails    `yaml:"tool_loop_guardrails"`
+
+	CommandAllowlist  []string                `yaml:"command_allowlist"`
+	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
+	Providers         map[string]ProviderConf `yaml:"providers"`
+	Auxiliary         map[string]Auxiliary    `yaml:"auxiliary"`
+	Toolsets          []string                `yaml:"toolsets"`
+
+	// Home is HERMES_HOME; Path the file read (empty when none existed).
+	Home string `yaml:"-"`
+	Path string `yaml:"-"`
+	// Warnings lists unknown keys and other non-fatal problems.
+	Warnings []string `yaml:"-"`
+}
+
+// Model is the model: key, either a plain name or a mapping.
+type Model struct {
+	Name          string `yaml:"default"`
+	Provider      string `yaml:"provider"`
+	BaseURL       string `yaml:"base_url"`
+	APIMode       string `yaml:"api_mode"`
+	ContextLength int    `yaml:"context_length"`
+	MaxTokens     int    `yaml:"max_tokens"`
+}
+
+// UnmarshalYAML accepts `model: name` and `model: {default: name, ...}`.
+func (m *Model) UnmarshalYAML(b []byte) error {
+	var s string
+	if err := yaml.Unmarshal(b, &s); err == nil {
+		m.Name = s
+		return nil
+	}
+	type plain Model
+	var p struct {
+		plain `yaml:",inline"`
+		Name  string `yaml:"name"`
+	}
+	if err := yaml.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*m = Model(p.plain)
+	if m.Name == "" {
+		m.Name = p.Name
+	}
+	return nil
+}
+
+// Agent holds agent.* keys.
+type Agent struct {
+	MaxTurns               int    `yaml:"max_turns"`
+	ToolPoolSize           int    `yaml:"tool_pool_size"`
+	BudgetWarnings         *bool  `yaml:"budget_warnings"`
+	ReasoningEffort        string `yaml:"reasoning_effort"`
+	KeepPartialOnInterrupt bool   `yaml:"keep_partial_on_interrupt"`
+	SystemPrompt           string `yaml:"system_prompt"`
+	MaxTokens              int    `yaml:"max_tokens"`
+	// ToolTimeout bounds one tool call (seconds).
+	ToolTimeout int `yaml:"tool_timeout"`
+}
+
+// Terminal holds terminal.* keys.
+type Terminal struct {
+	Timeout   int    `yaml:"timeout"` // seconds
+	Backend   string `yaml:"backend"`
+	MaxOutput int    `yaml:"max_output"`
+}
+
+// Approvals holds approvals.* keys.
+type Approvals struct {
+	Mode    string `yaml:"mode"`    // manual | off
+	Timeout int    `yaml:"timeout"` // seconds
+}
+
+// Security holds security.* keys.
+type Security struct {
+	RedactSecrets *bool `yaml:"redact_secrets"`
+}
+
+// Delegation holds delegation.* keys.
+type Delegation struct {
+	MaxIterations         int  `yaml:"max_iterations"`
+	MaxSpawnDepth         int  `yaml:"max_spawn_depth"`
+	MaxConcurrentChildren int  `yaml:"max_concurrent_children"`
+	SubagentAutoApprove   bool `yaml:"subagent_auto_approve"`
+	Timeout               int  `yaml:"timeout"` // seconds per child, 0 = none
+}
+
+// Compression holds compression.* keys.
+type Compression struct {
+	Enabled       *bool   `yaml:"enabled"`
+	Threshold     float64 `yaml:"threshold"`
+	ProtectLastN  int     `yaml:"protect_last_n"`
+	ProtectFirstN int     `yaml:"protect_first_n"`
+}
+
+// PromptCaching holds prompt_caching.* keys.
+type PromptCaching struct {
+	CacheTTL string `yaml:"cache_ttl"`
+}
+
+// Hooks holds shell hooks.
+type Hooks struct {
+	PreToolCall  []ShellHook `yaml:"pre_tool_call"`
+	PostToolCall []ShellHook `yaml:"post_tool_call"`
+}
+
+// ShellHook is one hook command: run when the tool name matches Matcher
+// (a regular expression; empty matches every tool).
+type ShellHook struct {
+	Matcher string `yaml:"matcher"`
+	Command string `yaml:"command"`
+	Timeout int    `yaml:"timeout"` // seconds
+}
+
+// Guardrails holds tool_loop_guardrails.* keys.
+type Guardrails struct {
+	WarnAfter int `yaml:"warn_after"`
+	HaltAfter int `yaml:"halt_after"`
+}
+
+// FallbackProvider is one entry of fallback_providers.
+type FallbackProvider struct {
+	Provider string `yaml:"provider"`
+	Model    string `yaml:"model"`
+	BaseURL  string `yaml:"base_url"`
+	KeyEnv   string `yaml:"key_env"`
+	APIMode  string `yaml:"api_mode"`
+}
+
+// ProviderConf is providers.<id>.
+type ProviderConf struct {
+	BaseURL string `yaml:"base_url"`
+	KeyEnv  string `yaml:"key_env"`
+	KeyCmd  string `yaml:"key_cmd"`
+	APIMode string `yaml:"api_mode"`
+	// RequestTimeout is seconds per model call.
+	RequestTimeout int `yaml:"request_timeout_seconds"`
+}
+
+// Auxiliary is auxiliary.<task>.
+type Auxiliary struct {
+	Provider          string             `yaml:"provider"`
+	Model             string             `yaml:"model"`
+	BaseURL           string             `yaml:"base_url"`
+	APIMode           string             `yaml:"api_mode"`
+	Timeout           int                `yaml:"timeout"`
+	FallbackProviders []FallbackProvider `yaml:"fallback_providers"`
+}
+
+// Default returns the configuration used when config.yaml says nothing.
+func Default() *Config {
+	t := true
+	return &Config{
+		Agent:         Agent{MaxTurns: 500, ToolPoolSize: 128, BudgetWarnings: &t, ToolTimeout: 420},
+		Terminal:      Terminal{Timeout: 180, Backend: "local", MaxOutput: 50_000},
+		Approvals:     Approvals{Mode: "manual", Timeout: 300},
+		Security:      Security{RedactSecrets: &t},
+		Delegation:    Delegation{MaxIterations: 50, MaxSpawnDepth: 1, MaxConcurrentChildren: 3},
+		Compression:   Compression{Enabled: &t, Threshold: 0.50, ProtectLastN: 20, ProtectFirstN: 3},
+		PromptCaching: PromptCaching{CacheTTL: "5m"},
+		Guardrails:    Guardrails{WarnAfter: 2, HaltAfter: 5},
+	}
+}
+
+// Home returns HERMES_HOME, or ~/.hermes.
+func Home(getenv func(string) string) string {
+	if h := getenv("HERMES_HOME"); h != "" {
+		return h
+	}
+	if d, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(d, ".hermes")
+	}
+	return ".hermes"
+}
+
+// Load reads HERMES_HOME/config.yaml over the defaults. A missing file is
+// not an error. Environment variables fill what the file leaves unset.
+func Load(home string, getenv func(string) string) (*Config, error) {
+	c := Default()
+	c.Home = home
+	path := filepath.Join(home, "config.yaml")
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("config: %w", err)
+	default:
+		c.Path = path
+		if err := yaml.Unmarshal(b, c); err != nil {
+			return nil, fmt.Errorf("config %s:\n%s", path, yaml.FormatError(err, false, true))
+		}
+		c.Warnings = append(c.Warnings, unknownKeys(b, path)...)
+	}
+	c.applyEnv(getenv)
+	c.fillDefaults()
+	return c, nil
+}
+
+// applyEnv fills values the file left empty from the environment.
+func (c *Config) applyEnv(getenv func(string) string) {
+	if c.Model.Name == "" {
+		c.Model.Name = getenv("HERMES_MODEL")
+	}
+	if c.BaseURL == "" && c.Model.BaseURL == "" {
+		c.BaseURL = getenv("OPENAI_BASE_URL")
+	}
+	if c.Provider == "" && c.Model.Provider == "" {
+		c.Provider = getenv("HERMES_PROVIDER")
+	}
+}
+
+func (c *Config) fillDefaults() {
+	d := Default()
+	if c.Provider == "" {
+		c.Provider = c.Model.Provider
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = c.Model.BaseURL
+	}
+	if c.APIMode == "" {
+		c.APIMode = c.Model.APIMode
+	}
+	if c.Agent.MaxTurns <= 0 {
+		c.Agent.MaxTurns = d.Agent.MaxTurns
+	}
+	if c.Agent.ToolPoolSize <= 0 {
+		c.Agent.ToolPoolSize = d.Agent.ToolPoolSize
+	}
+	if c.Agent.BudgetWarnings == nil {
+		c.Agent.BudgetWarnings = d.Agent.BudgetWarnings
+	}
+	if c.Agent.MaxTokens == 0 {
+		c.Agent.MaxTokens = c.Model.MaxTokens
+	}
+	if c.Agent.ToolTimeout <= 0 {
+		c.Agent.ToolTimeout = d.Agent.ToolTimeout
+	}
+	if c.Terminal.Timeout <= 0 {
+		c.Terminal.Timeout = d.Terminal.Timeout
+	}
+	if c.Terminal.MaxOutput <= 0 {
+		c.Terminal.MaxOutput = d.Terminal.MaxOutput
+	}
+	if c.Approvals.Mode == "" {
+		c.Approvals.Mode = d.Approvals.Mode
+	}
+	if c.Approvals.Timeout <= 0 {
+		c.Approvals.Timeout = d.Approvals.Timeout
+	}
+	if c.Security.RedactSecrets == nil {
+		c.Security.RedactSecrets = d.Security.RedactSecrets
+	}
+	if c.Delegation.MaxIterations <= 0 {
+		c.Delegation.MaxIterations = d.Delegation.MaxIterations
+	}
+	if c.Delegation.MaxSpawnDepth <= 0 {
+		c.Delegation.MaxSpawnDepth = d.Delegation.MaxSpawnDepth
+	}
+	if c.Delegation.MaxConcurrentChildren <= 0 {
+		c.Delegation.MaxConcurrentChildren = d.Delegation.MaxConcurrentChildren
+	}
+	if c.Compression.Enabled == nil {
+		c.Compression.Enabled = d.Compression.Enabled
+	}
+	if c.Compression.Threshold <= 0 {
+		c.Compression.Threshold = d.Compression.Threshold
+	}
+	if c.Compression.ProtectLastN <= 0 {
+		c.Compression.ProtectLastN = d.Compression.ProtectLastN
+	}
+	if c.Compression.ProtectFirstN <= 0 {
+		c.Compression.ProtectFirstN = d.Compression.ProtectFirstN
+	}
+	if c.PromptCaching.CacheTTL == "" {
+		c.PromptCaching.CacheTTL = d.PromptCaching.CacheTTL
+	}
+	if c.Guardrails.WarnAfter <= 0 {
+		c.Guardrails.WarnAfter = d.Guardrails.WarnAfter
+	}
+	if c.Guardrails.HaltAfter <= 0 {
+		c.Guardrails.HaltAfter = d.Guardrails.HaltAfter
+	}
+}
+
+// Seconds converts a seconds setting to a Duration.
+func Seconds(n int) time.Duration { return time.Duration(n) * time.Second }
+
+var knownTop = map[string]bool{}
+
+func init() {
+	for _, k := range []string{"model", "provider", "base_url", "api_key", "api_mode", "agent", "terminal",
+		"approvals", "security", "delegation", "compression", "prompt_caching", "hooks",
+		"tool_loop_guardrails", "command_allowlist", "fallback_providers", "providers", "auxiliary", "toolsets"} {
+		knownTop[k] = true
+	}
+}
+
+// unknownKeys lists top-level keys this version does not read, so a typo
+// is reported instead of ignored.
+func unknownKeys(b []byte, path string) []string {
+	var m map[string]any
+	if yaml.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	var out []string
+	for k := range m {
+		if !knownTop[k] {
+			out = append(out, fmt.Sprintf("%s: unknown key %q ignored", path, k))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// AddToAllowlist appends a pattern key to command_allowlist in the
+// config file, keeping the rest of the file as it is.
+func AddToAllowlist(path, key string) error {
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("config: %w", err)
+	}
+	var m map[string]any
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	var list []any
+	if l, ok := m["command_allowlist"].([]any); ok {
+		list = l
+	}
+	for _, v := range list {
+		if fmt.Sprint(v) == key {
+			return nil
+		}
+	}
+	m["command_allowlist"] = append(list, key)
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// LoadDotEnv reads KEY=VALUE lines from path into a map. Missing file: empty map.
+func LoadDotEnv(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+			v = v[1 : len(v)-1]
+		}
+		env[strings.TrimSpace(k)] = v
+	}
+	return env, nil
+}
