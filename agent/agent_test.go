@@ -23,7 +23,9 @@ func echoTool() tool.Tool {
 		}}
 }
 
-func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 type recorder struct {
 	mu     sync.Mutex
@@ -239,7 +241,7 @@ func TestRepairsAreReportedAsEvents(t *testing.T) {
 	history := []llm.Message{
 		llm.User("first"),
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("a", "echo", "{}")}}, // result missing
-		llm.ToolResult("ghost", "echo", "orphan"),                                   // no call
+		llm.ToolResult("ghost", "echo", "orphan"),                                     // no call
 		llm.User("second"),
 	}
 	res, _ := a.Run(context.Background(), Input{Message: "third", History: history})

@@ -21,7 +21,7 @@ const (
 
 // Texts the loop sends to the model.
 const (
-	continuationPrompt = "[System: Your previous response was truncated by the output length limit. Continue exactly where you left off. Do not restart or repeat prior text. Finish the answer directly.]"
+	continuationPrompt   = "[System: Your previous response was truncated by the output length limit. Continue exactly where you left off. Do not restart or repeat prior text. Finish the answer directly.]"
 	emptyAfterToolsNudge = "You just executed tool calls but returned an empty response. Please process the tool results above and continue with the task."
 	maxIterationsPrompt  = "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response summarizing what you've found and accomplished so far, without calling any more tools."
 )

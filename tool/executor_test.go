@@ -98,7 +98,9 @@ func TestPathScopedWritersToSamePathDoNotOverlap(t *testing.T) {
 	}
 	tl := Func{S: Spec{Name: "file", Class: PathScoped, Paths: paths}, Fn: func(ctx context.Context, c Call) (Result, error) { return Text("ok"), nil }}
 	e := newExec(tl)
-	mk := func(id, args string) *prepared { return e.prepare(Call{ID: id, Name: "file", Args: json.RawMessage(args)}) }
+	mk := func(id, args string) *prepared {
+		return e.prepare(Call{ID: id, Name: "file", Args: json.RawMessage(args)})
+	}
 	cases := []struct {
 		name  string
 		preps []*prepared
