@@ -1,0 +1,85 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Delete removes a session and its messages. Its children are re-linked
+// to its parent, so lineages stay connected.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap("delete", id, err)
+	}
+	defer tx.Rollback()
+	n, err := deleteIn(ctx, tx, []string{id})
+	if err != nil {
+		return wrap("delete", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("session: delete %s: %w", id, ErrNotFound)
+	}
+	return wrap("delete", id, tx.Commit())
+}
+
+// Prune deletes ended sessions last active before olderThan, with their
+// messages, and returns how many it deleted. Open sessions are kept.
+func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, wrap("prune", "", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions
+		WHERE ended_at IS NOT NULL AND last_active < ? ORDER BY started_at DESC`, olderThan.UnixNano())
+	if err != nil {
+		return 0, wrap("prune", "", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, wrap("prune", "", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, wrap("prune", "", err)
+	}
+	n, err := deleteIn(ctx, tx, ids)
+	if err != nil {
+		return 0, wrap("prune", "", err)
+	}
+	return n, wrap("prune", "", tx.Commit())
+}
+
+// deleteIn deletes sessions one by one inside tx, splicing each one's
+// children onto its parent first.
+func deleteIn(ctx context.Context, tx *sql.Tx, ids []string) (int, error) {
+	deleted := 0
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions
+			SET parent_session_id = (SELECT parent_session_id FROM sessions WHERE id = ?1)
+			WHERE parent_session_id = ?1`, id); err != nil {
+			return deleted, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
+			return deleted, err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		if err != nil {
+			return deleted, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return deleted, err
+		}
+		deleted += int(n)
+	}
+	return deleted, nil
+}

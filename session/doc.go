@@ -1,0 +1,23 @@
+// Package session is the SQLite store of conversations: one row per session
+// (source, model, title, lineage, token counters, the system prompt it was
+// built with, its task list) and one row per message, with a full-text
+// index over message content for session_search.
+//
+// The store lives in one file ($HERMES_HOME/state.db) opened in WAL mode.
+// Migrations are embedded SQL files applied at Open inside one transaction
+// and recorded in schema_version; a file written by a newer schema, a file
+// that is not a SQLite database, or a location that cannot be written is a
+// clear error naming the file, and the file is never replaced or rewritten
+// to "repair" it.
+//
+// Writes are incremental and cheap (AppendMessage is a single statement) so
+// the agent can persist each message as soon as it enters the history:
+// nothing is lost when the process dies mid-turn. Text passes through the
+// Redact function given to Open before it is stored.
+//
+// Concurrency: a Store is safe for concurrent use. All writes go through a
+// single connection, so they are serialised inside the process; other
+// processes sharing the file are handled by SQLite's busy timeout with
+// BEGIN IMMEDIATE. Reads use a separate pool and never wait for a writer
+// (WAL). Close must not race with other calls.
+package session

@@ -1,0 +1,176 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// appendSQL inserts one message at the end of its session. The sequence
+// number comes from the (session_id, seq) index, and triggers update the
+// session counters and the full-text index, so an append is a single
+// statement: atomic without an explicit transaction, and fast.
+const appendSQL = `INSERT INTO messages
+	(session_id, seq, role, content, tool_calls, tool_call_id, name, reasoning,
+	 reasoning_details, reasoning_items, finish_reason, timestamp, token_count)
+	VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1),
+	        ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
+
+// AppendMessage stores m at the end of the session's transcript, after
+// redaction. A message without a time is stamped now.
+func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Message) error {
+	args, err := s.messageArgs(sessionID, m)
+	if err != nil {
+		return fmt.Errorf("session: append message to %s: %w", sessionID, err)
+	}
+	if _, err := s.appendStmt.ExecContext(ctx, args...); err != nil {
+		if isConstraint(err) {
+			if _, gerr := s.Get(ctx, sessionID); errors.Is(gerr, ErrNotFound) {
+				return fmt.Errorf("session: append message to %s: %w", sessionID, ErrNotFound)
+			}
+		}
+		return wrap("append message to", sessionID, err)
+	}
+	return nil
+}
+
+// AppendMessages stores several messages in one transaction: all or none.
+func (s *Store) AppendMessages(ctx context.Context, sessionID string, ms ...llm.Message) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap("append messages to", sessionID, err)
+	}
+	defer tx.Rollback()
+	stmt := tx.StmtContext(ctx, s.appendStmt)
+	for i, m := range ms {
+		args, err := s.messageArgs(sessionID, m)
+		if err != nil {
+			return fmt.Errorf("session: append message %d to %s: %w", i, sessionID, err)
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return wrap("append messages to", sessionID, err)
+		}
+	}
+	return wrap("append messages to", sessionID, tx.Commit())
+}
+
+func (s *Store) messageArgs(sessionID string, m llm.Message) ([]any, error) {
+	ts := m.Time
+	if ts.IsZero() {
+		ts = s.now()
+	}
+	content := s.clean(m.Content)
+	reasoning := s.clean(m.Reasoning)
+	var toolCalls any
+	chars := len(content) + len(reasoning)
+	if len(m.ToolCalls) > 0 {
+		calls := make([]llm.ToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			c.Arguments = s.clean(c.Arguments)
+			calls[i] = c
+			chars += len(c.Name) + len(c.Arguments)
+		}
+		b, err := json.Marshal(calls)
+		if err != nil {
+			return nil, fmt.Errorf("encode tool calls: %w", err)
+		}
+		toolCalls = string(b)
+	}
+	details, err := rawList(m.ReasoningDetails)
+	if err != nil {
+		return nil, fmt.Errorf("encode reasoning details: %w", err)
+	}
+	items, err := rawList(m.ReasoningItems)
+	if err != nil {
+		return nil, fmt.Errorf("encode reasoning items: %w", err)
+	}
+	return []any{sessionID, string(m.Role), content, toolCalls, nullable(m.ToolCallID), nullable(m.Name),
+		nullable(reasoning), details, items, nullable(string(m.FinishReason)), ts.UnixNano(),
+		(chars + 3) / 4}, nil
+}
+
+func rawList(l []json.RawMessage) (any, error) {
+	if len(l) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+const messageColumns = `role, content, tool_calls, tool_call_id, name, reasoning,
+	reasoning_details, reasoning_items, finish_reason, timestamp`
+
+// Messages returns the session's transcript in order.
+func (s *Store) Messages(ctx context.Context, id string) ([]llm.Message, error) {
+	return s.queryMessages(ctx, id, `SELECT `+messageColumns+` FROM messages WHERE session_id = ? ORDER BY seq`, id)
+}
+
+// MessageRange returns messages with first <= seq <= last (1-based).
+func (s *Store) MessageRange(ctx context.Context, id string, first, last int) ([]llm.Message, error) {
+	return s.queryMessages(ctx, id, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, id, first, last)
+}
+
+func (s *Store) queryMessages(ctx context.Context, id, query string, args ...any) ([]llm.Message, error) {
+	if _, err := s.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrap("messages", id, err)
+	}
+	defer rows.Close()
+	var out []llm.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, wrap("messages", id, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("messages", id, err)
+	}
+	return out, nil
+}
+
+func scanMessage(sc interface{ Scan(...any) error }) (llm.Message, error) {
+	var (
+		m                                      llm.Message
+		role                                   string
+		calls, callID, name, reasoning, finish sql.NullString
+		details, items                         sql.NullString
+		ts                                     int64
+	)
+	if err := sc.Scan(&role, &m.Content, &calls, &callID, &name, &reasoning, &details, &items, &finish, &ts); err != nil {
+		return m, err
+	}
+	m.Role = llm.Role(role)
+	m.ToolCallID, m.Name, m.Reasoning = callID.String, name.String, reasoning.String
+	m.FinishReason = llm.FinishReason(finish.String)
+	m.Time = time.Unix(0, ts)
+	if calls.Valid {
+		if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+			return m, fmt.Errorf("decode tool calls: %w", err)
+		}
+	}
+	if details.Valid {
+		if err := json.Unmarshal([]byte(details.String), &m.ReasoningDetails); err != nil {
+			return m, fmt.Errorf("decode reasoning details: %w", err)
+		}
+	}
+	if items.Valid {
+		if err := json.Unmarshal([]byte(items.String), &m.ReasoningItems); err != nil {
+			return m, fmt.Errorf("decode reasoning items: %w", err)
+		}
+	}
+	return m, nil
+}

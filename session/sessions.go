@@ -1,0 +1,214 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// Session is one conversation's row.
+type Session struct {
+	ID string `json:"id"`
+	// Source is where the session came from: cli, api, acp, subagent, cron, ...
+	Source   string `json:"source"`
+	Model    string `json:"model,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	// Title is unique among sessions that have one; empty means none.
+	Title string `json:"title,omitempty"`
+	// ParentID links a continuation (after context compression) or a
+	// subagent to the session it came from.
+	ParentID   string    `json:"parent_session_id,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	LastActive time.Time `json:"last_active"`
+	// EndedAt is zero while the session is open.
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	EndReason string    `json:"end_reason,omitempty"`
+	// Usage sums the provider-reported usage of every API call.
+	Usage        llm.Usage `json:"usage"`
+	APICalls     int       `json:"api_calls"`
+	MessageCount int       `json:"message_count"`
+	// Preview is the start of the first user message.
+	Preview string `json:"preview,omitempty"`
+	// SystemPrompt is filled by Get only (List leaves it empty).
+	SystemPrompt string `json:"system_prompt,omitempty"`
+}
+
+// CreateSession inserts a session row. An empty ID gets NewID, an empty
+// Source is "cli", a zero StartedAt is now. It returns the stored row.
+func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) {
+	if in.ID == "" {
+		in.ID = NewID(s.now)
+	}
+	if in.Source == "" {
+		in.Source = "cli"
+	}
+	if in.StartedAt.IsZero() {
+		in.StartedAt = s.now()
+	}
+	in.LastActive = in.StartedAt
+	in.Title = strings.TrimSpace(in.Title)
+	in.SystemPrompt = s.clean(in.SystemPrompt)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions
+		(id, source, model, provider, title, parent_session_id, started_at, last_active, system_prompt)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		in.ID, in.Source, in.Model, in.Provider, nullable(in.Title), nullable(in.ParentID),
+		nanos(in.StartedAt), nanos(in.StartedAt), nullable(in.SystemPrompt))
+	if err != nil {
+		if isConstraint(err) {
+			return Session{}, s.createConflict(ctx, in, err)
+		}
+		return Session{}, wrap("create", in.ID, err)
+	}
+	return in, nil
+}
+
+// createConflict explains which constraint a new session broke.
+func (s *Store) createConflict(ctx context.Context, in Session, err error) error {
+	if _, gerr := s.Get(ctx, in.ID); gerr == nil {
+		return fmt.Errorf("session: create %s: %w", in.ID, ErrExists)
+	}
+	if in.ParentID != "" {
+		if _, gerr := s.Get(ctx, in.ParentID); errors.Is(gerr, ErrNotFound) {
+			return fmt.Errorf("session: create %s: parent %s: %w", in.ID, in.ParentID, ErrNotFound)
+		}
+	}
+	if in.Title != "" {
+		if owner, ok := s.titleOwner(ctx, in.Title); ok {
+			return fmt.Errorf("session: create %s: title %q is used by session %s: %w", in.ID, in.Title, owner, ErrTitleTaken)
+		}
+	}
+	return wrap("create", in.ID, err)
+}
+
+const sessionColumns = `id, source, model, provider, title, parent_session_id, started_at, last_active,
+	ended_at, end_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+	reasoning_tokens, api_calls, message_count, preview`
+
+// scanSession reads the columns of sessionColumns, plus any extra targets.
+func scanSession(sc interface{ Scan(...any) error }, extra ...any) (Session, error) {
+	var (
+		x                     Session
+		title, parent, reason sql.NullString
+		started, last, ended  sql.NullInt64
+	)
+	dest := []any{&x.ID, &x.Source, &x.Model, &x.Provider, &title, &parent, &started, &last,
+		&ended, &reason, &x.Usage.InputTokens, &x.Usage.OutputTokens, &x.Usage.CacheReadTokens,
+		&x.Usage.CacheWriteTokens, &x.Usage.ReasoningTokens, &x.APICalls, &x.MessageCount, &x.Preview}
+	if err := sc.Scan(append(dest, extra...)...); err != nil {
+		return Session{}, err
+	}
+	x.Title, x.ParentID, x.EndReason = title.String, parent.String, reason.String
+	x.StartedAt, x.LastActive, x.EndedAt = fromNanos(started), fromNanos(last), fromNanos(ended)
+	x.Usage.TotalTokens = x.Usage.InputTokens + x.Usage.OutputTokens
+	return x, nil
+}
+
+// Get returns the session with its system prompt.
+func (s *Store) Get(ctx context.Context, id string) (Session, error) {
+	var prompt sql.NullString
+	row := s.r.QueryRowContext(ctx, `SELECT `+sessionColumns+`, system_prompt FROM sessions WHERE id = ?`, id)
+	x, err := scanSession(row, &prompt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("session: get %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Session{}, wrap("get", id, err)
+	}
+	x.SystemPrompt = prompt.String
+	return x, nil
+}
+
+// AddUsage adds one or more API calls' usage to the session's counters.
+// Call it after every API call with that call's usage (a delta), so the
+// counters survive a crash mid-turn.
+func (s *Store) AddUsage(ctx context.Context, id string, u llm.Usage, apiCalls int) error {
+	return s.execOne(ctx, "add usage", id, `UPDATE sessions SET
+		input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+		cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+		reasoning_tokens = reasoning_tokens + ?, api_calls = api_calls + ?
+		WHERE id = ?`,
+		u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, apiCalls, id)
+}
+
+// SetSystemPrompt stores the prompt the session was built with, so a
+// resumed session can send the very same bytes (and keep the provider's
+// prompt cache warm).
+func (s *Store) SetSystemPrompt(ctx context.Context, id, prompt string) error {
+	return s.execOne(ctx, "set system prompt", id,
+		`UPDATE sessions SET system_prompt = ? WHERE id = ?`, nullable(s.clean(prompt)), id)
+}
+
+// SystemPrompt returns the stored prompt; empty when none was stored.
+func (s *Store) SystemPrompt(ctx context.Context, id string) (string, error) {
+	var p sql.NullString
+	err := s.r.QueryRowContext(ctx, `SELECT system_prompt FROM sessions WHERE id = ?`, id).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("session: system prompt %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return "", wrap("system prompt", id, err)
+	}
+	return p.String, nil
+}
+
+// SetModel records the model and provider now serving the session (after
+// a /model switch or a provider fallback).
+func (s *Store) SetModel(ctx context.Context, id, model, provider string) error {
+	return s.execOne(ctx, "set model", id,
+		`UPDATE sessions SET model = ?, provider = ? WHERE id = ?`, model, provider, id)
+}
+
+// SetTodo stores the session's task list (a JSON document; nil clears it).
+func (s *Store) SetTodo(ctx context.Context, id string, state json.RawMessage) error {
+	var v any
+	if len(state) > 0 {
+		if !json.Valid(state) {
+			return fmt.Errorf("session: set todo %s: not valid JSON", id)
+		}
+		v = string(state)
+	}
+	return s.execOne(ctx, "set todo", id, `UPDATE sessions SET todo = ? WHERE id = ?`, v, id)
+}
+
+// Todo returns the stored task list, nil when none.
+func (s *Store) Todo(ctx context.Context, id string) (json.RawMessage, error) {
+	var t sql.NullString
+	err := s.r.QueryRowContext(ctx, `SELECT todo FROM sessions WHERE id = ?`, id).Scan(&t)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session: todo %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, wrap("todo", id, err)
+	}
+	if !t.Valid {
+		return nil, nil
+	}
+	return json.RawMessage(t.String), nil
+}
+
+// EndSession marks the session ended now with a reason (user_exit,
+// compression, completed, ...). Ending an ended session updates the
+// reason and time.
+func (s *Store) EndSession(ctx context.Context, id, reason string) error {
+	return s.execOne(ctx, "end", id,
+		`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?`, nanos(s.now()), nullable(reason), id)
+}
+
+// Reopen clears the end mark, for a resumed session.
+func (s *Store) Reopen(ctx context.Context, id string) error {
+	return s.execOne(ctx, "reopen", id,
+		`UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?`, id)
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
