@@ -1,0 +1,329 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// RetryEvent reports a failed attempt that will be tried again on the same
+// endpoint, before the wait starts.
+type RetryEvent struct {
+	Endpoint Endpoint // without its key
+	// Attempt is the number of failed attempts on this endpoint so far.
+	Attempt    int
+	MaxRetries int
+	Wait       time.Duration
+	Err        *llm.ProviderError
+	// Streamed means the failed attempt had already sent deltas to the
+	// sink: a surface showing them should discard them, the retry streams
+	// its answer from the start.
+	Streamed bool
+	// CredentialRefresh means the retry follows a credential refresh after
+	// a 401/403 and starts at once (Wait is 0).
+	CredentialRefresh bool
+}
+
+// FallbackEvent reports a switch to the next endpoint of the chain.
+type FallbackEvent struct {
+	From, To Endpoint // without their keys
+	// Index is To's position in the chain (1 is the first fallback).
+	Index int
+	// Err is why From was abandoned.
+	Err error
+}
+
+// ChainOptions configures a Chain. Factory is required.
+type ChainOptions struct {
+	Factory Factory
+	// Transport carries what every endpoint's transport shares:
+	// HTTPClient, NoStream and extra Headers (an endpoint's own headers
+	// win).
+	Transport llm.Options
+	// MaxRetries per endpoint after the first attempt: 0 means
+	// DefaultMaxRetries, a negative value means none.
+	MaxRetries int
+	// Resolver refreshes credentials after a 401/403.
+	Resolver Resolver
+
+	OnRetry    func(RetryEvent)
+	OnFallback func(FallbackEvent)
+
+	// Sleep waits between attempts and returns early with ctx's error
+	// (nil: a timer). Rand gives the jitter in [0, 1) (nil: math/rand).
+	// Now is the clock (nil: time.Now). Tests inject all three.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Rand  func() float64
+	Now   func() time.Time
+}
+
+// Chain is an llm.Client over the primary endpoint and its fallbacks, with
+// the runtime's single retry layer. See the package documentation for
+// the policy.
+type Chain struct {
+	opts ChainOptions
+
+	mu      sync.Mutex
+	entries []Endpoint
+	clients []llm.Client
+	active  int
+	// primaryUntil is when the primary's rate limit ends, as it said with
+	// Retry-After; ResetTurn does not return to it before.
+	primaryUntil time.Time
+}
+
+// NewChain returns a Chain over entries (the primary first).
+func NewChain(entries []Endpoint, opts ChainOptions) (*Chain, error) {
+	if len(entries) == 0 {
+		return nil, errors.New("provider chain: no endpoints")
+	}
+	if opts.Factory == nil {
+		return nil, errors.New("provider chain: no transport factory")
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = DefaultMaxRetries
+	} else if opts.MaxRetries < 0 {
+		opts.MaxRetries = 0
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepCtx
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Chain{
+		opts:    opts,
+		entries: append([]Endpoint(nil), entries...),
+		clients: make([]llm.Client, len(entries)),
+	}, nil
+}
+
+// Current is the endpoint calls go to now (without its key).
+func (c *Chain) Current() Endpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[c.active].Redacted()
+}
+
+// Endpoints lists the chain's endpoints in order (without their keys).
+func (c *Chain) Endpoints() []Endpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Endpoint, len(c.entries))
+	for i, e := range c.entries {
+		out[i] = e.Redacted()
+	}
+	return out
+}
+
+// ResetTurn returns to the primary endpoint; the agent calls it at the
+// start of each turn. A primary that asked to be left alone (Retry-After
+// on a rate limit) is not returned to before that time has passed.
+// ResetTurn reports whether the chain is on the primary afterwards.
+func (c *Chain) ResetTurn() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active != 0 && c.opts.Now().Before(c.primaryUntil) {
+		return false
+	}
+	c.active = 0
+	return true
+}
+
+// Complete sends req to the active endpoint with the endpoint's model,
+// retrying and falling back as the package documentation describes. req
+// is not modified.
+func (c *Chain) Complete(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
+	if req == nil {
+		return nil, errors.New("provider chain: nil request")
+	}
+	c.mu.Lock()
+	idx, n := c.active, len(c.entries)
+	c.mu.Unlock()
+	first := idx
+	for {
+		resp, err, next := c.tryEndpoint(ctx, idx, req, sink)
+		if err == nil {
+			return resp, nil
+		}
+		if !next || idx+1 >= n {
+			if idx > first {
+				return nil, fmt.Errorf("all fallback providers failed: %w", err)
+			}
+			return nil, err
+		}
+		from, to := c.advance(idx, err)
+		idx++
+		if c.opts.OnFallback != nil {
+			c.opts.OnFallback(FallbackEvent{From: from, To: to, Index: idx, Err: err})
+		}
+	}
+}
+
+// advance makes idx+1 the active endpoint, unless a concurrent call has
+// already moved further.
+func (c *Chain) advance(idx int, err error) (from, to Endpoint) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active < idx+1 {
+		c.active = idx + 1
+	}
+	if pe, ok := llm.AsProviderError(err); ok && idx == 0 && pe.Kind == llm.ErrRateLimit && pe.RetryAfter > 0 {
+		c.primaryUntil = c.opts.Now().Add(min(pe.RetryAfter, MaxWait))
+	}
+	return c.entries[idx].Redacted(), c.entries[idx+1].Redacted()
+}
+
+// tryEndpoint runs the attempts on one endpoint. next reports that the
+// failure should move the call to the next endpoint.
+func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink func(llm.Delta)) (resp *llm.Response, err error, next bool) {
+	refreshed := false
+	maxRetries := c.opts.MaxRetries
+	for attempt := 1; ; attempt++ {
+		ep, client, err := c.client(idx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: building %s transport: %w", ep, ep.APIMode, err), true
+		}
+		streamed := false
+		var s func(llm.Delta)
+		if sink != nil {
+			s = func(d llm.Delta) { streamed = true; sink(d) }
+		}
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if ep.Timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, ep.Timeout)
+		}
+		resp, err := client.Complete(actx, c.request(req, ep, idx), s)
+		cancel()
+		if err == nil && resp != nil {
+			return resp, nil, false
+		}
+		if ctx.Err() != nil {
+			// An interrupt or the caller's deadline: never retried.
+			return nil, ctx.Err(), false
+		}
+		if err == nil {
+			err = &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: ep.Provider, Message: "transport returned no response"}
+		}
+		err = llm.ClassifyErr(ep.Provider, err)
+		pe, ok := llm.AsProviderError(err)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w", ep, err), false
+		}
+		hasNext := idx+1 < len(c.entries)
+
+		switch {
+		case pe.Kind == llm.ErrContextOverflow:
+			// The caller compresses and calls again; another provider
+			// would only hide the problem.
+			return nil, fmt.Errorf("%s: %w", ep, err), false
+		case pe.Kind == llm.ErrAuth && !refreshed:
+			refreshed = true
+			changed, rerr := c.refresh(ctx, idx)
+			if rerr != nil {
+				return nil, fmt.Errorf("%s: %w (%v)", ep, err, rerr), hasNext
+			}
+			if changed {
+				c.emitRetry(RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Err: pe, Streamed: streamed, CredentialRefresh: true})
+				continue
+			}
+			return nil, fmt.Errorf("%s: %w", ep, err), hasNext
+		case !pe.Retryable():
+			return nil, fmt.Errorf("%s: %w", ep, err), hasNext
+		case hasNext && attempt >= fallbackAfter(pe.Kind, maxRetries):
+			return nil, fmt.Errorf("%s: %w", ep, err), true
+		case attempt > maxRetries:
+			return nil, fmt.Errorf("%s: API call failed after %d retries: %w", ep, maxRetries, err), hasNext
+		}
+
+		wait := Backoff(pe, attempt, c.opts.Rand)
+		c.emitRetry(RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Wait: wait, Err: pe, Streamed: streamed})
+		if err := c.opts.Sleep(ctx, wait); err != nil {
+			return nil, err, false
+		}
+	}
+}
+
+// fallbackAfter is how many failed attempts of a retryable kind an
+// endpoint gets when a fallback is available: a rate limit or an invalid
+// response switches at once, a transport failure after the second
+// attempt, anything else once the retries are spent.
+func fallbackAfter(kind llm.ErrorKind, maxRetries int) int {
+	switch kind {
+	case llm.ErrRateLimit, llm.ErrInvalidResponse:
+		return 1
+	case llm.ErrTimeout, llm.ErrConnection, llm.ErrStalled:
+		return 2
+	}
+	return maxRetries + 1
+}
+
+func (c *Chain) emitRetry(ev RetryEvent) {
+	if c.opts.OnRetry != nil {
+		c.opts.OnRetry(ev)
+	}
+}
+
+// client returns endpoint idx and its transport, built on first use.
+func (c *Chain) client(idx int) (Endpoint, llm.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ep := c.entries[idx]
+	if c.clients[idx] != nil {
+		return ep, c.clients[idx], nil
+	}
+	opts := ep.Options()
+	opts.HTTPClient = c.opts.Transport.HTTPClient
+	opts.NoStream = c.opts.Transport.NoStream
+	if len(c.opts.Transport.Headers) > 0 {
+		h := maps.Clone(c.opts.Transport.Headers)
+		maps.Copy(h, ep.Headers)
+		opts.Headers = h
+	}
+	cl, err := c.opts.Factory(ep.APIMode, opts)
+	if err != nil {
+		return ep, nil, err
+	}
+	if cl == nil {
+		return ep, nil, errors.New("factory returned no client")
+	}
+	c.clients[idx] = cl
+	return ep, cl, nil
+}
+
+// refresh re-reads endpoint idx's credentials; a changed key rebuilds its
+// transport.
+func (c *Chain) refresh(ctx context.Context, idx int) (bool, error) {
+	c.mu.Lock()
+	ep := c.entries[idx]
+	c.mu.Unlock()
+	fresh, changed, err := c.opts.Resolver.Refresh(ctx, ep)
+	if err != nil || !changed {
+		return false, err
+	}
+	c.mu.Lock()
+	c.entries[idx], c.clients[idx] = fresh, nil
+	c.mu.Unlock()
+	return true, nil
+}
+
+// request is the API copy of req for endpoint idx: its model and, on a
+// fallback, the system prompt's Model:/Provider: lines rewritten.
+func (c *Chain) request(req *llm.Request, ep Endpoint, idx int) *llm.Request {
+	r := *req
+	r.Model = ep.Model
+	if idx > 0 && len(r.Messages) > 0 && r.Messages[0].Role == llm.RoleSystem {
+		if s := RewriteIdentityLines(r.Messages[0].Content, ep); s != r.Messages[0].Content {
+			msgs := make([]llm.Message, len(r.Messages))
+			copy(msgs, r.Messages)
+			msgs[0].Content = s
+			r.Messages = msgs
+		}
+	}
+	return &r
+}

@@ -1,0 +1,35 @@
+// Package provider decides which model endpoint a call goes to and keeps
+// the call alive when that endpoint fails.
+//
+// Resolution turns configuration (model.*, providers.<id>, the key
+// variables) into an Endpoint: provider, model, base URL, API key and the
+// API mode (wire format), chosen in the seed's order: an explicit api_mode,
+// then the provider, then the base URL's hostname, then chat_completions;
+// a GPT-5-family or codex model on api.openai.com is upgraded to the
+// Responses API.
+//
+// A Chain is the one retry layer of the runtime (transport SDK retries are
+// off). It implements llm.Client over an ordered list of endpoints, the
+// primary first and then fallback_providers: a retryable failure is
+// retried with jittered exponential backoff (Retry-After honoured, capped
+// at 600 s); rate limits, invalid responses, repeated transport failures,
+// exhausted retries and non-retryable errors other than a context
+// overflow switch to the next endpoint in the same call; 401/403 first
+// re-reads the credentials (key_cmd, key variable) once. Fallback is
+// turn-scoped: ResetTurn returns to the primary. A context overflow is
+// never retried nor handled by fallback: it goes back to the caller, who
+// compresses.
+//
+// Auxiliary tasks (compression, session_search, title_generation, vision,
+// web_extract) get their own Chain from auxiliary.<task>, with "main"
+// meaning the primary model.
+//
+// Token accounting (EstimateTokens, ContextLength, ContextCache) lives
+// here too, because the context window belongs to the endpoint.
+//
+// Concurrency: Endpoint, Config and the resolution functions are plain
+// values and pure apart from running key commands. A Chain is safe for
+// concurrent use; its callbacks run on the calling goroutine of Complete,
+// and concurrent calls share the active endpoint (a switch made by one is
+// seen by the next). A ContextCache is safe for concurrent use.
+package provider
