@@ -1,0 +1,74 @@
+package openai
+
+import (
+	"context"
+	"errors"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// Chat is the chat_completions transport: OpenAI Chat Completions and the
+// many servers that speak it (OpenRouter, Azure, Vercel, xAI, z.ai, Groq,
+// Kimi, DeepSeek, llama.cpp, vLLM, Ollama, ...). It is safe for concurrent
+// use.
+type Chat struct {
+	f      flavor
+	stream bool
+	svc    openai.ChatCompletionService
+}
+
+var _ llm.Client = (*Chat)(nil)
+
+// NewChat returns a chat_completions client for opts.
+func NewChat(opts llm.Options) *Chat {
+	f := newFlavor(opts)
+	return &Chat{
+		f:      f,
+		stream: !opts.NoStream,
+		svc:    openai.NewChatCompletionService(requestOptions(opts, f)...),
+	}
+}
+
+// Complete performs one call, streaming unless the client was built with
+// NoStream. See llm.Client.
+func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
+	if req == nil {
+		return nil, errors.New("openai: nil request")
+	}
+	if sink == nil {
+		sink = func(llm.Delta) {}
+	}
+	params, err := c.chatParams(req, c.stream)
+	if err != nil {
+		return nil, err
+	}
+	if !c.stream {
+		res, err := c.svc.New(ctx, params)
+		if err != nil {
+			return nil, mapError(ctx, c.f.name, err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return fromCompletion(c.f.name, res, sink)
+	}
+
+	stream := c.svc.NewStreaming(ctx, params)
+	defer stream.Close()
+	acc := chatStream{sink: sink}
+	for stream.Next() {
+		if ctx.Err() != nil {
+			break
+		}
+		acc.chunk(stream.Current())
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := stream.Err(); err != nil {
+		return nil, mapError(ctx, c.f.name, err)
+	}
+	return acc.response(c.f.name)
+}

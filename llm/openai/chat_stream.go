@@ -1,0 +1,215 @@
+package openai
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// chatStream accumulates Chat Completions chunks into one response and
+// forwards deltas to the sink as they arrive.
+type chatStream struct {
+	sink func(llm.Delta)
+
+	id, model string
+	sawChoice bool
+	finish    string
+	usage     openai.CompletionUsage
+	hasUsage  bool
+
+	content strings.Builder // raw content, <think> blocks included
+	think   thinkSplitter
+	refusal strings.Builder
+
+	// reasoning by source, de-duplicated at the end
+	rContent, rField, rDetails strings.Builder
+	details                    detailMerger
+
+	calls     []*callSlot
+	slotOf    map[int64]int // provider index -> slot in calls
+	toolBegan bool
+}
+
+type callSlot struct {
+	id, name  string
+	args      strings.Builder
+	announced bool
+}
+
+func (s *chatStream) chunk(c openai.ChatCompletionChunk) {
+	if c.ID != "" {
+		s.id = c.ID
+	}
+	if c.Model != "" {
+		s.model = c.Model
+	}
+	// Usage arrives in a chunk of its own (OpenAI with include_usage) or
+	// with the finish chunk (OpenRouter, z.ai, Kimi); the last one wins.
+	if c.JSON.Usage.Valid() && (c.Usage.PromptTokens > 0 || c.Usage.CompletionTokens > 0) {
+		s.usage, s.hasUsage = c.Usage, true
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			continue // only one choice is ever requested
+		}
+		s.sawChoice = true
+		s.delta(&ch.Delta)
+		if ch.FinishReason != "" {
+			s.finish = ch.FinishReason
+		}
+	}
+}
+
+func (s *chatStream) delta(d *openai.ChatCompletionChunkChoiceDelta) {
+	ex := d.JSON.ExtraFields
+	rc := extraString(ex, "reasoning_content")
+	rf := extraString(ex, "reasoning")
+	var dt string
+	if f, ok := ex["reasoning_details"]; ok {
+		if raw := f.Raw(); raw != "" && raw != "null" {
+			s.details.add([]byte(raw))
+			dt = detailsText([]byte(raw), "")
+		}
+	}
+	s.rContent.WriteString(rc)
+	s.rField.WriteString(rf)
+	s.rDetails.WriteString(dt)
+	// The same thought often comes through two fields; show it once.
+	switch {
+	case rc != "":
+		s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: rc})
+	case rf != "":
+		s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: rf})
+	case dt != "":
+		s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: dt})
+	}
+
+	if d.Content != "" {
+		s.content.WriteString(d.Content)
+		vis, th := s.think.feed(d.Content)
+		s.emitText(vis, th)
+	}
+	s.refusal.WriteString(d.Refusal)
+
+	for i := range d.ToolCalls {
+		s.toolDelta(&d.ToolCalls[i])
+	}
+}
+
+func (s *chatStream) emitText(vis, th string) {
+	if th != "" {
+		s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: th})
+	}
+	// Text after a tool call began is kept but not shown: models narrate
+	// their call there, and the call itself is what the user sees.
+	if vis != "" && !s.toolBegan {
+		s.sink(llm.Delta{Kind: llm.DeltaText, Text: vis})
+	}
+}
+
+func (s *chatStream) toolDelta(tc *openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	if s.slotOf == nil {
+		s.slotOf = map[int64]int{}
+	}
+	slot, ok := s.slotOf[tc.Index]
+	// Some servers (Ollama) reuse index 0 for every parallel call; a new id
+	// at a known index starts a new call.
+	if ok && tc.ID != "" && s.calls[slot].id != "" && s.calls[slot].id != tc.ID {
+		ok = false
+	}
+	if !ok {
+		slot = len(s.calls)
+		s.slotOf[tc.Index] = slot
+		s.calls = append(s.calls, &callSlot{})
+	}
+	if !s.toolBegan {
+		// Flush text held back while a tag was undecided.
+		s.emitText(s.think.flush())
+		s.toolBegan = true
+	}
+	cs := s.calls[slot]
+	if tc.ID != "" {
+		cs.id = tc.ID
+	}
+	// Names are assigned, never concatenated: some providers resend the
+	// full name in later deltas.
+	if tc.Function.Name != "" {
+		cs.name = tc.Function.Name
+	}
+	cs.args.WriteString(tc.Function.Arguments)
+	if cs.name != "" && !cs.announced {
+		cs.announced = true
+		s.sink(llm.Delta{Kind: llm.DeltaToolCall, ToolName: cs.name, ToolIndex: slot})
+	}
+}
+
+func (s *chatStream) response(provider string) (*llm.Response, error) {
+	if !s.sawChoice {
+		return nil, invalidResponse(provider, "stream ended without any choices")
+	}
+	if !s.toolBegan {
+		s.emitText(s.think.flush())
+	}
+	a := assembly{
+		id: s.id, model: s.model, content: s.content.String(),
+		refusal: s.refusal.String(), finish: s.finish,
+		usage: s.usage, hasUsage: s.hasUsage,
+		details: s.details.raw(),
+	}
+	a.reasoning.add(s.rField.String())
+	a.reasoning.add(s.rContent.String())
+	a.reasoning.add(s.rDetails.String())
+	truncated := false
+	for _, cs := range s.calls {
+		args := cs.args.String()
+		if !argsComplete(args) {
+			truncated = true
+		}
+		a.calls = append(a.calls, llm.ToolCall{ID: cs.id, Name: cs.name, Arguments: args})
+	}
+	r := a.response()
+	// Arguments that do not parse mean the stream was cut mid-call.
+	if truncated {
+		r.FinishReason = llm.FinishLength
+		r.Message.FinishReason = llm.FinishLength
+	}
+	return r, nil
+}
+
+// extraString reads a string field the SDK does not model (reasoning,
+// reasoning_content). Extra fields are never Valid(), so read Raw().
+func extraString(ex map[string]respjson.Field, key string) string {
+	f, ok := ex[key]
+	if !ok {
+		return ""
+	}
+	raw := f.Raw()
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// detailsText joins the readable text of a reasoning_details array.
+func detailsText(raw []byte, sep string) string {
+	var entries []json.RawMessage
+	if json.Unmarshal(raw, &entries) != nil {
+		return ""
+	}
+	var parts []string
+	for _, e := range entries {
+		if t := detailText(e); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, sep)
+}

@@ -1,0 +1,196 @@
+package openai
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// responsesStream follows Responses API stream events: it forwards deltas
+// to the sink and keeps what arrived, in case the final response.completed
+// event comes with an empty output (some proxies send it so).
+type responsesStream struct {
+	sink func(llm.Delta)
+
+	text      strings.Builder
+	refusal   strings.Builder
+	reasoning strings.Builder
+	lastPart  string // item id + summary index of the last reasoning delta
+
+	calls     []*callSlot
+	slotOf    map[string]int // item id -> slot
+	toolBegan bool
+
+	final *responses.Response
+}
+
+func (s *responsesStream) event(provider string, ev responses.ResponseStreamEventUnion) error {
+	switch ev.Type {
+	case "response.output_item.added":
+		if ev.Item.Type == "function_call" {
+			s.call(ev.Item.ID, ev.Item.CallID, ev.Item.Name)
+		}
+	case "response.function_call_arguments.delta":
+		if i, ok := s.slotOf[ev.ItemID]; ok {
+			s.calls[i].args.WriteString(ev.Delta)
+		}
+	case "response.output_text.delta":
+		s.text.WriteString(ev.Delta)
+		if !s.toolBegan && ev.Delta != "" {
+			s.sink(llm.Delta{Kind: llm.DeltaText, Text: ev.Delta})
+		}
+	case "response.refusal.delta":
+		s.refusal.WriteString(ev.Delta)
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		part := ev.ItemID + "/" + ev.Type + "/" + strconv.FormatInt(ev.SummaryIndex, 10) + "/" + strconv.FormatInt(ev.ContentIndex, 10)
+		if s.lastPart != "" && part != s.lastPart {
+			s.reasoning.WriteString("\n\n")
+		}
+		s.lastPart = part
+		s.reasoning.WriteString(ev.Delta)
+		if ev.Delta != "" {
+			s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: ev.Delta})
+		}
+	case "response.completed", "response.incomplete", "response.failed":
+		resp := ev.Response
+		s.final = &resp
+	case "error":
+		pe := llm.ClassifyHTTP(provider, 0, nil, []byte(ev.RawJSON()))
+		if pe.Kind == llm.ErrUnknown {
+			pe.Kind = llm.ErrServer
+		}
+		if ev.Message != "" {
+			pe.Message = ev.Message
+		}
+		return pe
+	}
+	return nil
+}
+
+func (s *responsesStream) call(itemID, callID, name string) {
+	if s.slotOf == nil {
+		s.slotOf = map[string]int{}
+	}
+	s.slotOf[itemID] = len(s.calls)
+	s.calls = append(s.calls, &callSlot{id: callID, name: name, announced: name != ""})
+	s.toolBegan = true
+	if name != "" {
+		s.sink(llm.Delta{Kind: llm.DeltaToolCall, ToolName: name, ToolIndex: len(s.calls) - 1})
+	}
+}
+
+// fromResponse converts a final Responses API response. streamed, when
+// not nil, supplies what the stream delivered if the output list is empty.
+func fromResponse(provider string, res *responses.Response, streamed *responsesStream) (*llm.Response, error) {
+	if res == nil {
+		return nil, invalidResponse(provider, "empty response")
+	}
+	switch res.Status {
+	case "failed", "cancelled":
+		msg := "response " + string(res.Status)
+		if res.Error.Message != "" {
+			msg += ": " + res.Error.Message
+		}
+		return nil, invalidResponse(provider, msg)
+	}
+	var (
+		text, refusal strings.Builder
+		reasoning     reasoningParts
+		items         []json.RawMessage
+		calls         []llm.ToolCall
+	)
+	for _, it := range res.Output {
+		switch it.Type {
+		case "message":
+			for _, c := range it.Content {
+				switch c.Type {
+				case "output_text":
+					text.WriteString(c.Text)
+				case "refusal":
+					refusal.WriteString(c.Refusal)
+				}
+			}
+		case "function_call":
+			calls = append(calls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments.OfString})
+		case "reasoning":
+			items = append(items, json.RawMessage(it.RawJSON()))
+			var parts []string
+			for _, s := range it.Summary {
+				parts = append(parts, s.Text)
+			}
+			reasoning.add(strings.Join(parts, "\n\n"))
+			parts = parts[:0]
+			for _, c := range it.Content {
+				parts = append(parts, c.Text)
+			}
+			reasoning.add(strings.Join(parts, "\n\n"))
+		}
+	}
+	if len(res.Output) == 0 && streamed != nil {
+		text.WriteString(streamed.text.String())
+		refusal.WriteString(streamed.refusal.String())
+		reasoning.add(streamed.reasoning.String())
+		for _, cs := range streamed.calls {
+			calls = append(calls, llm.ToolCall{ID: cs.id, Name: cs.name, Arguments: cs.args.String()})
+		}
+	}
+	if text.Len() == 0 && refusal.Len() == 0 && len(calls) == 0 && len(items) == 0 {
+		return nil, invalidResponse(provider, "response has no output")
+	}
+
+	visible, inline := llm.SplitThink(text.String())
+	reasoning.add(inline)
+	out := &llm.Response{
+		Model:   string(res.Model),
+		ID:      res.ID,
+		Refusal: strings.TrimSpace(refusal.String()),
+		Usage:   responsesUsage(res.Usage),
+	}
+	out.FinishReason = responsesFinish(res, len(calls) > 0, out.Refusal != "")
+	out.Message = llm.Message{
+		Role:           llm.RoleAssistant,
+		Content:        strings.TrimSpace(visible),
+		ToolCalls:      calls,
+		Reasoning:      reasoning.String(),
+		ReasoningItems: items,
+		FinishReason:   out.FinishReason,
+	}
+	return out, nil
+}
+
+func responsesFinish(res *responses.Response, hasCalls, refused bool) llm.FinishReason {
+	if res.Status == "incomplete" {
+		switch res.IncompleteDetails.Reason {
+		case "content_filter":
+			return llm.FinishContentFilter
+		default: // max_output_tokens, length
+			return llm.FinishLength
+		}
+	}
+	switch {
+	case refused:
+		return llm.FinishContentFilter
+	case hasCalls:
+		return llm.FinishToolCalls
+	}
+	return llm.FinishStop
+}
+
+func responsesUsage(u responses.ResponseUsage) llm.Usage {
+	out := llm.Usage{
+		InputTokens:      u.InputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheReadTokens:  u.InputTokensDetails.CachedTokens,
+		CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens,
+		ReasoningTokens:  u.OutputTokensDetails.ReasoningTokens,
+		TotalTokens:      u.TotalTokens,
+	}
+	if out.TotalTokens == 0 {
+		out.TotalTokens = out.InputTokens + out.OutputTokens
+	}
+	return out
+}
