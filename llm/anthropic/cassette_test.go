@@ -317,10 +317,10 @@ func checkRequestShape(t *testing.T, i int, ours, recorded []byte, cache bool) {
 
 // recRequest is a Messages API request body, decoded without the SDK.
 type recRequest struct {
-	Model     string          `json:"model"`
-	MaxTokens int             `json:"max_tokens"`
-	Stream    bool            `json:"stream"`
-	System    json.RawMessage `json:"system"`
+	Model       string          `json:"model"`
+	MaxTokens   int             `json:"max_tokens"`
+	Stream      bool            `json:"stream"`
+	System      json.RawMessage `json:"system"`
 	RawMessages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`

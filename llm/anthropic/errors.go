@@ -10,9 +10,11 @@ import (
 )
 
 // classify turns an SDK failure into an llm.ProviderError. An HTTP error
-// is classified from its real status, headers and body; an error event in
-// the middle of a 200 stream carries no status of its own, so the one its
-// error type stands for is used.
+// is classified from its real status, headers and body. An `event: error`
+// inside a 200 stream has no status of its own: it is passed as status 0
+// so the classifier reads the kind from the error's type
+// (overloaded_error, rate_limit_error, ...). Anything else is a transport
+// failure for llm.ClassifyErr.
 func (c *Client) classify(err error) error {
 	var aerr *anthropic.Error
 	if !errors.As(err, &aerr) {
@@ -20,7 +22,7 @@ func (c *Client) classify(err error) error {
 	}
 	status := aerr.StatusCode
 	if status < 400 {
-		status = statusForType(string(aerr.Type()))
+		status = 0
 	}
 	var h http.Header
 	if aerr.Response != nil {
@@ -29,28 +31,4 @@ func (c *Client) classify(err error) error {
 	pe := llm.ClassifyHTTP(c.provider, status, h, []byte(aerr.RawJSON()))
 	pe.Err = err
 	return pe
-}
-
-// statusForType gives the HTTP status Anthropic documents for each error
-// type, for errors that arrive inside a stream.
-func statusForType(t string) int {
-	switch t {
-	case "invalid_request_error":
-		return http.StatusBadRequest
-	case "authentication_error":
-		return http.StatusUnauthorized
-	case "permission_error":
-		return http.StatusForbidden
-	case "not_found_error":
-		return http.StatusNotFound
-	case "request_too_large":
-		return http.StatusRequestEntityTooLarge
-	case "rate_limit_error":
-		return http.StatusTooManyRequests
-	case "timeout_error":
-		return http.StatusGatewayTimeout
-	case "overloaded_error":
-		return 529
-	}
-	return http.StatusInternalServerError
 }

@@ -39,35 +39,26 @@ func convertTools(defs []llm.ToolDef) ([]anthropic.ToolUnionParam, error) {
 	return out, nil
 }
 
+// inputSchema builds the input_schema from the tool's JSON schema. The
+// bytes are made deterministic (keys sorted, values verbatim): tools lead
+// the cached prompt prefix, so they must not change from call to call.
 func inputSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
-	var s anthropic.ToolInputSchemaParam
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		s.Properties = map[string]any{}
-		return s, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return s, err
-	}
-	if p, ok := m["properties"]; ok {
-		s.Properties = p
-	} else {
-		s.Properties = map[string]any{}
-	}
-	if r, ok := m["required"]; ok {
-		if err := json.Unmarshal(r, &s.Required); err != nil {
-			return s, fmt.Errorf("required: %w", err)
+	m := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := json.Unmarshal(t, &m); err != nil {
+			return anthropic.ToolInputSchemaParam{}, err
 		}
 	}
-	for k, v := range m {
-		switch k {
-		case "type", "properties", "required", "oneOf", "anyOf", "allOf":
-			continue
-		}
-		if s.ExtraFields == nil {
-			s.ExtraFields = map[string]any{}
-		}
-		s.ExtraFields[k] = v
+	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+		delete(m, k)
 	}
-	return s, nil
+	m["type"] = json.RawMessage(`"object"`)
+	if _, ok := m["properties"]; !ok {
+		m["properties"] = json.RawMessage(`{}`)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return anthropic.ToolInputSchemaParam{}, err
+	}
+	return param.Override[anthropic.ToolInputSchemaParam](json.RawMessage(b)), nil
 }
