@@ -1,0 +1,115 @@
+package file
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// writeVerified writes data to path atomically (a temporary file in the
+// same directory renamed over the target), creating parent directories,
+// keeping an existing file's mode, then reads the file back and compares.
+// Only a nil error means the bytes are on disk at path.
+func (t *Tools) writeVerified(path string, data []byte) error {
+	if t.opts.WriteGuard != nil {
+		if err := t.opts.WriteGuard(path); err != nil {
+			return fmt.Errorf("write to %s refused: %w", path, err)
+		}
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory", path)
+		}
+		mode = st.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create directory %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file in %s: %w", dir, err)
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName) // no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", tmpName, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", tmpName, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmpName, err)
+	}
+	if err := os.Chmod(tmpName, mode); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmpName, err)
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("rename into %s: %w", path, err)
+	}
+	return verify(path, data)
+}
+
+// verify re-reads path and checks it holds exactly data.
+func verify(path string, data []byte) error {
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("verify %s: read back: %w", path, err)
+	}
+	if !bytes.Equal(got, data) {
+		return fmt.Errorf("verify %s: file holds %d bytes after the write, expected %d: the write did not take effect", path, len(got), len(data))
+	}
+	return nil
+}
+
+// removeVerified deletes path and checks it is gone.
+func (t *Tools) removeVerified(path string) error {
+	if t.opts.WriteGuard != nil {
+		if err := t.opts.WriteGuard(path); err != nil {
+			return fmt.Errorf("delete of %s refused: %w", path, err)
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("delete %s: %w", path, err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("verify delete %s: file still exists", path)
+	}
+	return nil
+}
+
+// readText loads a file for editing, refusing directories, binary files and
+// files over the size cap.
+func (t *Tools) readText(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	if st.Size() > t.opts.MaxFileSize {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, st.Size(), t.opts.MaxFileSize)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if isBinary(b) {
+		return nil, fmt.Errorf("%s is a binary file", path)
+	}
+	return b, nil
+}
+
+// isBinary uses git's and grep's rule: a NUL byte in the first 8000 bytes.
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0
+}

@@ -1,0 +1,196 @@
+package file
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hermes-go/hermes/tool"
+)
+
+//go:embed read_file.md
+var readDescription string
+
+var readSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File to read, absolute or relative to the working directory."},
+    "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based). Default 1."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Most lines to return. Default 500."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+// ReadFile returns the read_file tool.
+func (t *Tools) ReadFile() tool.Tool { return readTool{t} }
+
+type readTool struct{ t *Tools }
+
+func (r readTool) Spec() tool.Spec {
+	return tool.Spec{
+		Name:        "read_file",
+		Description: readDescription,
+		Parameters:  readSchema,
+		Toolset:     "file",
+		Class:       tool.PathScoped,
+		Paths:       r.t.pathsOf(false),
+	}
+}
+
+// pathsOf reports the paths a call touches for the executor's overlap
+// check. The executor does not pass the task id, so relative paths resolve
+// against the default task's directory.
+func (t *Tools) pathsOf(writes bool) func(json.RawMessage) ([]string, bool) {
+	return func(args json.RawMessage) ([]string, bool) {
+		var a struct {
+			Path  string `json:"path"`
+			Mode  string `json:"mode"`
+			Patch string `json:"patch"`
+		}
+		if json.Unmarshal(args, &a) != nil {
+			return nil, writes
+		}
+		if a.Mode == "patch" && a.Patch != "" {
+			ops, err := parsePatch(a.Patch)
+			if err != nil {
+				return nil, writes
+			}
+			var ps []string
+			for _, op := range ops {
+				ps = append(ps, t.resolve("", op.path))
+				if op.moveTo != "" {
+					ps = append(ps, t.resolve("", op.moveTo))
+				}
+			}
+			return ps, writes
+		}
+		return []string{t.resolve("", a.Path)}, writes
+	}
+}
+
+func (r readTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+	var a readArgs
+	if err := json.Unmarshal(call.Args, &a); err != nil {
+		return tool.Error("read_file: invalid arguments: " + err.Error()), nil
+	}
+	if a.Path == "" {
+		return tool.Error("read_file: path is required"), nil
+	}
+	if a.Offset <= 0 {
+		a.Offset = 1
+	}
+	if a.Limit <= 0 {
+		a.Limit = DefaultReadLines
+	}
+	t := r.t
+	path := t.resolve(call.TaskID, a.Path)
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return tool.Error(fmt.Sprintf("read_file: %s does not exist.%s", path, similarNames(path))), nil
+		}
+		return tool.Error("read_file: " + err.Error()), nil
+	}
+	if st.IsDir() {
+		return tool.Error(fmt.Sprintf("read_file: %s is a directory; use search_files with target \"files\" to list it", path)), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return tool.Error("read_file: " + err.Error()), nil
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	if head, _ := br.Peek(8000); isBinary(head) {
+		return tool.Error(fmt.Sprintf("read_file: %s is a binary file (%d bytes); it cannot be shown as text", path, st.Size())), nil
+	}
+	return tool.Text(t.opts.Redact(t.renderLines(br, path, st.Size(), a.Offset, a.Limit))), nil
+}
+
+// renderLines prints lines offset..offset+limit-1 as "N|text", stopping at
+// the byte cap, and ends with how to read on.
+func (t *Tools) renderLines(br *bufio.Reader, path string, size int64, offset, limit int) string {
+	var b strings.Builder
+	line, shown := 0, 0
+	stop := ""
+	for {
+		text, err := br.ReadString('\n')
+		if text == "" && err != nil {
+			break
+		}
+		line++
+		if line < offset {
+			continue
+		}
+		if shown == limit {
+			stop = fmt.Sprintf("[more lines follow; continue with offset=%d]", line)
+			break
+		}
+		text = strings.TrimRight(text, "\r\n")
+		if len(text) > t.opts.MaxLineLength {
+			text = text[:t.opts.MaxLineLength] + fmt.Sprintf("... [line cut, %d chars]", len(text))
+		}
+		entry := fmt.Sprintf("%6d|%s\n", line, text)
+		if b.Len()+len(entry) > t.opts.MaxReadBytes {
+			stop = fmt.Sprintf("[output cap of %d bytes reached; continue with offset=%d]", t.opts.MaxReadBytes, line)
+			break
+		}
+		b.WriteString(entry)
+		shown++
+		if err != nil {
+			break
+		}
+	}
+	switch {
+	case stop != "":
+		b.WriteString(stop)
+	case line == 0:
+		return fmt.Sprintf("%s is empty (0 bytes).", path)
+	case shown == 0:
+		return fmt.Sprintf("%s has %d lines; offset %d is past the end.", path, line, offset)
+	default:
+		fmt.Fprintf(&b, "[end of file: %d lines, %d bytes]", line, size)
+	}
+	return strings.ToValidUTF8(b.String(), "\uFFFD")
+}
+
+// similarNames suggests files in the same directory whose names resemble
+// the missing one, as a model often gets an extension or case wrong.
+func similarNames(path string) string {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return " Its directory does not exist either."
+	}
+	lb := strings.ToLower(base)
+	stem := strings.TrimSuffix(lb, filepath.Ext(lb))
+	var hits []string
+	for _, e := range entries {
+		n := strings.ToLower(e.Name())
+		if n == lb || strings.TrimSuffix(n, filepath.Ext(n)) == stem || (len(stem) >= 3 && strings.Contains(n, stem)) {
+			hits = append(hits, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	sort.Strings(hits)
+	if len(hits) > 5 {
+		hits = hits[:5]
+	}
+	return " Did you mean: " + strings.Join(hits, ", ") + "?"
+}

@@ -1,0 +1,173 @@
+package file
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hermes-go/hermes/tool"
+)
+
+//go:embed search_files.md
+var searchDescription string
+
+var searchSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "content: a regular expression (RE2 syntax; (?i) for case-insensitive). files: a glob on file names (*.go, src/**/*.ts)."},
+    "target": {"type": "string", "enum": ["content", "files"], "description": "content (default): search inside files. files: find files by name."},
+    "path": {"type": "string", "description": "Directory (or file) to search; default the working directory."},
+    "file_glob": {"type": "string", "description": "content: only search files whose name matches this glob (e.g. *.py)."},
+    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "content: matching lines (default); files_with_matches: paths only; count: matches per file."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Most results to return. Default 100."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+type searchArgs struct {
+	Pattern    string `json:"pattern"`
+	Target     string `json:"target"`
+	Path       string `json:"path"`
+	FileGlob   string `json:"file_glob"`
+	OutputMode string `json:"output_mode"`
+	Limit      int    `json:"limit"`
+}
+
+// SearchFiles returns the search_files tool.
+func (t *Tools) SearchFiles() tool.Tool { return searchTool{t} }
+
+type searchTool struct{ t *Tools }
+
+func (s searchTool) Spec() tool.Spec {
+	return tool.Spec{
+		Name:        "search_files",
+		Description: searchDescription,
+		Parameters:  searchSchema,
+		Toolset:     "file",
+		Class:       tool.PathScoped,
+		Paths:       s.t.pathsOf(false),
+	}
+}
+
+func (s searchTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+	var a searchArgs
+	if err := json.Unmarshal(call.Args, &a); err != nil {
+		return tool.Error("search_files: invalid arguments: " + err.Error()), nil
+	}
+	if a.Pattern == "" {
+		return tool.Error("search_files: pattern is required"), nil
+	}
+	q := searchQuery{
+		root:     s.t.resolve(call.TaskID, a.Path),
+		limit:    a.Limit,
+		maxSize:  s.t.opts.MaxFileSize,
+		maxLine:  min(s.t.opts.MaxLineLength, 300),
+		mode:     a.OutputMode,
+		filesTgt: a.Target == "files",
+	}
+	if q.limit <= 0 {
+		q.limit = DefaultSearchLimit
+	}
+	switch a.Target {
+	case "", "content":
+		re, err := regexp.Compile(a.Pattern)
+		if err != nil {
+			return tool.Error(fmt.Sprintf("search_files: invalid regular expression %q: %v", a.Pattern, err)), nil
+		}
+		q.re = re
+	case "files":
+		q.nameGlob = compileGlob(a.Pattern)
+	default:
+		return tool.Error(fmt.Sprintf("search_files: unknown target %q; use content or files", a.Target)), nil
+	}
+	if a.FileGlob != "" {
+		q.fileGlob = compileGlob(a.FileGlob)
+	}
+	switch q.mode {
+	case "", "content", "files_with_matches", "count":
+	default:
+		return tool.Error(fmt.Sprintf("search_files: unknown output_mode %q", q.mode)), nil
+	}
+	st, err := os.Stat(q.root)
+	if err != nil {
+		return tool.Error("search_files: " + err.Error()), nil
+	}
+	if !st.IsDir() {
+		// A single file: search it alone.
+		q.single = true
+	}
+	res, err := q.run(ctx)
+	if err != nil {
+		return tool.Error("search_files: " + err.Error()), nil
+	}
+	return tool.Text(s.t.opts.Redact(res.render(s.t, call.TaskID, q))), nil
+}
+
+// glob matches a file name (a pattern without a slash) or a path relative
+// to the search root.
+type glob struct {
+	re       *regexp.Regexp
+	basename bool
+}
+
+func compileGlob(g string) *glob {
+	g = strings.TrimPrefix(g, "./")
+	re := regexp.MustCompile(globRegexp(strings.TrimPrefix(g, "/")))
+	return &glob{re: re, basename: !strings.Contains(g, "/")}
+}
+
+func (g *glob) match(rel string) bool {
+	if g.basename {
+		return g.re.MatchString(filepath.Base(rel))
+	}
+	return g.re.MatchString(rel)
+}
+
+func (r *searchResult) render(t *Tools, task string, q searchQuery) string {
+	var b strings.Builder
+	hits := r.hits.sorted()
+	show := func(p string) string { return t.display(task, p) }
+	switch {
+	case len(hits) == 0 && q.filesTgt:
+		fmt.Fprintf(&b, "No files matching the pattern under %s.", q.root)
+	case len(hits) == 0:
+		fmt.Fprintf(&b, "No matches under %s.", q.root)
+	case q.filesTgt || q.mode == "files_with_matches":
+		for _, h := range hits {
+			b.WriteString(show(h.path))
+			b.WriteByte('\n')
+		}
+	case q.mode == "count":
+		for _, h := range hits {
+			fmt.Fprintf(&b, "%s:%d\n", show(h.path), h.line)
+		}
+	default:
+		for _, h := range hits {
+			fmt.Fprintf(&b, "%s:%d:%s\n", show(h.path), h.line, h.text)
+		}
+	}
+	total := r.matches.Load()
+	unit := "matches"
+	if q.filesTgt || q.mode == "files_with_matches" || q.mode == "count" {
+		total, unit = r.files.Load(), "files"
+	}
+	if int64(len(hits)) < total {
+		fmt.Fprintf(&b, "[showing %d of %d %s; narrow the pattern or path, or raise limit]\n", len(hits), total, unit)
+	}
+	if r.stopped.Load() {
+		fmt.Fprintf(&b, "[search stopped after %d matches; totals are lower bounds]\n", maxTotalMatches)
+	}
+	if n := r.skippedLarge.Load(); n > 0 {
+		fmt.Fprintf(&b, "[%d file(s) over %d bytes were not searched]\n", n, q.maxSize)
+	}
+	if n := r.errors.Load(); n > 0 {
+		fmt.Fprintf(&b, "[%d file(s) or directories could not be read: %s]\n", n, r.firstErr())
+	}
+	return strings.ToValidUTF8(b.String(), "\uFFFD")
+}
