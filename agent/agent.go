@@ -65,6 +65,10 @@ type Config struct {
 	Approver       tool.Approver
 	Redact         func(string) string
 
+	// RewritePrompt rewrites the Model: and Provider: lines of the system
+	// prompt after a fallback switched model.
+	RewritePrompt func(prompt, model, provider string) string
+
 	// Store persists the session as it happens. Nil keeps nothing.
 	Store Store
 	// Session describes the session to create in Store.

@@ -101,6 +101,7 @@ func (a *Agent) Run(ctx context.Context, in Input) (*Result, error) {
 // prologue: the user message and the system prompt (steps 1-3).
 func (t *turn) prologue(in Input) {
 	a := t.a
+	a.resetTurnRouting()
 	t.ensureSystemPrompt(in.SystemMessage)
 	if in.Message != "" {
 		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Time: a.cfg.Now()})
@@ -168,7 +169,7 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 	a.mu.Lock()
 	msgs := make([]llm.Message, 0, len(a.history)+len(t.scaffold)+1)
 	if a.systemPrompt != "" {
-		msgs = append(msgs, llm.System(a.systemPrompt))
+		msgs = append(msgs, llm.System(a.sentSystemPrompt()))
 	}
 	msgs = append(msgs, a.history...)
 	a.mu.Unlock()
@@ -184,8 +185,11 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 			a.emit(Event{Kind: EventBudgetWarning, Text: text, Step: t.budget.Used()})
 		}
 	}
+	a.mu.Lock()
+	model := a.model
+	a.mu.Unlock()
 	req := &llm.Request{
-		Model:           a.model,
+		Model:           model,
 		Messages:        api,
 		MaxTokens:       a.cfg.MaxTokens,
 		ReasoningEffort: a.cfg.ReasoningEffort,
@@ -364,7 +368,9 @@ func (t *turn) epilogue() {
 	a := t.a
 	r := t.res
 	r.Messages = a.History()
+	a.mu.Lock()
 	r.Model, r.Provider = a.model, a.provider
+	a.mu.Unlock()
 	r.Completed = !r.Failed && !r.Interrupted && !r.Partial && r.ExitReason == ExitText
 	if r.Failed && r.Error == nil {
 		r.Error = errors.New(r.ExitReason)

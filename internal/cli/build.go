@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tools/terminal"
+)
+
+// runtime is everything one hermes run uses.
+type runtime struct {
+	cfg      *config.Config
+	home     string
+	getenv   func(string) string
+	endpoint provider.Endpoint
+	chain    *provider.Chain
+	agent    *agent.Agent
+	tools    *tool.Registry
+	obs      *observers
+	closers  []func() error
+}
+
+func (r *runtime) Close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		_ = r.closers[i]()
+	}
+}
+
+// setupError is a configuration problem: exit status 2.
+type setupError struct{ err error }
+
+func (e *setupError) Error() string { return e.err.Error() }
+func (e *setupError) Unwrap() error { return e.err }
+
+// loadConfig reads HERMES_HOME's .env and config.yaml and applies flags.
+func loadConfig(e *env, f *runFlags) (*config.Config, func(string) string, error) {
+	home := config.Home(e.getenv)
+	dot, err := config.LoadDotEnv(filepath.Join(home, ".env"))
+	if err != nil {
+		return nil, nil, &setupError{err}
+	}
+	getenv := func(k string) string {
+		if v := e.getenv(k); v != "" {
+			return v
+		}
+		return dot[k]
+	}
+	cfg, err := config.Load(home, getenv)
+	if err != nil {
+		return nil, nil, &setupError{err}
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(e.stderr, "hermes: warning:", w)
+	}
+	if f.provider != "" {
+		cfg.Provider = f.provider
+	}
+	if f.baseURL != "" {
+		cfg.BaseURL = f.baseURL
+	}
+	if f.apiKey != "" {
+		cfg.APIKey = f.apiKey
+	}
+	if f.model != "" {
+		cfg.Model.Name = f.model
+	}
+	if f.apiMode != "" {
+		cfg.APIMode = f.apiMode
+	}
+	if f.maxTurns > 0 {
+		cfg.Agent.MaxTurns = f.maxTurns
+	}
+	if f.effort != "" {
+		cfg.Agent.ReasoningEffort = f.effort
+	}
+	if l := f.toolsetList(); l != nil {
+		cfg.Toolsets = l
+	}
+	return cfg, getenv, nil
+}
+
+func providerConfig(cfg *config.Config) provider.Config {
+	pc := provider.Config{
+		Provider: cfg.Provider, Model: cfg.Model.Name, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		APIMode: cfg.APIMode, ContextLength: cfg.Model.ContextLength,
+		Providers: map[string]provider.ProviderConfig{},
+		Auxiliary: map[string]provider.AuxConfig{},
+	}
+	for id, p := range cfg.Providers {
+		pc.Providers[id] = provider.ProviderConfig{BaseURL: p.BaseURL, KeyEnv: p.KeyEnv, KeyCmd: p.KeyCmd,
+			APIMode: p.APIMode, RequestTimeout: config.Seconds(p.RequestTimeout)}
+	}
+	pc.FallbackProviders = fallbackEntries(cfg.FallbackProviders)
+	for task, a := range cfg.Auxiliary {
+		pc.Auxiliary[task] = provider.AuxConfig{Provider: a.Provider, Model: a.Model, BaseURL: a.BaseURL,
+			APIMode: a.APIMode, Timeout: config.Seconds(a.Timeout), FallbackProviders: fallbackEntries(a.FallbackProviders)}
+	}
+	return pc
+}
+
+func fallbackEntries(in []config.FallbackProvider) []provider.FallbackEntry {
+	var out []provider.FallbackEntry
+	for _, f := range in {
+		out = append(out, provider.FallbackEntry{Provider: f.Provider, Model: f.Model, BaseURL: f.BaseURL, KeyEnv: f.KeyEnv, APIMode: f.APIMode})
+	}
+	return out
+}
+
+// buildOptions are what differs between surfaces.
+type buildOptions struct {
+	interactive bool // a user can answer approvals and clarify questions
+	source      string
+}
+
+// build resolves the provider chain, the tools and the agent.
+func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime, error) {
+	cfg, getenv, err := loadConfig(e, f)
+	if err != nil {
+		return nil, err
+	}
+	rt := &runtime{cfg: cfg, home: cfg.Home, getenv: getenv, obs: &observers{}}
+	pcfg := providerConfig(cfg)
+	if pcfg.Model == "" && pcfg.BaseURL != "" && isLocalish(pcfg.Provider) {
+		if m, err := discoverModel(ctx, pcfg.BaseURL, pcfg.APIKey); err == nil {
+			pcfg.Model = m
+		} else {
+			pcfg.Model = "default"
+		}
+	}
+	resolver := provider.Resolver{Getenv: getenv}
+	entries, problems, err := resolver.Chain(ctx, pcfg)
+	if err != nil {
+		return nil, &setupError{err}
+	}
+	for _, p := range problems {
+		fmt.Fprintln(e.stderr, "hermes: warning: fallback provider skipped:", p)
+	}
+	rt.endpoint = entries[0]
+
+	var a *agent.Agent
+	chain, err := provider.NewChain(entries, provider.ChainOptions{
+		Factory:   newTransport,
+		Transport: llm.Options{NoStream: f.noStream},
+		Resolver:  resolver,
+		OnRetry: func(ev provider.RetryEvent) {
+			rt.obs.emit(agent.Event{Kind: agent.EventStatus, Time: time.Now(), Text: fmt.Sprintf(
+				"%s: %v; retrying in %s (%d/%d)", ev.Endpoint, ev.Err, ev.Wait.Round(100*time.Millisecond), ev.Attempt, ev.MaxRetries)})
+		},
+		OnFallback: func(ev provider.FallbackEvent) {
+			if a != nil {
+				a.SwitchModel(ev.To.Model, ev.To.Provider)
+			}
+		},
+	})
+	if err != nil {
+		return nil, &setupError{err}
+	}
+	rt.chain = chain
+
+	reg, err := rt.buildTools(bo)
+	if err != nil {
+		return nil, err
+	}
+	rt.tools = reg
+
+	effort := cfg.Agent.ReasoningEffort
+	if effort != "" {
+		if effort, err = provider.ParseReasoningEffort(effort); err != nil {
+			return nil, &setupError{err}
+		}
+	}
+	var cache *llm.CacheOptions
+	if rt.endpoint.APIMode == llm.AnthropicMessages || strings.Contains(strings.ToLower(rt.endpoint.Model), "claude") {
+		cache = &llm.CacheOptions{TTL: cfg.PromptCaching.CacheTTL}
+	}
+	acfg := agent.Config{
+		Client:                 chain,
+		Model:                  rt.endpoint.Model,
+		Provider:               rt.endpoint.Provider,
+		APIMode:                rt.endpoint.APIMode,
+		Tools:                  reg,
+		MaxIterations:          cfg.Agent.MaxTurns,
+		ToolPoolSize:           cfg.Agent.ToolPoolSize,
+		BudgetWarnings:         cfg.Agent.BudgetWarnings,
+		KeepPartialOnInterrupt: cfg.Agent.KeepPartialOnInterrupt,
+		MaxTokens:              cfg.Agent.MaxTokens,
+		ReasoningEffort:        effort,
+		Cache:                  cache,
+		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
+		SpillDir:               filepath.Join(os.TempDir(), "hermes-tool-output"),
+		RewritePrompt: func(p, model, prov string) string {
+			return provider.RewriteIdentityLines(p, provider.Endpoint{Model: model, Provider: prov})
+		},
+		GuardrailWarnAfter: cfg.Guardrails.WarnAfter,
+		GuardrailHaltAfter: cfg.Guardrails.HaltAfter,
+		Observer:           rt.obs.emit,
+		SystemPrompt: func(ctx context.Context, model, prov string) (string, error) {
+			return defaultSystemPrompt(model, prov), nil
+		},
+	}
+	a = agent.New(acfg)
+	rt.agent = a
+	return rt, nil
+}
+
+func isLocalish(id string) bool {
+	switch strings.ToLower(id) {
+	case "", "auto", "custom", "local", "ollama", "vllm", "llamacpp", "lmstudio":
+		return true
+	}
+	return false
+}
+
+// buildTools registers the built-in tools, filtered by toolsets.
+func (rt *runtime) buildTools(bo buildOptions) (*tool.Registry, error) {
+	cfg := rt.cfg
+	reg := &tool.Registry{}
+	term := terminal.New(terminal.Options{
+		Timeout:   config.Seconds(cfg.Terminal.Timeout),
+		MaxOutput: cfg.Terminal.MaxOutput,
+	})
+	rt.closers = append(rt.closers, term.Close)
+	for _, t := range term.Tools() {
+		if err := reg.Register(t); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.Toolsets) > 0 {
+		reg = reg.Filter(cfg.Toolsets)
+	}
+	return reg, nil
+}
+
+func defaultSystemPrompt(model, prov string) string {
+	return "You are Hermes Agent, an intelligent AI assistant created by Nous Research. You are helpful, knowledgeable, and direct.\n\n" +
+		"You are a CLI AI Agent. Try not to use markdown but simple text renderable inside a terminal.\n\n" +
+		"Model: " + model + "\nProvider: " + prov
+}
+
+// exitFor maps a setup error or a result to an exit status.
+func exitFor(err error) int {
+	var se *setupError
+	if errors.As(err, &se) {
+		return exitUsage
+	}
+	return exitFailed
+}

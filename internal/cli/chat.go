@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/spf13/cobra"
+)
+
+func newChatCmd(e *env, f *runFlags) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "chat",
+		Short: "Chat with the agent (interactive), or run one query with -q",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.query != "" {
+				return runOneShot(cmd.Context(), e, f, f.query, !f.quiet)
+			}
+			if f.oneshot {
+				return &exitError{code: exitUsage, err: errors.New("--oneshot needs a query: hermes chat -q \"...\" --oneshot")}
+			}
+			return runInteractive(cmd.Context(), e, f)
+		},
+	}
+	c.Flags().StringVarP(&f.query, "query", "q", "", "the message to send")
+	c.Flags().BoolVar(&f.oneshot, "oneshot", false, "run the query and exit (progress on stderr, answer on stdout)")
+	c.Flags().BoolVarP(&f.quiet, "quiet", "Q", false, "no progress output")
+	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "more progress output")
+	c.Flags().StringVarP(&f.resume, "resume", "r", "", "resume a session: ID, title or 'latest'")
+	c.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
+	return c
+}
+
+// runInteractive is a line-oriented chat: each line is a turn; Ctrl-C
+// interrupts a running turn, and at the prompt ends the chat.
+func runInteractive(ctx context.Context, e *env, f *runFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli"})
+	if err != nil {
+		return &exitError{code: exitFor(err), err: err}
+	}
+	defer rt.Close()
+	rt.obs.add((&progress{w: e.stderr, showText: true, verbose: f.verbose}).observe)
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	in := bufio.NewScanner(e.stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	fmt.Fprintf(e.stderr, "hermes %s · %s · Ctrl-D to quit\n", Version, rt.endpoint)
+	for {
+		fmt.Fprint(e.stderr, "\n> ")
+		if !in.Scan() {
+			fmt.Fprintln(e.stderr)
+			return in.Err()
+		}
+		line := strings.TrimSpace(in.Text())
+		if line == "" {
+			continue
+		}
+		if line == "/exit" || line == "/quit" {
+			return nil
+		}
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-sigs:
+				rt.agent.Interrupt()
+			case <-done:
+			}
+		}()
+		res, err := rt.agent.Run(ctx, agent.Input{Message: line})
+		close(done)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "hermes:", err)
+			continue
+		}
+		fmt.Fprintln(e.stderr)
+		switch {
+		case res.Interrupted:
+			fmt.Fprintln(e.stderr, "(interrupted)")
+		case res.Error != nil:
+			fmt.Fprintf(e.stderr, "hermes: %s: %v\n", res.ExitReason, res.Error)
+		}
+	}
+}

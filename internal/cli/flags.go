@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// runFlags are the flags every run shares. Flags win over config.yaml,
+// which wins over the environment.
+type runFlags struct {
+	prompt      string
+	provider    string
+	baseURL     string
+	apiKey      string
+	model       string
+	apiMode     string
+	maxTurns    int
+	toolsets    string
+	yolo        bool
+	usageFile   string
+	ignoreRules bool
+	effort      string
+	noStream    bool
+
+	// chat
+	query   string
+	oneshot bool
+	resume  string
+	cont    bool
+	quiet   bool
+	verbose bool
+}
+
+func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
+	fs.StringVar(&f.provider, "provider", "", "provider: auto, openrouter, openai, anthropic, openai-codex, custom (ollama, vllm, llamacpp, lmstudio)")
+	fs.StringVar(&f.baseURL, "base-url", "", "base URL of the model endpoint (e.g. http://127.0.0.1:8080/v1)")
+	fs.StringVar(&f.apiKey, "api-key", "", "API key (prefer the provider's environment variable)")
+	fs.StringVarP(&f.model, "model", "m", "", "model name")
+	fs.StringVar(&f.apiMode, "api-mode", "", "wire format: chat_completions, codex_responses or anthropic_messages")
+	fs.IntVar(&f.maxTurns, "max-turns", 0, "iteration budget per turn (default agent.max_turns, 500)")
+	fs.StringVar(&f.toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
+	fs.BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking (hardline commands are still refused)")
+	fs.StringVar(&f.usageFile, "usage-file", "", "write a JSON summary of the run (calls, outcome, tokens) to this file")
+	fs.BoolVar(&f.ignoreRules, "ignore-rules", false, "skip context files (AGENTS.md, .hermes.md) and memory")
+	fs.StringVar(&f.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")
+	fs.BoolVar(&f.noStream, "no-stream", false, "make model calls without streaming")
+}
+
+func (f *runFlags) toolsetList() []string {
+	if strings.TrimSpace(f.toolsets) == "" {
+		return nil
+	}
+	var out []string
+	for _, s := range strings.Split(f.toolsets, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

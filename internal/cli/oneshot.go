@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hermes-go/hermes/agent"
+)
+
+// runOneShot runs one prompt. quiet (-z) prints only the final answer;
+// otherwise progress goes to stderr.
+func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withProgress bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rt, err := build(ctx, e, f, buildOptions{source: "cli"})
+	if err != nil {
+		if f.usageFile != "" {
+			if werr := writeUsage(f.usageFile, reportFrom(nil, err)); werr != nil {
+				fmt.Fprintln(e.stderr, "hermes:", werr)
+			}
+		}
+		return &exitError{code: exitFor(err), err: err}
+	}
+	defer rt.Close()
+	if withProgress {
+		rt.obs.add((&progress{w: e.stderr, verbose: f.verbose}).observe)
+	}
+
+	// Ctrl-C interrupts the turn; the loop returns promptly with what it has.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			rt.agent.Interrupt()
+		case <-done:
+		}
+	}()
+
+	res, err := rt.agent.Run(ctx, agent.Input{Message: prompt})
+	if f.usageFile != "" {
+		if werr := writeUsage(f.usageFile, reportFrom(res, err)); werr != nil {
+			fmt.Fprintln(e.stderr, "hermes:", werr)
+		}
+	}
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if res.FinalResponse != "" && (res.Completed || !res.Failed) {
+		fmt.Fprintln(e.stdout, res.FinalResponse)
+	}
+	switch {
+	case res.Completed:
+		return nil
+	case res.Interrupted:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	case res.Error != nil:
+		return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", res.ExitReason, res.Error)}
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("turn ended without completing (%s)", res.ExitReason)}
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the hermes version, set at build time with -ldflags "-X".
+var Version = "0.1.0-dev"
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// exitError carries an exit status through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// env is what a command reads from its surroundings, so tests can run the
+// CLI in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// Main runs the hermes command line and returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "hermes:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "hermes:", err)
+	return exitUsage
+}
+
+func newRoot(e *env) *cobra.Command {
+	f := &runFlags{}
+	root := &cobra.Command{
+		Use:   "hermes",
+		Short: "Hermes, the agent loop in one static binary",
+		Long: "Hermes runs an AI agent against any OpenAI-compatible, OpenAI Responses or Anthropic endpoint.\n\n" +
+			"  hermes -z \"question\"          one-shot: print only the final answer\n" +
+			"  hermes chat                   interactive chat\n" +
+			"  hermes chat -q \"...\" --oneshot one-shot with progress on stderr",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.prompt == "" {
+				return runInteractive(cmd.Context(), e, f)
+			}
+			return runOneShot(cmd.Context(), e, f, f.prompt, false)
+		},
+	}
+	root.SetVersionTemplate("hermes {{.Version}}\n")
+	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer")
+	addRunFlags(root.PersistentFlags(), f)
+	root.AddCommand(newChatCmd(e, f))
+	return root
+}

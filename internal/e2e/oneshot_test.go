@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
+)
+
+// The five-round terminal task: each round runs a real command, and the
+// model's final answer reports what the commands produced.
+func TestOneShotFiveRoundTerminalTaskInEveryAPIMode(t *testing.T) {
+	for _, mode := range []string{"chat_completions", "codex_responses", "anthropic_messages"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			cmds := []string{"mkdir -p work", "cd work", "echo hello > greeting.txt", "cat greeting.txt | tr a-z A-Z", "ls"}
+			for i, c := range cmds {
+				args := fmt.Sprintf(`{"command":%q}`, c)
+				srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("call_%d", i+1), Name: "terminal", Arguments: args}}})
+			}
+			srv.Enqueue(llmtest.Reply{Text: "The file says HELLO."})
+
+			home, work := t.TempDir(), t.TempDir()
+			usage := filepath.Join(t.TempDir(), "usage.json")
+			base := srv.URL()
+			if mode == "anthropic_messages" {
+				base = srv.AnthropicURL()
+			}
+			r := hermes(t, home, work, "-z", "make a greeting and shout it", "--provider", "custom", "--base-url", base,
+				"--model", "test-model", "--api-mode", mode, "--usage-file", usage)
+			if r.code != 0 || strings.TrimSpace(r.stdout) != "The file says HELLO." {
+				t.Fatalf("exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 6 {
+				t.Fatalf("%d requests, want 6", len(reqs))
+			}
+			// The last request carries every tool result, in order, after its call.
+			msgs := reqs[5].Messages()
+			var results []string
+			for _, m := range msgs {
+				if m.Role == llm.RoleTool {
+					results = append(results, m.ToolCallID+"="+m.Content)
+				}
+			}
+			if len(results) != 5 {
+				t.Fatalf("tool results sent: %q", results)
+			}
+			for i, res := range results {
+				if !strings.HasPrefix(res, fmt.Sprintf("call_%d=", i+1)) {
+					t.Fatalf("result %d out of order: %q", i, res)
+				}
+			}
+			if !strings.Contains(results[3], "HELLO") || !strings.Contains(results[4], "greeting.txt") {
+				t.Fatalf("commands did not run where expected (cwd must persist): %q", results)
+			}
+			u := readUsage(t, usage)
+			if u["api_calls"] != float64(6) || u["completed"] != true || u["exit_reason"] != "text_response" || u["task_id"] == "" {
+				t.Fatalf("usage file %v", u)
+			}
+		})
+	}
+}
+
+func TestNoProviderConfiguredExplainsHowAndExits2(t *testing.T) {
+	home := t.TempDir()
+	usage := filepath.Join(t.TempDir(), "u.json")
+	r := hermes(t, home, home, "-z", "hi", "--usage-file", usage)
+	if r.code != 2 || !contains(r.stderr, "API_KEY", "--base-url") || r.stdout != "" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if u := readUsage(t, usage); u["completed"] != false || u["failed"] != true {
+		t.Fatalf("usage file %v", u)
+	}
+}
+
+func TestFailedRunExitsNonZeroAndWritesUsage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected()
+	srv.Enqueue(llmtest.Error(401, ""))
+	home := t.TempDir()
+	usage := filepath.Join(t.TempDir(), "u.json")
+	r := hermes(t, home, home, "-z", "hi", "--provider", "custom", "--base-url", srv.URL(), "--model", "m", "--usage-file", usage)
+	if r.code == 0 || r.stdout != "" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	u := readUsage(t, usage)
+	if u["completed"] != false || u["failed"] != true || u["error"] == nil {
+		t.Fatalf("usage file %v", u)
+	}
+}
+
+func TestChatOneshotPrintsProgressOnStderrAndAnswerOnStdout(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"echo hi"}`}}}, llmtest.Reply{Text: "said hi"})
+	home := t.TempDir()
+	r := hermes(t, home, home, "chat", "-q", "say hi", "--oneshot", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "said hi" || !strings.Contains(r.stderr, "terminal") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := hermes(t, t.TempDir(), t.TempDir(), "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "hermes ") {
+		t.Fatalf("exit %d stdout %q", r.code, r.stdout)
+	}
+}
