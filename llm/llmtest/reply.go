@@ -1,0 +1,117 @@
+package llmtest
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/hermes-go/hermes/llm"
+)
+
+// Reply scripts the server's answer to one request. The same Reply is
+// rendered in whichever wire format the request used, streamed or not.
+//
+// The zero Reply is a successful turn with empty text. Fields combine: a
+// reply may carry reasoning, text and tool calls at once, and they are
+// emitted in that order, as real models do.
+type Reply struct {
+	// Text is the visible answer. Streams send it one word per event.
+	Text string
+	// Reasoning is the model's thinking: reasoning_content deltas (Chat
+	// Completions), a reasoning item with a summary (Responses), a signed
+	// thinking block (Anthropic).
+	Reasoning string
+	// Signature is the Anthropic thinking signature; generated when empty.
+	Signature string
+	// ToolCalls are the calls the model makes. An empty ID is generated in
+	// the provider's style (call_…, toolu_…); empty Arguments become "{}".
+	// Arguments stream in fragments of a few characters and may be invalid
+	// JSON, to script a truncated call (not for non-streamed Anthropic,
+	// whose tool_use input must be an object).
+	ToolCalls []llm.ToolCall
+	// Refusal is a refusal sent in the provider's refusal field: message
+	// refusal (Chat Completions), a refusal content part (Responses), a
+	// text block ending with stop_reason "refusal" (Anthropic).
+	Refusal string
+	// Empty sends a reply with nothing in it: no choices (Chat
+	// Completions), an empty output list (Responses), an empty content list
+	// (Anthropic). Other content fields are ignored.
+	Empty bool
+
+	// FinishReason is the normalised reason (llm.FinishStop, FinishToolCalls,
+	// FinishLength, FinishContentFilter), mapped to each format's own value
+	// (end_turn, max_tokens, an incomplete response, ...). Any other value
+	// is sent verbatim. Empty means tool_calls when there are tool calls,
+	// content_filter for a refusal, stop otherwise.
+	FinishReason llm.FinishReason
+	// Usage is the token usage to report. Nil computes a plausible count
+	// from the sizes of the request and the reply (about 4 bytes a token).
+	// InputTokens counts every prompt token, cached ones included, as in
+	// llm.Usage; Anthropic's input_tokens is sent without the cached part.
+	Usage *llm.Usage
+	// Model is the model the provider says served the call; empty echoes
+	// the requested model.
+	Model string
+
+	// Status, when not 0 or 200, makes the reply an HTTP error with this
+	// status and Body. An empty Body is filled with the real provider's
+	// error body for that status in the request's format.
+	Status int
+	// Body is the raw response body of an error reply.
+	Body string
+	// Header holds extra response headers (Retry-After, ...).
+	Header http.Header
+
+	// Delay waits before the first byte of the response.
+	Delay time.Duration
+	// ChunkDelay waits before each streamed event after the first.
+	ChunkDelay time.Duration
+	// CutAfter, when positive, breaks a stream after that many SSE events
+	// (the first being the role chunk, response.created or message_start):
+	// the connection is dropped without a finish event, or, with
+	// StreamError, the error is sent as an SSE error event. A non-streamed
+	// reply is cut half-way through its body.
+	CutAfter int
+	// StreamError is an error body sent as an SSE error event after
+	// CutAfter events (at once when CutAfter is 0); the stream then ends.
+	// Streams only.
+	StreamError string
+	// Hang holds the request open, writing nothing more, until the client
+	// goes away or the server closes: before the response headers, or with
+	// CutAfter after that many events. Server.Hanging reports when it starts.
+	Hang bool
+}
+
+// Error is a reply that fails with an HTTP status and body. An empty body
+// is filled with the real provider's body for the status and the request's
+// format (see the *Body constants).
+func Error(status int, body string) Reply {
+	return Reply{Status: status, Body: body}
+}
+
+// WithHeader returns a copy of r with a response header added.
+func (r Reply) WithHeader(key, value string) Reply {
+	h := r.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Add(key, value)
+	r.Header = h
+	return r
+}
+
+func (r *Reply) isError() bool { return r.Status != 0 && r.Status != http.StatusOK }
+
+// finish returns the normalised finish reason of a successful reply.
+func (r *Reply) finish() llm.FinishReason {
+	switch {
+	case r.FinishReason != "":
+		return r.FinishReason
+	case r.Empty:
+		return llm.FinishStop
+	case len(r.ToolCalls) > 0:
+		return llm.FinishToolCalls
+	case r.Refusal != "":
+		return llm.FinishContentFilter
+	}
+	return llm.FinishStop
+}
