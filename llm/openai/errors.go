@@ -66,24 +66,11 @@ func mapError(ctx context.Context, provider string, err error) error {
 }
 
 // streamError classifies an error the provider sent inside an SSE stream
-// ({"error": {...}}), which arrives after a 200 status. OpenRouter puts the
-// upstream HTTP status in error.code.
+// ({"error": {...}}), after a 200 status: ClassifyHTTP reads the kind from
+// the error's numeric code (OpenRouter puts the upstream status there) or
+// its type.
 func streamError(provider string, data []byte) *llm.ProviderError {
-	var w struct {
-		Error struct {
-			Code any `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(data, &w)
-	status := 0
-	if c, ok := w.Error.Code.(float64); ok && c >= 400 && c < 600 {
-		status = int(c)
-	}
-	pe := llm.ClassifyHTTP(provider, status, nil, data)
-	if status == 0 && pe.Kind == llm.ErrUnknown {
-		pe.Kind = llm.ErrServer
-	}
-	return pe
+	return llm.ClassifyHTTP(provider, 0, nil, data)
 }
 
 func invalidResponse(provider, msg string) *llm.ProviderError {

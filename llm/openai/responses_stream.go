@@ -59,10 +59,7 @@ func (s *responsesStream) event(provider string, ev responses.ResponseStreamEven
 		resp := ev.Response
 		s.final = &resp
 	case "error":
-		pe := llm.ClassifyHTTP(provider, 0, nil, []byte(ev.RawJSON()))
-		if pe.Kind == llm.ErrUnknown {
-			pe.Kind = llm.ErrServer
-		}
+		pe := streamError(provider, []byte(ev.RawJSON()))
 		if ev.Message != "" {
 			pe.Message = ev.Message
 		}
