@@ -402,3 +402,21 @@ func TestChatKeepsHistoryAcrossTurnsAndSystemPromptStable(t *testing.T) {
 		t.Fatalf("builds %d, second request %+v", builds, r[1].Messages)
 	}
 }
+
+// BenchmarkLoopRoundInProcess is the loop's own cost per tool round with
+// an in-process client and a no-op tool: no network, no JSON on a wire.
+func BenchmarkLoopRoundInProcess(b *testing.B) {
+	client := llm.ClientFunc(func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
+		if req.Messages[len(req.Messages)-1].Role == llm.RoleTool {
+			return &llm.Response{Message: llm.Assistant("done"), FinishReason: llm.FinishStop}, nil
+		}
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("c", "echo", `{"text":"x"}`)}}, FinishReason: llm.FinishToolCalls}, nil
+	})
+	a := New(Config{Client: client, Model: "m", Tools: tool.NewRegistry(echoTool())})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if res, _ := a.Run(context.Background(), Input{Message: "go", History: []llm.Message{}}); !res.Completed {
+			b.Fatal(res)
+		}
+	}
+}

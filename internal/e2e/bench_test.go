@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
+	"github.com/hermes-go/hermes/llm/openai"
+	"github.com/hermes-go/hermes/tool"
+)
+
+// BenchmarkLoopOverheadPerToolRound measures one tool round of the loop
+// (model call over loopback with streamed SSE, decoding, tool dispatch,
+// appending) with a model that answers at once and a tool that does
+// nothing: the time is the loop's own. One op is one turn of one tool
+// round plus the final answer call, from a fresh history.
+func BenchmarkLoopOverheadPerToolRound(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		msgs := r.Messages()
+		if msgs[len(msgs)-1].Role == llm.RoleTool {
+			return llmtest.Reply{Text: "done"}
+		}
+		return llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "noop", Arguments: `{"n":1}`}}}
+	})
+	noop := tool.Func{S: tool.Spec{Name: "noop", Parameters: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+		Fn: func(context.Context, tool.Call) (tool.Result, error) { return tool.Text("ok"), nil }}
+	a := agent.New(agent.Config{Client: openai.NewChat(llm.Options{BaseURL: srv.URL(), APIKey: "k"}), Model: "m",
+		Tools: tool.NewRegistry(noop), SystemPrompt: func(context.Context, string, string) (string, error) { return "sys", nil }})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := a.Run(context.Background(), agent.Input{Message: "go", History: []llm.Message{}})
+		if err != nil || !res.Completed || res.APICalls != 2 {
+			b.Fatalf("err %v result %+v", err, res)
+		}
+	}
+}
+
+// BenchmarkStartupVersion times `hermes --version` as a process.
+func BenchmarkStartupVersion(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if err := exec.Command(hermesBin, "--version").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOneShotFiveRoundsPeakRSS runs the five-round terminal task as a
+// process and reports its peak resident memory.
+func BenchmarkOneShotFiveRoundsPeakRSS(b *testing.B) {
+	var peak int64
+	for i := 0; i < b.N; i++ {
+		srv := llmtest.NewServer(b)
+		for r := 0; r < 5; r++ {
+			srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo round %d"}`, r)}}})
+		}
+		srv.Enqueue(llmtest.Reply{Text: "done"})
+		home := b.TempDir()
+		cmd := exec.Command(hermesBin, "-z", "five rounds", "--provider", "custom", "--base-url", srv.URL(), "--model", "m",
+			"--usage-file", filepath.Join(home, "u.json"))
+		cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=/usr/bin:/bin"}
+		cmd.Dir = home
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
+			peak = ru.Maxrss
+		}
+		srv.Close()
+	}
+	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+}
