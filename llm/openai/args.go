@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 )
 
 // canonicalArgs returns tool-call arguments in a stable form for sending
@@ -39,4 +40,40 @@ func canonicalArgs(s string) string {
 func argsComplete(s string) bool {
 	t := strings.TrimSpace(s)
 	return t == "" || json.Valid([]byte(t))
+}
+
+// argsMemo remembers canonical forms. Every call resends the whole
+// history, so the same arguments are canonicalised turn after turn; the
+// memo makes that a map lookup. It is bounded by total bytes and simply
+// starts over when full.
+type argsMemo struct {
+	mu    sync.Mutex
+	m     map[string]string
+	bytes int
+}
+
+const (
+	argsMemoMaxBytes = 4 << 20
+	argsMemoMaxEntry = 64 << 10 // larger arguments are canonicalised every time
+)
+
+func (a *argsMemo) canonical(s string) string {
+	if len(s) > argsMemoMaxEntry {
+		return canonicalArgs(s)
+	}
+	a.mu.Lock()
+	v, ok := a.m[s]
+	a.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = canonicalArgs(s)
+	a.mu.Lock()
+	if a.m == nil || a.bytes+len(s)+len(v) > argsMemoMaxBytes {
+		a.m, a.bytes = make(map[string]string), 0
+	}
+	a.m[s] = v
+	a.bytes += len(s) + len(v)
+	a.mu.Unlock()
+	return v
 }

@@ -16,6 +16,7 @@ import (
 type Chat struct {
 	f      flavor
 	stream bool
+	args   argsMemo
 	svc    openai.ChatCompletionService
 }
 

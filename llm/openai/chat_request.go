@@ -88,7 +88,7 @@ func (c *Chat) chatMessage(m *llm.Message, model string) (openai.ChatCompletionM
 						ID: tc.ID,
 						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
 							Name:      tc.Name,
-							Arguments: canonicalArgs(tc.Arguments),
+							Arguments: c.args.canonical(tc.Arguments),
 						},
 					},
 				}

@@ -90,3 +90,19 @@ func TestFlavorFromProviderOrHost(t *testing.T) {
 		}
 	}
 }
+
+func TestArgsMemoIsBoundedAndConsistent(t *testing.T) {
+	var m argsMemo
+	for i := 0; i < 3000; i++ {
+		in := `{ "k": "` + strings.Repeat("x", 2000) + `", "i": ` + strings.Repeat("1", 1+i%5) + ` }`
+		if got, want := m.canonical(in), canonicalArgs(in); got != want {
+			t.Fatalf("memo %q, direct %q", got, want)
+		}
+		if m.bytes > argsMemoMaxBytes {
+			t.Fatalf("memo holds %d bytes, cap %d", m.bytes, argsMemoMaxBytes)
+		}
+	}
+	if got := m.canonical(`{"b":1, "a":2}`); got != `{"a":2,"b":1}` {
+		t.Errorf("got %q", got)
+	}
+}

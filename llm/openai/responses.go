@@ -15,6 +15,7 @@ import (
 type Responses struct {
 	f      flavor
 	stream bool
+	args   argsMemo
 	svc    responses.ResponseService
 }
 

@@ -40,7 +40,7 @@ func (r *Responses) responsesParams(req *llm.Request) (responses.ResponseNewPara
 				}},
 			}})
 		case llm.RoleAssistant:
-			items = appendAssistantItems(items, m, content)
+			items = appendAssistantItems(items, m, content, &r.args)
 		case llm.RoleTool:
 			items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
 				CallID: param.NewOpt(m.ToolCallID),
@@ -88,7 +88,7 @@ func (r *Responses) responsesParams(req *llm.Request) (responses.ResponseNewPara
 
 // appendAssistantItems adds one assistant turn: its encrypted reasoning
 // items first (they preceded the output), then its text, then each call.
-func appendAssistantItems(items responses.ResponseInputParam, m *llm.Message, content string) responses.ResponseInputParam {
+func appendAssistantItems(items responses.ResponseInputParam, m *llm.Message, content string, memo *argsMemo) responses.ResponseInputParam {
 	for _, raw := range m.ReasoningItems {
 		// Without encrypted content the item only names server-side state,
 		// which does not exist when store is false.
@@ -111,7 +111,7 @@ func appendAssistantItems(items responses.ResponseInputParam, m *llm.Message, co
 		items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
 			CallID:    tc.ID,
 			Name:      tc.Name,
-			Arguments: canonicalArgs(tc.Arguments),
+			Arguments: memo.canonical(tc.Arguments),
 			ID:        param.NewOpt(functionItemID(tc.ID)),
 		}})
 	}
