@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tools/terminal"
 )
@@ -27,6 +28,8 @@ type runtime struct {
 	agent    *agent.Agent
 	tools    *tool.Registry
 	obs      *observers
+	store    *session.Store
+	redact   func(string) string
 	closers  []func() error
 }
 
@@ -173,6 +176,17 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	}
 	rt.tools = reg
 
+	st, err := openStore(rt.home, rt.redact)
+	if err != nil {
+		return nil, err
+	}
+	rt.store = st
+	rt.closers = append(rt.closers, st.Close)
+	sess, history, storedPrompt, err := rt.resumeOrNew(ctx, f, bo)
+	if err != nil {
+		return nil, err
+	}
+
 	effort := cfg.Agent.ReasoningEffort
 	if effort != "" {
 		if effort, err = provider.ParseReasoningEffort(effort); err != nil {
@@ -208,8 +222,13 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 			return defaultSystemPrompt(model, prov), nil
 		},
 	}
+	acfg.Store = agentStore{st}
+	acfg.Session = sess
 	a = agent.New(acfg)
 	rt.agent = a
+	if history != nil {
+		a.SetHistory(history, storedPrompt)
+	}
 	return rt, nil
 }
 
@@ -254,4 +273,40 @@ func exitFor(err error) int {
 		return exitUsage
 	}
 	return exitFailed
+}
+
+// resumeOrNew picks the session: --resume / --continue load a stored one
+// (its history, and its system prompt when it was built for the same model
+// and provider, so the prompt cache still hits); otherwise a new id.
+func (rt *runtime) resumeOrNew(ctx context.Context, f *runFlags, bo buildOptions) (agent.SessionMeta, []llm.Message, string, error) {
+	ref := f.resume
+	if f.cont && ref == "" {
+		ref = "latest"
+	}
+	source := bo.source
+	if source == "" {
+		source = "cli"
+	}
+	if ref == "" {
+		return agent.SessionMeta{ID: session.NewID(time.Now), Source: source}, nil, "", nil
+	}
+	s, err := rt.store.Resolve(ctx, ref)
+	if err != nil {
+		return agent.SessionMeta{}, nil, "", &setupError{fmt.Errorf("resume %q: %w", ref, err)}
+	}
+	msgs, err := rt.store.Messages(ctx, s.ID)
+	if err != nil {
+		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
+	}
+	prompt := s.SystemPrompt
+	if prompt != "" && !promptMatches(prompt, rt.endpoint.Model, rt.endpoint.Provider) {
+		prompt = "" // built for another model or provider: rebuild it
+	}
+	if err := rt.store.Reopen(ctx, s.ID); err != nil {
+		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
+	}
+	if msgs == nil {
+		msgs = []llm.Message{}
+	}
+	return agent.SessionMeta{ID: s.ID, Source: s.Source, ParentID: s.ParentID}, msgs, prompt, nil
 }

@@ -87,6 +87,6 @@ func newRoot(e *env) *cobra.Command {
 	root.SetVersionTemplate("hermes {{.Version}}\n")
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer")
 	addRunFlags(root.PersistentFlags(), f)
-	root.AddCommand(newChatCmd(e, f))
+	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f))
 	return root
 }

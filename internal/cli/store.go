@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/session"
+)
+
+// openStore opens HERMES_HOME/state.db.
+func openStore(home string, redact func(string) string) (*session.Store, error) {
+	path := filepath.Join(home, "state.db")
+	st, err := session.Open(path, session.Options{Redact: redact})
+	if err != nil {
+		return nil, fmt.Errorf("session database %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// agentStore adapts session.Store to agent.Store.
+type agentStore struct{ st *session.Store }
+
+var _ agent.Store = agentStore{}
+
+func (a agentStore) EnsureSession(ctx context.Context, meta agent.SessionMeta, model, provider string) error {
+	if _, err := a.st.Get(ctx, meta.ID); err == nil {
+		return nil
+	} else if !errors.Is(err, session.ErrNotFound) {
+		return err
+	}
+	_, err := a.st.CreateSession(ctx, session.Session{ID: meta.ID, Source: meta.Source, ParentID: meta.ParentID, Model: model, Provider: provider})
+	return err
+}
+
+func (a agentStore) AppendMessage(ctx context.Context, id string, m llm.Message) error {
+	return a.st.AppendMessage(ctx, id, m)
+}
+
+func (a agentStore) AddUsage(ctx context.Context, id string, u llm.Usage, calls int) error {
+	return a.st.AddUsage(ctx, id, u, calls)
+}
+
+func (a agentStore) SetSystemPrompt(ctx context.Context, id, p string) error {
+	return a.st.SetSystemPrompt(ctx, id, p)
+}

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
+)
+
+func TestSessionIsStoredResumedSearchedAndExported(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"echo zebrafish"}`}}},
+		llmtest.Reply{Text: "The command printed zebrafish."},
+		llmtest.Reply{Text: "Yes, zebrafish again."},
+	)
+	home := t.TempDir()
+	common := []string{"--provider", "custom", "--base-url", srv.URL(), "--model", "m"}
+	r := hermes(t, home, home, append([]string{"-z", "print a fish name"}, common...)...)
+	if r.code != 0 {
+		t.Fatalf("first run: exit %d %s", r.code, r.stderr)
+	}
+
+	r = hermes(t, home, home, "sessions", "list", "--json")
+	var list []struct {
+		ID           string `json:"id"`
+		Source       string `json:"source"`
+		MessageCount int    `json:"message_count"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions list: %v %q %s", err, r.stdout, r.stderr)
+	}
+	id := list[0].ID
+	if list[0].Source != "cli" || list[0].MessageCount != 4 {
+		t.Fatalf("session row %+v", list[0])
+	}
+
+	r = hermes(t, home, home, append([]string{"chat", "-q", "again?", "--oneshot", "--resume", id}, common...)...)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Yes, zebrafish again." {
+		t.Fatalf("resume: exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if reqs[2].System() == "" || reqs[2].System() != reqs[0].System() {
+		t.Fatalf("resumed system prompt differs:\n%q\n%q", reqs[0].System(), reqs[2].System())
+	}
+	n := 0
+	for _, m := range reqs[2].Messages() {
+		if m.Role != llm.RoleSystem {
+			n++
+		}
+	}
+	if n != 5 { // 4 stored + the new user message
+		t.Fatalf("resumed request has %d messages", n)
+	}
+
+	r = hermes(t, home, home, "sessions", "search", "zebrafish", "--json")
+	var hits []struct {
+		SessionID string `json:"session_id"`
+		Snippet   string `json:"snippet"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &hits); err != nil || len(hits) == 0 || hits[0].SessionID != id {
+		t.Fatalf("search: %v %q", err, r.stdout)
+	}
+
+	r = hermes(t, home, home, "sessions", "export", id)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 7 || !strings.Contains(lines[0], `"type":"session"`) || !strings.Contains(lines[6], "zebrafish again") {
+		t.Fatalf("export: exit %d, %d lines: %s", r.code, len(lines), r.stdout)
+	}
+}
