@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -16,10 +15,8 @@ import (
 // the Messages API requires one.
 const DefaultMaxTokens = 16384
 
-// nonStreamTimeout is the SDK's per-attempt limit for non-streamed calls.
-// Setting it skips the SDK's refusal of large max_tokens without streaming;
-// ctx stays the real deadline.
-const nonStreamTimeout = time.Hour
+// messagesPath is the Messages API endpoint, relative to the base URL.
+const messagesPath = "v1/messages"
 
 // Client is the anthropic_messages transport. It is safe for concurrent
 // use; each Complete is independent.
@@ -75,36 +72,41 @@ func New(opts llm.Options) *Client {
 // as they arrive when streaming. Cancelling ctx returns ctx.Err() and no
 // partial response.
 func (c *Client) Complete(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
-	params, err := c.buildParams(req)
+	r, err := c.buildRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := r.encode()
 	if err != nil {
 		return nil, err
 	}
 	var msg *anthropic.Message
 	if c.noStream {
-		msg, err = c.sdk.Messages.New(ctx, params, option.WithRequestTimeout(nonStreamTimeout))
-		if err != nil {
+		// The SDK posts the bytes as they are and decodes the reply (or the
+		// error body) into its types.
+		if err = c.sdk.Post(ctx, messagesPath, body, &msg); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
 			}
 			return nil, c.classify(err)
 		}
-	} else if msg, err = c.stream(ctx, params, sink); err != nil {
+	} else if msg, err = c.stream(ctx, body, sink); err != nil {
 		return nil, err
 	}
 	return normalise(msg, c.provider)
 }
 
-// buildParams converts a canonical request into Messages API params. The
+// buildRequest converts a canonical request into Messages API terms. The
 // request, and the history it holds, are only read.
-func (c *Client) buildParams(req *llm.Request) (anthropic.MessageNewParams, error) {
+func (c *Client) buildRequest(req *llm.Request) (*request, error) {
 	system, msgs := convertMessages(req.Messages, c.native)
 	tools, err := convertTools(req.Tools)
 	if err != nil {
-		return anthropic.MessageNewParams{}, err
+		return nil, err
 	}
-	thinking, output, budget, err := thinkingConfig(req.Model, req.ReasoningEffort)
+	budget, adaptive, err := thinkingConfig(req.Model, req.ReasoningEffort)
 	if err != nil {
-		return anthropic.MessageNewParams{}, err
+		return nil, err
 	}
 	maxTokens := int64(req.MaxTokens)
 	if maxTokens <= 0 {
@@ -114,31 +116,23 @@ func (c *Client) buildParams(req *llm.Request) (anthropic.MessageNewParams, erro
 		// max_tokens counts thinking too: keep the asked-for room for the answer.
 		maxTokens += budget
 	}
-	p := anthropic.MessageNewParams{
-		Model:        req.Model,
-		MaxTokens:    maxTokens,
-		Messages:     msgs,
-		Tools:        tools,
-		Thinking:     thinking,
-		OutputConfig: output,
+	r := &request{
+		model: req.Model, maxTokens: maxTokens, messages: msgs, tools: tools,
+		budget: budget, adaptive: adaptive, stream: !c.noStream,
 	}
-	extra := map[string]any{}
 	if req.Cache != nil {
 		var sys []anthropic.TextBlockParam
 		if system != "" {
 			sys = []anthropic.TextBlockParam{{Text: system}}
 		}
-		p.System, p.Messages = ApplyCacheMarkers(sys, msgs, req.Cache.TTL)
-	} else if system != "" {
-		// A plain string: the shape with no marker, byte-identical across calls.
-		extra["system"] = system
+		r.system, r.messages = ApplyCacheMarkers(sys, msgs, req.Cache.TTL)
+	} else {
+		// A plain string: the shape with no marker.
+		r.systemText = system
 	}
-	if req.Temperature != nil && thinking.OfEnabled == nil && thinking.OfAdaptive == nil {
+	if req.Temperature != nil && budget == 0 && adaptive == "" {
 		// Thinking requires the default temperature.
-		extra["temperature"] = *req.Temperature
+		r.temperature = req.Temperature
 	}
-	if len(extra) > 0 {
-		p.SetExtraFields(extra)
-	}
-	return p, nil
+	return r, nil
 }

@@ -232,7 +232,7 @@ func TestToolDefinitionsBecomeInputSchemas(t *testing.T) {
 
 func TestBadToolSchemaFailsTheCall(t *testing.T) {
 	c := New(llm.Options{})
-	_, err := c.buildParams(&llm.Request{Model: "m", Messages: []llm.Message{llm.User("hi")},
+	_, err := c.buildRequest(&llm.Request{Model: "m", Messages: []llm.Message{llm.User("hi")},
 		Tools: []llm.ToolDef{{Name: "broken", Parameters: []byte(`{"type":`)}}})
 	if err == nil {
 		t.Fatal("a tool with an unreadable schema was sent")

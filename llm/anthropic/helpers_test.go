@@ -193,11 +193,11 @@ func assertJSON(t *testing.T, what string, got, want any) {
 // wire builds the request body the client would send for req.
 func wire(t *testing.T, c *Client, req *llm.Request) map[string]any {
 	t.Helper()
-	p, err := c.buildParams(req)
+	r, err := c.buildRequest(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(p)
+	b, err := r.encode()
 	if err != nil {
 		t.Fatal(err)
 	}

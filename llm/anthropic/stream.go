@@ -3,16 +3,22 @@ package anthropic
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/hermes-go/hermes/llm"
 )
 
-// stream makes one streamed call: the SDK accumulates the events into a
-// Message while the forwarder sends deltas to sink.
-func (c *Client) stream(ctx context.Context, params anthropic.MessageNewParams, sink func(llm.Delta)) (*anthropic.Message, error) {
-	s := c.sdk.Messages.NewStreaming(ctx, params)
+// stream makes one streamed call with the encoded body: the SDK decodes
+// the SSE events and accumulates them into a Message while the forwarder
+// sends deltas to sink. It is what the SDK's Messages.NewStreaming does,
+// minus encoding the params.
+func (c *Client) stream(ctx context.Context, body []byte, sink func(llm.Delta)) (*anthropic.Message, error) {
+	var raw *http.Response
+	err := c.sdk.Post(ctx, messagesPath, body, &raw)
+	s := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(raw), err)
 	defer s.Close()
 	var msg anthropic.Message
 	f := forwarder{sink: sink}

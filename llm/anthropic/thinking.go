@@ -52,28 +52,26 @@ var thinkingBudgets = map[string]int64{
 // a budget is deprecated for them.
 var adaptiveThinkingModels = []string{"claude-opus-4-6", "claude-mythos"}
 
-// thinkingConfig returns the thinking parameter for effort ("" and "none"
-// leave thinking off), the output effort for adaptive models, and the
-// budget that max_tokens must exceed.
-func thinkingConfig(model, effort string) (cfg anthropic.ThinkingConfigParamUnion, out anthropic.OutputConfigParam, budget int64, err error) {
+// thinkingConfig returns the extended-thinking budget for effort ("" and
+// "none" leave thinking off), or, for models that deprecate budgets, the
+// effort to send with adaptive thinking.
+func thinkingConfig(model, effort string) (budget int64, adaptive string, err error) {
 	if effort == "" || effort == "none" {
-		return cfg, out, 0, nil
+		return 0, "", nil
 	}
 	budget, ok := thinkingBudgets[effort]
 	if !ok {
-		return cfg, out, 0, fmt.Errorf("anthropic: unknown reasoning effort %q (want none, minimal, low, medium or high)", effort)
+		return 0, "", fmt.Errorf("anthropic: unknown reasoning effort %q (want none, minimal, low, medium or high)", effort)
 	}
 	for _, p := range adaptiveThinkingModels {
 		if strings.HasPrefix(model, p) {
-			cfg.OfAdaptive = &anthropic.ThinkingConfigAdaptiveParam{}
 			if effort == "minimal" {
 				effort = "low"
 			}
-			out.Effort = anthropic.OutputConfigEffort(effort)
-			return cfg, out, 0, nil
+			return 0, effort, nil
 		}
 	}
-	return anthropic.ThinkingConfigParamOfEnabled(budget), out, budget, nil
+	return budget, "", nil
 }
 
 // isNative reports whether the options point at Anthropic itself, the

@@ -139,7 +139,7 @@ func TestAdaptiveModelsGetEffortInsteadOfBudget(t *testing.T) {
 }
 
 func TestUnknownReasoningEffortIsAnError(t *testing.T) {
-	_, err := New(llm.Options{}).buildParams(&llm.Request{Model: "m", Messages: []llm.Message{llm.User("hi")}, ReasoningEffort: "extreme"})
+	_, err := New(llm.Options{}).buildRequest(&llm.Request{Model: "m", Messages: []llm.Message{llm.User("hi")}, ReasoningEffort: "extreme"})
 	if err == nil {
 		t.Fatal("unknown effort accepted")
 	}

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -15,11 +12,11 @@ import (
 // input_schema}. The API wants an object schema at the top, so a top-level
 // oneOf/anyOf/allOf is dropped; a repeated name is dropped too (the API
 // rejects duplicates and the first definition wins).
-func convertTools(defs []llm.ToolDef) ([]anthropic.ToolUnionParam, error) {
+func convertTools(defs []llm.ToolDef) ([]toolDef, error) {
 	if len(defs) == 0 {
 		return nil, nil
 	}
-	out := make([]anthropic.ToolUnionParam, 0, len(defs))
+	out := make([]toolDef, 0, len(defs))
 	seen := make(map[string]bool, len(defs))
 	for _, d := range defs {
 		if seen[d.Name] {
@@ -30,23 +27,19 @@ func convertTools(defs []llm.ToolDef) ([]anthropic.ToolUnionParam, error) {
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: tool %q: parameters schema: %w", d.Name, err)
 		}
-		t := &anthropic.ToolParam{Name: d.Name, InputSchema: schema}
-		if d.Description != "" {
-			t.Description = param.NewOpt(d.Description)
-		}
-		out = append(out, anthropic.ToolUnionParam{OfTool: t})
+		out = append(out, toolDef{name: d.Name, description: d.Description, schema: schema})
 	}
 	return out, nil
 }
 
 // inputSchema builds the input_schema from the tool's JSON schema. The
-// bytes are made deterministic (keys sorted, values verbatim): tools lead
-// the cached prompt prefix, so they must not change from call to call.
-func inputSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
+// bytes are deterministic (keys sorted, values compacted): tools lead the
+// cached prompt prefix, so they must not change from call to call.
+func inputSchema(raw json.RawMessage) (json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		if err := json.Unmarshal(t, &m); err != nil {
-			return anthropic.ToolInputSchemaParam{}, err
+			return nil, err
 		}
 	}
 	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
@@ -56,9 +49,5 @@ func inputSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
 	if _, ok := m["properties"]; !ok {
 		m["properties"] = json.RawMessage(`{}`)
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return anthropic.ToolInputSchemaParam{}, err
-	}
-	return param.Override[anthropic.ToolInputSchemaParam](json.RawMessage(b)), nil
+	return json.Marshal(m)
 }
