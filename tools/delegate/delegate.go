@@ -1,0 +1,174 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hermes-go/hermes/tool"
+)
+
+// Tool is delegate_task. Create it with New.
+type Tool struct {
+	o   Options
+	seq atomic.Int64 // children started, for their AgentIDs
+}
+
+// New returns the tool.
+func New(o Options) *Tool {
+	o.defaults()
+	return &Tool{o: o}
+}
+
+// task is one goal of a call.
+type task struct {
+	Goal     string   `json:"goal"`
+	Context  string   `json:"context"`
+	Toolsets []string `json:"toolsets"`
+}
+
+type args struct {
+	task
+	Tasks []task `json:"tasks"`
+}
+
+const schema = `{
+  "type": "object",
+  "properties": {
+    "goal": {"type": "string", "description": "What the subagent must achieve, stated completely: it sees nothing of this conversation."},
+    "context": {"type": "string", "description": "Facts, paths, constraints and prior findings the subagent needs."},
+    "toolsets": {"type": "array", "items": {"type": "string"}, "description": "Limit the subagent to these toolsets (default: all of yours it may use)."},
+    "tasks": {
+      "type": "array",
+      "description": "Several independent tasks to run in parallel instead of goal/context/toolsets.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "goal": {"type": "string"},
+          "context": {"type": "string"},
+          "toolsets": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["goal"]
+      }
+    }
+  }
+}`
+
+// Spec describes the tool; the description shows the current limits.
+func (d *Tool) Spec() tool.Spec {
+	o := d.o
+	desc := fmt.Sprintf("Hand work to subagents with a fresh context. Give one goal (goal, context, toolsets) or several "+
+		"independent ones (tasks: [{goal, context, toolsets}, ...]); up to %d run at once, the rest wait. Each subagent "+
+		"starts with an empty conversation, so put everything it needs in goal and context. It has its own budget of %d "+
+		"iterations, your tools except %s, and cannot ask questions; dangerous commands may be refused. You receive "+
+		"only each subagent's final summary, with its status (completed, incomplete, failed, interrupted, timed_out). "+
+		"Use it for independent, well-defined subtasks that would flood your own context; do simple things yourself.",
+		o.MaxConcurrentChildren, o.MaxIterations, strings.Join(BlockedTools, ", "))
+	if ts := d.toolsets(); len(ts) > 0 {
+		desc += " Toolsets: " + strings.Join(ts, ", ") + "."
+	}
+	return tool.Spec{
+		Name:        Name,
+		Description: desc,
+		Parameters:  json.RawMessage(schema),
+		Toolset:     "delegation",
+		Class:       tool.Sequential,
+		NoTimeout:   true,
+	}
+}
+
+// toolsets lists the toolsets children may be given.
+func (d *Tool) toolsets() []string {
+	var out []string
+	for _, n := range d.o.Tools.Names() {
+		if slices.Contains(BlockedTools, n) {
+			continue
+		}
+		t, _ := d.o.Tools.Get(n)
+		if ts := t.Spec().Toolset; ts != "" && !slices.Contains(out, ts) {
+			out = append(out, ts)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Run runs the call's tasks and reports on every one of them.
+func (d *Tool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+	o := d.o
+	if o.Depth >= o.MaxSpawnDepth {
+		return tool.Error(fmt.Sprintf("delegate_task refused: this agent is at delegation depth %d and delegation.max_spawn_depth is %d, "+
+			"so it cannot start subagents. Do the work yourself with your own tools.", o.Depth, o.MaxSpawnDepth)), nil
+	}
+	if o.NewChild == nil && o.Client == nil {
+		return tool.Error("delegate_task is not available: no model client is configured for subagents."), nil
+	}
+	tasks, bad := parse(call.Args)
+	if bad != "" {
+		return tool.Error("delegate_task: " + bad), nil
+	}
+	parent := call.SessionID
+	if parent == "" {
+		parent = o.ParentSessionID
+	}
+
+	reports := make([]report, len(tasks))
+	sem := make(chan struct{}, o.MaxConcurrentChildren)
+	var wg sync.WaitGroup
+	// Slots are taken in task order, so the first tasks start first.
+	for i, t := range tasks {
+		acquired := false
+		if ctx.Err() == nil {
+			select {
+			case sem <- struct{}{}:
+				acquired = true
+			case <-ctx.Done():
+			}
+		}
+		if !acquired || ctx.Err() != nil {
+			if acquired {
+				<-sem
+			}
+			for j := i; j < len(tasks); j++ {
+				reports[j] = notStarted(j, tasks[j])
+			}
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			reports[i] = d.runChild(ctx, i, t, parent)
+		}()
+	}
+	wg.Wait()
+	return render(reports), nil
+}
+
+// parse reads the call's arguments: one task or a batch.
+func parse(raw json.RawMessage) ([]task, string) {
+	var a args
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, "invalid arguments: " + err.Error()
+	}
+	tasks := a.Tasks
+	if len(tasks) > 0 && strings.TrimSpace(a.Goal) != "" {
+		return nil, "give either goal (one task) or tasks (a batch), not both; no task was started."
+	}
+	if len(tasks) == 0 {
+		if strings.TrimSpace(a.Goal) == "" {
+			return nil, "give a goal (one task) or tasks (a batch); neither was given."
+		}
+		tasks = []task{a.task}
+	}
+	for i, t := range tasks {
+		if strings.TrimSpace(t.Goal) == "" {
+			return nil, fmt.Sprintf("tasks[%d] has no goal; no task was started.", i)
+		}
+	}
+	return tasks, ""
+}
