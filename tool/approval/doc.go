@@ -1,0 +1,21 @@
+// Package approval is the dangerous-command check and approval policy:
+// it implements tool.Approver for the executor, which calls it before any
+// tool.Commander (terminal) runs a shell command.
+//
+// Detection (Check) finds what a command would run, undoing quoting,
+// wrappers, full paths and shell carriers, and matches two tables:
+// hardline patterns, refused whatever the settings (rm -rf /, mkfs, dd to a
+// disk, fork bombs, shutdown, kill -1, ...), and dangerous patterns, which
+// need approval (recursive rm, chmod 777, curl | sh, git push --force,
+// DROP TABLE, writes to /etc or ~/.ssh, ...). Each pattern has a stable
+// key; approvals and the command_allowlist remember keys, not commands.
+//
+// Policy, in order: hardline refuse; mode "off" or yolo allow; allowlisted
+// or session-approved keys allow; otherwise ask the user, and deny when
+// nobody can answer (no Ask callback), when the answer does not come in
+// time, or when asking fails. Denials are errors whose text tells the model
+// what happened and what to do.
+//
+// Concurrency: an Approver is safe for concurrent use. Session approvals
+// are remembered per tool.ApprovalRequest.SessionID.
+package approval

@@ -1,0 +1,214 @@
+package approval
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+var envAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// wrapperArgFlags lists, per wrapper, the flags that take a value, so the
+// value is not mistaken for the wrapped command.
+var wrapperArgFlags = map[string]string{
+	"sudo":    "-u -g -C -D -h -p -U -r -t -T --user --group --chdir --host --prompt --role --type",
+	"doas":    "-u -C",
+	"env":     "-u -C --unset --chdir",
+	"exec":    "-a",
+	"nice":    "-n --adjustment",
+	"ionice":  "-c -n -p --class --classdata",
+	"timeout": "-s -k --signal --kill-after",
+	"stdbuf":  "-i -o -e",
+	"chroot":  "--userspec --groups",
+	"time":    "-f -o --format --output",
+	"watch":   "-n -d --interval",
+	"taskset": "",
+}
+
+// wrappers run the command that follows them.
+var wrappers = map[string]bool{
+	"sudo": true, "doas": true, "env": true, "command": true, "exec": true,
+	"nohup": true, "time": true, "nice": true, "ionice": true, "setsid": true,
+	"timeout": true, "stdbuf": true, "builtin": true, "busybox": true,
+	"chroot": true, "unbuffer": true, "watch": true, "then": true, "do": true,
+	"else": true, "!": true, "if": true, "while": true, "until": true, "elif": true,
+}
+
+// command is a segment reduced to the program it runs and its arguments,
+// after wrappers (sudo, env, nohup, ...), variable assignments and the
+// directory of the program (/bin/rm) are stripped. The name is
+// lower-cased; arguments keep their case (chown -R is not chown -r).
+type command struct {
+	name string
+	args []string
+	// payloads are command strings the segment makes a shell run:
+	// sh -c "...", eval ..., env -S "...".
+	payloads []string
+	// lookup is set for command -v / type, which only look a name up.
+	lookup bool
+}
+
+func normalize(seg segment) command {
+	w := seg.words
+	for len(w) > 0 {
+		first := w[0]
+		if envAssign.MatchString(first) {
+			w = w[1:]
+			continue
+		}
+		name := path.Base(strings.ToLower(first))
+		if !wrappers[name] {
+			break
+		}
+		if name == "command" && len(w) > 1 && (w[1] == "-v" || w[1] == "-V") {
+			return command{name: "command", lookup: true}
+		}
+		w = w[1:]
+		argFlags := " " + wrapperArgFlags[name] + " "
+		var envSplit string
+		for len(w) > 0 && strings.HasPrefix(w[0], "-") && w[0] != "-" {
+			f := w[0]
+			w = w[1:]
+			if f == "--" {
+				break
+			}
+			if name == "env" && (f == "-S" || f == "--split-string") && len(w) > 0 {
+				envSplit = w[0]
+				w = w[1:]
+				continue
+			}
+			if strings.Contains(argFlags, " "+f+" ") && len(w) > 0 {
+				w = w[1:]
+			}
+		}
+		if envSplit != "" {
+			return command{name: "env", payloads: []string{envSplit + " " + strings.Join(w, " ")}}
+		}
+		switch name {
+		case "timeout": // timeout DURATION cmd
+			if len(w) > 0 {
+				w = w[1:]
+			}
+		case "chroot": // chroot DIR cmd
+			if len(w) > 0 {
+				w = w[1:]
+			}
+		}
+	}
+	if len(w) == 0 {
+		return command{}
+	}
+	c := command{name: path.Base(strings.ToLower(w[0]))}
+	c.args = append(c.args, w[1:]...)
+	c.payloads = carrierPayloads(c, w[1:])
+	return c
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "ksh": true, "dash": true, "ash": true, "fish": true, "mksh": true, "csh": true, "tcsh": true}
+
+// carrierPayloads returns the command text a shell carrier will run.
+// rawArgs keep their case: the payload is parsed again.
+func carrierPayloads(c command, rawArgs []string) []string {
+	switch {
+	case shells[c.name], c.name == "su", c.name == "runuser":
+		for i, a := range rawArgs {
+			if a == "--command" || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c")) {
+				if i+1 < len(rawArgs) {
+					return []string{rawArgs[i+1]}
+				}
+			}
+		}
+	case c.name == "eval":
+		return []string{strings.Join(rawArgs, " ")}
+	}
+	return nil
+}
+
+// readsStdin reports whether a shell or interpreter stage of a pipeline
+// executes what is piped into it (no script file, or - / -s).
+func (c command) readsStdin() bool {
+	if !shells[c.name] && !interpreters[c.name] {
+		return false
+	}
+	for _, a := range c.args {
+		if a == "-" || a == "-s" {
+			return true
+		}
+		if a == "-c" || a == "-e" || !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+var interpreters = map[string]bool{"python": true, "python3": true, "python2": true, "perl": true, "ruby": true, "node": true, "php": true}
+
+// hasFlag reports whether any short-flag cluster contains one of letters,
+// or a long flag equals one of longs. Flags after -- do not count.
+func (c command) hasFlag(letters string, longs ...string) bool {
+	for _, a := range c.args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			for _, l := range longs {
+				if a == l || strings.HasPrefix(a, l+"=") {
+					return true
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 && strings.ContainsAny(a[1:], letters) {
+			return true
+		}
+	}
+	return false
+}
+
+// operands returns the arguments that are not flags.
+func (c command) operands() []string {
+	var out []string
+	dashdash := false
+	for _, a := range c.args {
+		if !dashdash && a == "--" {
+			dashdash = true
+			continue
+		}
+		if !dashdash && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// cleanTarget reduces a path argument to a canonical form: ~ for the home
+// directory ($HOME, ${HOME}), and / for anything that collapses to the
+// root (//, /., /*, /../).
+func cleanTarget(a string) string {
+	for _, h := range []string{"${home}", "$home"} {
+		if strings.HasPrefix(a, h) {
+			a = "~" + a[len(h):]
+		}
+	}
+	if a == "~" || strings.HasPrefix(a, "~/") {
+		rest := strings.TrimSuffix(strings.TrimSuffix(a[1:], "*"), "/")
+		rest = path.Clean("/" + rest)
+		if rest == "/" {
+			return "~"
+		}
+		return "~" + rest
+	}
+	if !strings.HasPrefix(a, "/") {
+		return a
+	}
+	for _, suf := range []string{"/*", "/.", "/"} {
+		for strings.HasSuffix(a, suf) && len(a) > 1 {
+			a = strings.TrimSuffix(a, suf)
+		}
+	}
+	if a == "" {
+		return "/"
+	}
+	return path.Clean(a)
+}

@@ -1,0 +1,67 @@
+package approval
+
+// Finding is one reason a command needs approval or is refused.
+type Finding struct {
+	// Key names the pattern; it is what "session" and "always" approvals
+	// and command_allowlist entries remember.
+	Key string
+	// Description says what the pattern catches, for the prompt and the
+	// model.
+	Description string
+	// Hardline findings are refused whatever the mode, yolo or allowlist.
+	Hardline bool
+}
+
+// Hardline patterns: never run.
+var (
+	hlDeleteRoot    = Finding{"delete_root", "recursive delete of the root filesystem", true}
+	hlDeleteSystem  = Finding{"delete_system_dir", "recursive delete of a system directory", true}
+	hlDeleteHome    = Finding{"delete_home", "recursive delete of the home directory", true}
+	hlFormat        = Finding{"format_filesystem", "format a filesystem", true}
+	hlBlockWrite    = Finding{"write_block_device", "write to a raw block device", true}
+	hlWipeDevice    = Finding{"wipe_block_device", "wipe a raw block device", true}
+	hlForkBomb      = Finding{"fork_bomb", "fork bomb", true}
+	hlKillAll       = Finding{"kill_all_processes", "kill every process (kill -1)", true}
+	hlPower         = Finding{"shutdown", "shut down or reboot the machine", true}
+	hlDiskutilErase = Finding{"diskutil_erase", "erase a disk (diskutil)", true}
+)
+
+// Dangerous patterns: run only with approval.
+var (
+	dgRecursiveDelete = Finding{"recursive_delete", "recursive delete", false}
+	dgDeleteSystem    = Finding{"delete_system_file", "delete a file in a system directory", false}
+	dgWorldWritable   = Finding{"world_writable", "world/other-writable permissions (chmod)", false}
+	dgChownRoot       = Finding{"chown_root", "recursive chown to root", false}
+	dgDiskCopy        = Finding{"disk_copy", "disk copy (dd)", false}
+	dgSQLDrop         = Finding{"sql_drop", "SQL DROP TABLE/DATABASE", false}
+	dgSQLDeleteAll    = Finding{"sql_delete_without_where", "SQL DELETE without WHERE", false}
+	dgSQLTruncate     = Finding{"sql_truncate", "SQL TRUNCATE", false}
+	dgSystemConfig    = Finding{"overwrite_system_config", "overwrite system configuration (/etc)", false}
+	dgSensitiveFile   = Finding{"overwrite_sensitive_file", "overwrite a sensitive file (SSH keys, shell rc, credentials, Hermes env/config)", false}
+	dgServiceStop     = Finding{"service_stop", "stop/restart/disable a system service", false}
+	dgForceKill       = Finding{"force_kill", "force-kill processes by name (pkill -9)", false}
+	dgKillall         = Finding{"killall", "kill processes by name (killall)", false}
+	dgRemotePipe      = Finding{"pipe_remote_to_shell", "pipe remote content to a shell (curl | sh)", false}
+	dgRemoteProcSubst = Finding{"remote_process_substitution", "execute a remote script via process substitution", false}
+	dgRemoteCmdSubst  = Finding{"remote_command_substitution", "execute remote content via command substitution", false}
+	dgDecodedPipe     = Finding{"pipe_decoded_to_shell", "pipe decoded or obfuscated content to a shell", false}
+	dgCloudMetadata   = Finding{"cloud_metadata", "access to a cloud metadata endpoint", false}
+	dgXargsRm         = Finding{"xargs_rm", "xargs with rm", false}
+	dgFindExecRm      = Finding{"find_exec_rm", "find -exec rm", false}
+	dgFindDelete      = Finding{"find_delete", "find -delete", false}
+	dgGitForcePush    = Finding{"git_force_push", "git push --force (rewrites remote history)", false}
+	dgUnparsable      = Finding{"unparsable", "command too deeply nested to check", false}
+)
+
+// systemDirs are refused as the target of a recursive delete.
+var systemDirs = map[string]bool{
+	"/home": true, "/root": true, "/etc": true, "/usr": true, "/var": true,
+	"/bin": true, "/sbin": true, "/boot": true, "/lib": true, "/lib32": true,
+	"/lib64": true, "/opt": true, "/srv": true, "/dev": true, "/proc": true,
+	"/sys": true, "/snap": true, "/usr/bin": true, "/usr/lib": true,
+	"/usr/local": true, "/usr/sbin": true, "/system": true, "/library": true,
+	"/applications": true, "/users": true, "/private": true,
+}
+
+// systemFilePrefixes: deleting a single file under these asks first.
+var systemFilePrefixes = []string{"/etc/", "/usr/", "/bin/", "/sbin/", "/boot/", "/lib", "/opt/", "/srv/", "/root/", "/dev/", "/sys/", "/proc/", "/var/lib/", "/var/log/", "/private/etc/"}
