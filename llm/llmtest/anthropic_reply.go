@@ -78,9 +78,7 @@ func anthropicBody(t *turn) ([]byte, error) {
 			})
 		}
 	}
-	usage := t.anthropicUsage(t.usage.OutputTokens, true)
-	delete(usage, "cache_creation")
-	return json.Marshal(t.anthropicMessage(content, anthropicStop(t), usage))
+	return json.Marshal(t.anthropicMessage(content, anthropicStop(t), t.anthropicUsage(t.usage.OutputTokens, true)))
 }
 
 func anthropicEvents(t *turn) []event {

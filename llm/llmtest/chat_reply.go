@@ -21,7 +21,9 @@ type chatChunk struct {
 	ServiceTier       string            `json:"service_tier"`
 	SystemFingerprint string            `json:"system_fingerprint"`
 	Choices           []chatChunkChoice `json:"choices"`
-	Usage             *chatUsage        `json:"usage,omitempty"`
+	// Usage is null in every chunk but the last when usage was asked for,
+	// and absent otherwise.
+	Usage any `json:"usage,omitempty"`
 }
 
 type chatChunkChoice struct {
@@ -80,6 +82,9 @@ func chatEvents(t *turn) []event {
 		add(c)
 	}
 
+	if includeUsage(t.req) {
+		base.Usage = json.RawMessage("null")
+	}
 	if !r.Empty {
 		role := map[string]any{"role": "assistant", "content": "", "refusal": nil}
 		if r.Text == "" && r.Reasoning == "" {
