@@ -35,12 +35,14 @@
 //     is broken the safe answer is "no", and the model reads why. This is
 //     stricter than upstream Hermes, which fails open unless an entry sets
 //     fail_closed; Hook.FailOpen restores the upstream behaviour per hook
-//     (a warning, and the call goes on).
+//     (a warning, and the call goes on). An interrupt always blocks.
 //
 // post_tool_call hooks cannot block (the call already ran). Exit 0 with
 // {"result":"..."} on stdout replaces the result the model reads; any other
 // output is ignored. A failing or timed-out post hook leaves the result as
-// it was and reports a warning.
+// it was and reports a warning. Post hooks do not start once the turn has
+// been interrupted, and a running one is killed: an interrupt must not
+// wait for hooks.
 //
 // A hook's timeout (default 30 s) kills its whole process group, so a
 // script that started background helpers leaves nothing behind. Warnings

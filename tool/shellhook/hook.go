@@ -153,7 +153,7 @@ func (h *hook) pre(ctx context.Context, call *tool.Call) (string, error) {
 	if !h.matches(call.Name) {
 		return "", nil
 	}
-	out := h.run(ctx, payloadFor(h.event, *call))
+	out := h.run(ctx, payloadFor(h.event, *call, h.opts.Dir))
 	return h.decidePre(out, call), nil
 }
 
@@ -162,7 +162,7 @@ func (h *hook) post(ctx context.Context, call tool.Call, res *tool.Result, st to
 	if !h.matches(call.Name) {
 		return
 	}
-	p := payloadFor(h.event, call)
+	p := payloadFor(h.event, call, h.opts.Dir)
 	p.Result, p.IsError, p.Status, p.DurationMS = &res.Content, &res.IsError, string(st), d.Milliseconds()
 	// An interrupt must stop the turn promptly: post hooks do not start
 	// once the turn's context is done, and a running one is killed.

@@ -30,12 +30,16 @@ type payload struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
-func payloadFor(event string, c tool.Call) *payload {
+// payloadFor builds the payload of call; cwd is the hook's working
+// directory ("" means the process's).
+func payloadFor(event string, c tool.Call, cwd string) *payload {
 	args := json.RawMessage(strings.TrimSpace(string(c.Args)))
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage(`{}`)
 	}
-	cwd, _ := os.Getwd()
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
 	return &payload{
 		Hook: event, Tool: c.Name, CallID: c.ID, Args: args, TaskID: c.TaskID, SessionID: c.SessionID, Cwd: cwd,
 		HookEventName: event, ToolName: c.Name, ToolInput: args,

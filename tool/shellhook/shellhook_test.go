@@ -128,8 +128,9 @@ func TestPreHookRewritesArguments(t *testing.T) {
 }
 
 func TestPreHookReceivesPayloadOnStdin(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "payload.json")
-	h := pre1(t, Hook{Command: "cat > " + out}, Options{})
+	dir := t.TempDir()
+	h := pre1(t, Hook{Command: "cat > payload.json"}, Options{Dir: dir})
+	out := filepath.Join(dir, "payload.json")
 	if block, _ := h(context.Background(), terminalCall("make test")); block != "" {
 		t.Fatalf("blocked: %s", block)
 	}
@@ -142,7 +143,7 @@ func TestPreHookReceivesPayloadOnStdin(t *testing.T) {
 		t.Fatalf("payload is not JSON: %v\n%s", err, b)
 	}
 	want := map[string]any{"hook": "pre_tool_call", "tool": "terminal", "call_id": "call_1", "task_id": "task-9",
-		"session_id": "sess-3", "hook_event_name": "pre_tool_call", "tool_name": "terminal"}
+		"session_id": "sess-3", "hook_event_name": "pre_tool_call", "tool_name": "terminal", "cwd": dir}
 	for k, v := range want {
 		if p[k] != v {
 			t.Errorf("payload[%s] = %v, want %v", k, p[k], v)

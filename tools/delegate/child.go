@@ -87,6 +87,7 @@ func (d *Tool) runChild(ctx context.Context, i int, t task, parentSession string
 	child, err := d.build(ctx, spec)
 	if err != nil {
 		r.status, r.err = StatusFailed, fmt.Errorf("starting the subagent: %w", err)
+		d.emit(spec, fmt.Sprintf("subagent %s could not start: %v", spec.AgentID, err))
 		return r
 	}
 	d.emit(spec, fmt.Sprintf("subagent %s started: %s", spec.AgentID, clip(t.Goal, 200)))

@@ -121,18 +121,7 @@ func (d *Tool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
 	var wg sync.WaitGroup
 	// Slots are taken in task order, so the first tasks start first.
 	for i, t := range tasks {
-		acquired := false
-		if ctx.Err() == nil {
-			select {
-			case sem <- struct{}{}:
-				acquired = true
-			case <-ctx.Done():
-			}
-		}
-		if !acquired || ctx.Err() != nil {
-			if acquired {
-				<-sem
-			}
+		if !acquire(ctx, sem) {
 			for j := i; j < len(tasks); j++ {
 				reports[j] = notStarted(j, tasks[j])
 			}
@@ -147,6 +136,24 @@ func (d *Tool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
 	}
 	wg.Wait()
 	return render(reports), nil
+}
+
+// acquire takes a slot, or reports false once ctx is done: a task must
+// not start after the parent was interrupted, even if a slot is free.
+func acquire(ctx context.Context, sem chan struct{}) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case sem <- struct{}{}:
+		if ctx.Err() != nil {
+			<-sem
+			return false
+		}
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // parse reads the call's arguments: one task or a batch.

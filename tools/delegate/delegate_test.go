@@ -425,3 +425,14 @@ func TestChildThatFinishedStaysCompletedWhenStoppedJustAfter(t *testing.T) {
 		t.Fatalf("result: %s", res.Content)
 	}
 }
+
+func TestChildThatCannotBeBuiltIsReportedFailed(t *testing.T) {
+	d := New(Options{Model: "m", NewChild: func(context.Context, ChildSpec) (*agent.Agent, error) {
+		return nil, errors.New("no credentials for the child model")
+	}})
+	res, _ := d.Run(context.Background(), call(`{"tasks":[{"goal":"a"},{"goal":"b"}]}`))
+	if !res.IsError || !strings.HasPrefix(res.Content, "delegate_task: 2 tasks: 2 failed.") ||
+		strings.Count(res.Content, "starting the subagent: no credentials for the child model") != 2 {
+		t.Fatalf("result:\n%s", res.Content)
+	}
+}
