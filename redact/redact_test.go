@@ -1,0 +1,151 @@
+package redact
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// Fake keys shaped like real ones; none is a live credential.
+const (
+	openaiKey     = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6l"
+	openaiLegacy  = "sk-abcdefghijklmnopqrstT3BlbkFJuvwxyz0123456789AB"
+	anthropicKey  = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdefghIJKLMNOP_qrstuvwxAA"
+	openrouterKey = "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	githubPAT     = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	githubFine    = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+	awsID         = "AKIAIOSFODNN7EXAMPLE"
+	awsSecret     = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	slackToken    = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+	googleKey     = "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"
+	jwt           = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+
+func TestStringMasksSecrets(t *testing.T) {
+	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAvX1y2b3c4d5e6f7g8h9i0j\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789==\n-----END RSA PRIVATE KEY-----"
+	tests := []struct {
+		name, in, want string
+		secret         string // must not survive
+	}{
+		{"openai project key", "key is " + openaiKey + " ok", "key is sk-proj-…[REDACTED] ok", openaiKey[8:]},
+		{"openai legacy key", openaiLegacy, "sk-…[REDACTED]", openaiLegacy[3:]},
+		{"anthropic key", "ANTHROPIC=" + anthropicKey, "ANTHROPIC=sk-ant-api03-…[REDACTED]", anthropicKey[13:]},
+		{"openrouter key", `"` + openrouterKey + `"`, `"sk-or-v1-…[REDACTED]"`, openrouterKey[9:]},
+		{"github classic", "token " + githubPAT, "token ghp_…[REDACTED]", githubPAT[4:]},
+		{"github oauth", "gho_16C7e42F292c6912E7710c838347Ae178B4a", "gho_…[REDACTED]", "16C7e42F292c"},
+		{"github fine-grained", githubFine, "github_pat_…[REDACTED]", githubFine[11:]},
+		{"aws key id", "aws_access_key_id = " + awsID, "aws_access_key_id = AKIA…[REDACTED]", "IOSFODNN7"},
+		{"aws secret", "aws_secret_access_key=" + awsSecret, "aws_secret_access_key=[REDACTED]", awsSecret},
+		{"aws secret yaml", "AWS_SECRET_ACCESS_KEY: \"" + awsSecret + "\"", "AWS_SECRET_ACCESS_KEY: \"[REDACTED]\"", awsSecret},
+		{"slack", "SLACK_BOT_TOKEN=" + slackToken, "SLACK_BOT_TOKEN=xoxb-…[REDACTED]", "1234567890123-AbCd"},
+		{"google", "https://maps.googleapis.com/x?key=" + googleKey, "https://maps.googleapis.com/x?key=AIza…[REDACTED]", googleKey[4:]},
+		{"bearer header", "Authorization: Bearer " + jwt, "Authorization: Bearer [REDACTED]", jwt},
+		{"curl header", `curl -H "Authorization: token abcdef0123456789abcdef" https://api`, `curl -H "Authorization: token [REDACTED]" https://api`, "abcdef0123456789"},
+		{"x-api-key header", "x-api-key: 8f14e45fceea167a5a36dedd4bea2543", "x-api-key: [REDACTED]", "8f14e45fceea"},
+		{"bare bearer", "using bearer " + jwt, "using bearer [REDACTED]", jwt},
+		{"private key", "before\n" + pem + "\nafter", "before\n-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----\nafter", "MIIEowIBAAKCAQEA"},
+		{"private key cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXkt"},
+		{"generic api_key", "api_key=Zx81kLmQ93hTr7Yw", "api_key=[REDACTED]", "Zx81kLmQ93hTr7Yw"},
+		{"generic json", `{"client_secret": "q8W2e4R6t8Y0u2I4o6P8"}`, `{"client_secret": "[REDACTED]"}`, "q8W2e4R6t8Y0u2I4o6P8"},
+		{"generic yaml token", "  token: 4f3c2b1a0d9e8f7a6b5c", "  token: [REDACTED]", "4f3c2b1a0d9e8f7a6b5c"},
+		{"password env", "DB_PASSWORD=correct-horse-battery", "DB_PASSWORD=[REDACTED]", "correct-horse-battery"},
+		{"several in one text", "a=" + openaiKey + " b=" + githubPAT, "a=sk-proj-…[REDACTED] b=ghp_…[REDACTED]", "Ab3dEf6h"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := String(tc.in)
+			if got != tc.want {
+				t.Errorf("String(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+			if strings.Contains(got, tc.secret) {
+				t.Errorf("secret part %q survived: %q", tc.secret, got)
+			}
+			if again := String(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func TestStringLeavesHarmlessTextAlone(t *testing.T) {
+	for _, s := range []string{
+		"",
+		"hello world",
+		"ls -la /tmp && go test ./...",
+		"risk-free-investment-strategy-for-2024",
+		"task-management-system-v2-final-draft",
+		"use sk-learn for that",
+		"the bearer of this letter",
+		"token: true",
+		"max_tokens: 4096",
+		"max_tokens=100000000",
+		"password: ********",
+		"OPENAI_API_KEY=${OPENAI_API_KEY}",
+		"api_key: $OPENAI_API_KEY",
+		"api_key=<your-key-here>",
+		"Authorization: Bearer $TOKEN",
+		"git commit -m 'token: refresh logic'",
+		"func tokenize(s string) []string",
+		"AKIA is the prefix of AWS access key ids",
+		"The key insight is that secrets matter.",
+		"github.com/hermes-go/hermes/tool/approval",
+		"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\n-----END PUBLIC KEY-----",
+		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"commit 18cb17b2f3e4d5c6b7a8901234567890abcdef12",
+	} {
+		if got := String(s); got != s {
+			t.Errorf("String(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+func TestWriterRedactsEachWrite(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	msg := "calling with " + openaiKey + "\n"
+	n, err := w.Write([]byte(msg))
+	if err != nil || n != len(msg) {
+		t.Fatalf("Write = %d, %v; want %d", n, err, len(msg))
+	}
+	if strings.Contains(buf.String(), openaiKey) || !strings.Contains(buf.String(), "sk-proj-…[REDACTED]") {
+		t.Errorf("written: %q", buf.String())
+	}
+}
+
+func TestHandlerRedactsMessageAndAttrs(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(NewHandler(slog.NewJSONHandler(&buf, nil))).With("auth", "Bearer "+jwt)
+	log.Info("request with "+githubPAT,
+		"key", anthropicKey,
+		"err", errors.New("401 for api_key=Zx81kLmQ93hTr7Yw"),
+		slog.Group("req", "header", "Authorization: Bearer "+jwt, "n", 3))
+	out := buf.String()
+	for _, secret := range []string{jwt, githubPAT, anthropicKey, "Zx81kLmQ93hTr7Yw"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("secret %q in log: %s", secret, out)
+		}
+	}
+	for _, want := range []string{"ghp_…[REDACTED]", "sk-ant-api03-…[REDACTED]", `"n":3`, "api_key=[REDACTED]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q: %s", want, out)
+		}
+	}
+}
+
+func BenchmarkStringNoSecrets(b *testing.B) {
+	s := strings.Repeat("go test ./... ok  github.com/hermes-go/hermes/tools/file 0.681s\n", 160) // ~10 KB
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		String(s)
+	}
+}
+
+func BenchmarkStringWithSecrets(b *testing.B) {
+	s := strings.Repeat("export OPENAI_API_KEY="+openaiKey+"\nAuthorization: Bearer "+jwt+"\nsome ordinary log line here\n", 40) // ~10 KB
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		String(s)
+	}
+}
