@@ -61,15 +61,19 @@ func (m *Model) UnmarshalYAML(b []byte) error {
 		m.Name = s
 		return nil
 	}
-	type plain Model
 	var p struct {
-		plain `yaml:",inline"`
-		Name  string `yaml:"name"`
+		Default       string `yaml:"default"`
+		Name          string `yaml:"name"`
+		Provider      string `yaml:"provider"`
+		BaseURL       string `yaml:"base_url"`
+		APIMode       string `yaml:"api_mode"`
+		ContextLength int    `yaml:"context_length"`
+		MaxTokens     int    `yaml:"max_tokens"`
 	}
 	if err := yaml.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	*m = Model(p.plain)
+	*m = Model{Name: p.Default, Provider: p.Provider, BaseURL: p.BaseURL, APIMode: p.APIMode, ContextLength: p.ContextLength, MaxTokens: p.MaxTokens}
 	if m.Name == "" {
 		m.Name = p.Name
 	}
@@ -141,6 +145,9 @@ type ShellHook struct {
 	Matcher string `yaml:"matcher"`
 	Command string `yaml:"command"`
 	Timeout int    `yaml:"timeout"` // seconds
+	// FailOpen lets the call run when a pre_tool_call hook fails or times
+	// out (default: the call is blocked).
+	FailOpen bool `yaml:"fail_open"`
 }
 
 // Guardrails holds tool_loop_guardrails.* keys.

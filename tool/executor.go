@@ -304,8 +304,11 @@ func (e *Executor) invoke(ctx context.Context, p *prepared, call Call) Outcome {
 	}
 	switch {
 	case ctx.Err() != nil:
-		return Outcome{Call: call, Status: StatusCancelled,
-			Result: Error(fmt.Sprintf("[Tool execution cancelled — %s was interrupted]", call.Name))}
+		msg := fmt.Sprintf("[Tool execution cancelled — %s was interrupted]", call.Name)
+		if r.res.Content != "" {
+			msg += "\n" + r.res.Content // what the tool reported before it stopped
+		}
+		return Outcome{Call: call, Status: StatusCancelled, Result: Error(msg)}
 	case runCtx.Err() == context.DeadlineExceeded && (r.err != nil || r.res.IsError):
 		msg := fmt.Sprintf("Error executing tool '%s': timed out after %s", call.Name, timeout)
 		if r.res.Content != "" {

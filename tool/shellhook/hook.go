@@ -143,7 +143,7 @@ func FromConfig(c config.Hooks, opts Options) ([]tool.PreHook, []tool.PostHook, 
 func fromConfig(in []config.ShellHook) []Hook {
 	out := make([]Hook, len(in))
 	for i, h := range in {
-		out[i] = Hook{Matcher: h.Matcher, Command: h.Command, Timeout: config.Seconds(h.Timeout)}
+		out[i] = Hook{Matcher: h.Matcher, Command: h.Command, Timeout: config.Seconds(h.Timeout), FailOpen: h.FailOpen}
 	}
 	return out
 }
