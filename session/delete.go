@@ -71,6 +71,9 @@ func deleteIn(ctx context.Context, tx *sql.Tx, ids []string) (int, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
 			return deleted, err
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM session_state WHERE session_id = ?`, id); err != nil {
+			return deleted, err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 		if err != nil {
 			return deleted, err

@@ -54,9 +54,7 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]Summary, error) {
 		where = append(where, "s.parent_session_id = ?")
 		args = append(args, o.ParentID)
 	}
-	q := `SELECT ` + prefixed("s.", sessionColumns) + `,
-		(SELECT count(*) FROM sessions c WHERE c.parent_session_id = s.id)
-		FROM sessions s`
+	q := `SELECT ` + prefixed("s.", sessionColumns) + `, s.child_count FROM sessions s`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -72,7 +70,7 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]Summary, error) {
 		return nil, wrap("list", "", err)
 	}
 	defer rows.Close()
-	var out []Summary
+	out := make([]Summary, 0, min(uint(limit), 1024))
 	for rows.Next() {
 		var sum Summary
 		x, err := scanSession(rows, &sum.Children)

@@ -54,15 +54,30 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 	in.LastActive = in.StartedAt
 	in.Title = strings.TrimSpace(in.Title)
 	in.SystemPrompt = s.clean(in.SystemPrompt)
-	_, err := s.w.ExecContext(ctx, `INSERT INTO sessions
-		(id, source, model, provider, title, parent_session_id, started_at, last_active, system_prompt)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		in.ID, in.Source, in.Model, in.Provider, nullable(in.Title), nullable(in.ParentID),
-		nanos(in.StartedAt), nanos(in.StartedAt), nullable(in.SystemPrompt))
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
+		return Session{}, wrap("create", in.ID, err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
+		(id, source, model, provider, title, parent_session_id, started_at, last_active)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		in.ID, in.Source, in.Model, in.Provider, nullable(in.Title), nullable(in.ParentID),
+		nanos(in.StartedAt), nanos(in.StartedAt))
+	if err != nil {
+		tx.Rollback()
 		if isConstraint(err) {
 			return Session{}, s.createConflict(ctx, in, err)
 		}
+		return Session{}, wrap("create", in.ID, err)
+	}
+	if in.SystemPrompt != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_state (session_id, system_prompt) VALUES (?, ?)`,
+			in.ID, in.SystemPrompt); err != nil {
+			return Session{}, wrap("create", in.ID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
 		return Session{}, wrap("create", in.ID, err)
 	}
 	return in, nil
@@ -112,7 +127,8 @@ func scanSession(sc interface{ Scan(...any) error }, extra ...any) (Session, err
 // Get returns the session with its system prompt.
 func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	var prompt sql.NullString
-	row := s.r.QueryRowContext(ctx, `SELECT `+sessionColumns+`, system_prompt FROM sessions WHERE id = ?`, id)
+	row := s.r.QueryRowContext(ctx, `SELECT `+prefixed("s.", sessionColumns)+`, st.system_prompt
+		FROM sessions s LEFT JOIN session_state st ON st.session_id = s.id WHERE s.id = ?`, id)
 	x, err := scanSession(row, &prompt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("session: get %s: %w", id, ErrNotFound)
@@ -140,21 +156,35 @@ func (s *Store) AddUsage(ctx context.Context, id string, u llm.Usage, apiCalls i
 // resumed session can send the very same bytes (and keep the provider's
 // prompt cache warm).
 func (s *Store) SetSystemPrompt(ctx context.Context, id, prompt string) error {
-	return s.execOne(ctx, "set system prompt", id,
-		`UPDATE sessions SET system_prompt = ? WHERE id = ?`, nullable(s.clean(prompt)), id)
+	return s.setState(ctx, "set system prompt", id, "system_prompt", nullable(s.clean(prompt)))
+}
+
+// setState upserts one column of session_state.
+func (s *Store) setState(ctx context.Context, op, id, column string, v any) error {
+	_, err := s.w.ExecContext(ctx, `INSERT INTO session_state (session_id, `+column+`) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET `+column+` = excluded.`+column, id, v)
+	if err != nil && isConstraint(err) {
+		return fmt.Errorf("session: %s %s: %w", op, id, ErrNotFound)
+	}
+	return wrap(op, id, err)
+}
+
+// state reads one column of session_state; ErrNotFound when the session
+// does not exist.
+func (s *Store) state(ctx context.Context, op, id, column string) (sql.NullString, error) {
+	var v sql.NullString
+	err := s.r.QueryRowContext(ctx, `SELECT st.`+column+` FROM sessions s
+		LEFT JOIN session_state st ON st.session_id = s.id WHERE s.id = ?`, id).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, fmt.Errorf("session: %s %s: %w", op, id, ErrNotFound)
+	}
+	return v, wrap(op, id, err)
 }
 
 // SystemPrompt returns the stored prompt; empty when none was stored.
 func (s *Store) SystemPrompt(ctx context.Context, id string) (string, error) {
-	var p sql.NullString
-	err := s.r.QueryRowContext(ctx, `SELECT system_prompt FROM sessions WHERE id = ?`, id).Scan(&p)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("session: system prompt %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return "", wrap("system prompt", id, err)
-	}
-	return p.String, nil
+	p, err := s.state(ctx, "system prompt", id, "system_prompt")
+	return p.String, err
 }
 
 // SetModel records the model and provider now serving the session (after
@@ -173,21 +203,14 @@ func (s *Store) SetTodo(ctx context.Context, id string, state json.RawMessage) e
 		}
 		v = string(state)
 	}
-	return s.execOne(ctx, "set todo", id, `UPDATE sessions SET todo = ? WHERE id = ?`, v, id)
+	return s.setState(ctx, "set todo", id, "todo", v)
 }
 
 // Todo returns the stored task list, nil when none.
 func (s *Store) Todo(ctx context.Context, id string) (json.RawMessage, error) {
-	var t sql.NullString
-	err := s.r.QueryRowContext(ctx, `SELECT todo FROM sessions WHERE id = ?`, id).Scan(&t)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("session: todo %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, wrap("todo", id, err)
-	}
-	if !t.Valid {
-		return nil, nil
+	t, err := s.state(ctx, "todo", id, "todo")
+	if err != nil || !t.Valid {
+		return nil, err
 	}
 	return json.RawMessage(t.String), nil
 }

@@ -19,20 +19,45 @@ CREATE TABLE sessions (
     reasoning_tokens   INTEGER NOT NULL DEFAULT 0,
     api_calls         INTEGER NOT NULL DEFAULT 0,
     message_count     INTEGER NOT NULL DEFAULT 0,
+    -- child_count counts sessions whose parent is this one (triggers below).
+    child_count       INTEGER NOT NULL DEFAULT 0,
     -- preview is the start of the first user message, kept here so that
     -- listing sessions never touches the messages table.
-    preview           TEXT NOT NULL DEFAULT '',
-    system_prompt     TEXT,
-    todo              TEXT
+    preview           TEXT NOT NULL DEFAULT ''
 );
 
-CREATE INDEX idx_sessions_last_active ON sessions(last_active DESC);
-CREATE INDEX idx_sessions_source ON sessions(source, last_active DESC);
+CREATE TRIGGER sessions_child_insert AFTER INSERT ON sessions
+WHEN NEW.parent_session_id IS NOT NULL BEGIN
+    UPDATE sessions SET child_count = child_count + 1 WHERE id = NEW.parent_session_id;
+END;
+
+CREATE TRIGGER sessions_child_delete AFTER DELETE ON sessions
+WHEN OLD.parent_session_id IS NOT NULL BEGIN
+    UPDATE sessions SET child_count = child_count - 1 WHERE id = OLD.parent_session_id;
+END;
+
+CREATE TRIGGER sessions_child_move AFTER UPDATE OF parent_session_id ON sessions
+WHEN OLD.parent_session_id IS NOT NEW.parent_session_id BEGIN
+    UPDATE sessions SET child_count = child_count - 1 WHERE id = OLD.parent_session_id;
+    UPDATE sessions SET child_count = child_count + 1 WHERE id = NEW.parent_session_id;
+END;
+
+-- The large per-session documents live apart from the counters: every
+-- appended message updates the sessions row, and SQLite rewrites a whole
+-- row (overflow pages included) when it changes.
+CREATE TABLE session_state (
+    session_id    TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    system_prompt TEXT,
+    todo          TEXT
+);
+
+CREATE INDEX idx_sessions_last_active ON sessions(last_active DESC, id DESC);
+CREATE INDEX idx_sessions_source ON sessions(source, last_active DESC, id DESC);
 CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
 CREATE UNIQUE INDEX idx_sessions_title ON sessions(title) WHERE title IS NOT NULL;
 
 CREATE TABLE messages (
-    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    id                INTEGER PRIMARY KEY,
     session_id        TEXT NOT NULL REFERENCES sessions(id),
     seq               INTEGER NOT NULL,
     role              TEXT NOT NULL,
