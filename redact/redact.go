@@ -17,6 +17,10 @@ type rule struct {
 	triggers []string
 	re       *regexp.Regexp
 	repl     func(m []string) string
+	// wordStart requires the match not to follow a letter, digit or _.
+	// It stands for a leading \b, which would hide the literal prefix
+	// that lets the regexp skip ahead quickly.
+	wordStart bool
 }
 
 // knownPrefixes of sk- keys, longest first, kept in the masked form.
@@ -33,8 +37,9 @@ var rules = []rule{
 	},
 	{
 		// OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), OpenRouter (sk-or-v1-).
-		triggers: []string{"sk-"},
-		re:       regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),
+		triggers:  []string{"sk-"},
+		re:        regexp.MustCompile(`sk-[A-Za-z0-9_-]{16,}`),
+		wordStart: true,
 		repl: func(m []string) string {
 			for _, p := range skPrefixes {
 				if strings.HasPrefix(m[0], p) {
@@ -45,9 +50,10 @@ var rules = []rule{
 		},
 	},
 	{
-		triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re:       regexp.MustCompile(`\b(gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}`),
-		repl:     func(m []string) string { return prefixed(m[1]) },
+		triggers:  []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		re:        regexp.MustCompile(`(gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}`),
+		wordStart: true,
+		repl:      func(m []string) string { return prefixed(m[1]) },
 	},
 	{
 		triggers: []string{"akia", "asia"},
@@ -55,14 +61,16 @@ var rules = []rule{
 		repl:     func(m []string) string { return prefixed(m[1]) },
 	},
 	{
-		triggers: []string{"xox"},
-		re:       regexp.MustCompile(`\b(xox[abposr]-)[A-Za-z0-9-]{10,}`),
-		repl:     func(m []string) string { return prefixed(m[1]) },
+		triggers:  []string{"xox"},
+		re:        regexp.MustCompile(`(xox[abposr]-)[A-Za-z0-9-]{10,}`),
+		wordStart: true,
+		repl:      func(m []string) string { return prefixed(m[1]) },
 	},
 	{
-		triggers: []string{"aiza"},
-		re:       regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
-		repl:     func(m []string) string { return prefixed("AIza") },
+		triggers:  []string{"aiza"},
+		re:        regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
+		wordStart: true,
+		repl:      func(m []string) string { return prefixed("AIza") },
 	},
 	{
 		// Authorization headers and bearer tokens of any format.
@@ -121,26 +129,133 @@ func String(s string) string {
 	if len(s) < 8 {
 		return s
 	}
-	lower := strings.ToLower(s)
-	for i := range rules {
-		r := &rules[i]
-		hit := false
-		for _, t := range r.triggers {
-			if strings.Contains(lower, t) {
-				hit = true
-				break
+	mask := triggered(s)
+	if mask == 0 {
+		return s
+	}
+	// Private keys span lines: mask them on the whole text first.
+	if mask&1 != 0 {
+		s = apply(&rules[0], s)
+		mask &^= 1
+	}
+	if mask == 0 {
+		return s
+	}
+	// The other rules match within a line. Running them line by line on
+	// the lines that hold a trigger keeps the regexps on short inputs,
+	// where Go's matcher is fastest, and skips ordinary lines entirely.
+	var b strings.Builder
+	changed := false
+	rest := s
+	for len(rest) > 0 {
+		i := strings.IndexByte(rest, '\n')
+		line := rest
+		if i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		out := line
+		if m := triggered(line) &^ 1; m != 0 {
+			for k := 1; k < len(rules); k++ {
+				if m&(1<<k) != 0 {
+					out = apply(&rules[k], out)
+				}
 			}
 		}
-		if !hit {
-			continue
+		if out != line && !changed {
+			changed = true
+			b.Grow(len(s))
+			b.WriteString(s[:len(s)-len(rest)-len(line)])
 		}
-		out := r.re.ReplaceAllStringFunc(s, func(m string) string {
-			return r.repl(r.re.FindStringSubmatch(m))
-		})
-		if out != s {
-			s = out
-			lower = strings.ToLower(s)
+		if changed {
+			b.WriteString(out)
 		}
 	}
-	return s
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+func apply(r *rule, s string) string {
+	locs := r.re.FindAllStringSubmatchIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	prev := 0
+	for _, loc := range locs {
+		if r.wordStart && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
+			continue
+		}
+		m := make([]string, len(loc)/2)
+		for k := range m {
+			if loc[2*k] >= 0 {
+				m[k] = s[loc[2*k]:loc[2*k+1]]
+			}
+		}
+		b.WriteString(s[prev:loc[0]])
+		b.WriteString(r.repl(m))
+		prev = loc[1]
+	}
+	if prev == 0 {
+		return s
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// byFirst indexes the triggers by their first byte, so triggered scans the
+// text once whatever the number of triggers.
+var byFirst = func() (t [256][]trigger) {
+	for i, r := range rules {
+		for _, w := range r.triggers {
+			t[w[0]] = append(t[w[0]], trigger{w, uint32(1) << i})
+		}
+	}
+	return t
+}()
+
+type trigger struct {
+	word string // lower case
+	bit  uint32
+}
+
+// triggered returns a bit per rule whose trigger words occur in s,
+// compared case-insensitively (ASCII).
+func triggered(s string) uint32 {
+	var mask uint32
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, t := range byFirst[c] {
+			if mask&t.bit == 0 && hasPrefixFold(s[i:], t.word) {
+				mask |= t.bit
+			}
+		}
+	}
+	return mask
+}
+
+func hasPrefixFold(s, lowerPrefix string) bool {
+	if len(s) < len(lowerPrefix) {
+		return false
+	}
+	for j := 0; j < len(lowerPrefix); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lowerPrefix[j] {
+			return false
+		}
+	}
+	return true
 }
