@@ -1,0 +1,89 @@
+package prompt
+
+import (
+	"strings"
+	"time"
+)
+
+// Builder holds everything the system prompt depends on.
+type Builder struct {
+	// Home is HERMES_HOME, where SOUL.md lives. Empty skips SOUL.md.
+	Home string
+	// Workdir is where the search for context files starts. Empty skips
+	// context files.
+	Workdir  string
+	Model    string
+	Provider string
+	// Platform selects the platform hint: "cli", "acp", "api", "cron",
+	// "telegram", "discord", "slack", "whatsapp". Unknown or empty: none.
+	Platform string
+	// SessionID, when set, is stated in the closing lines.
+	SessionID string
+	// Now dates the conversation. Default time.Now.
+	Now func() time.Time
+	// IgnoreRules leaves out context files and memory (--ignore-rules).
+	IgnoreRules bool
+	// SkipSoul uses the built-in identity even when SOUL.md exists
+	// (subagents).
+	SkipSoul bool
+	// MemorySnapshot and UserSnapshot are the frozen blocks from
+	// memory.Store.Snapshot.
+	MemorySnapshot string
+	UserSnapshot   string
+	// ToolNames are the tools offered in this session.
+	ToolNames []string
+	// Extra is configured system text (agent.system_prompt).
+	Extra string
+	// SkillsIndex is a pre-rendered skills section, inserted as is.
+	SkillsIndex string
+}
+
+// Build assembles the prompt. Problems that do not prevent a prompt (an
+// unreadable file, a truncated or fenced file) are returned as notes for
+// the caller to show; the prompt is always usable.
+func (b Builder) Build() (prompt string, notes []string) {
+	var layers []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			layers = append(layers, s)
+		}
+	}
+	identity, n := b.identity()
+	notes = append(notes, n...)
+	add(identity)
+	add(b.guidance())
+	add(b.Extra)
+	if !b.IgnoreRules {
+		add(b.MemorySnapshot)
+		add(b.UserSnapshot)
+	}
+	add(b.SkillsIndex)
+	if !b.IgnoreRules && b.Workdir != "" {
+		files, n := b.contextFiles()
+		notes = append(notes, n...)
+		add(files)
+	}
+	add(platformHints[strings.ToLower(b.Platform)])
+	add(b.closingLines())
+	return strings.Join(layers, "\n\n"), notes
+}
+
+// closingLines are the date and identity lines. The date has no time of
+// day so the prompt stays byte-identical all day (prompt caching).
+func (b Builder) closingLines() string {
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	lines := []string{"Conversation started: " + now().Format("Monday, January 2, 2006")}
+	if b.SessionID != "" {
+		lines = append(lines, "Session ID: "+b.SessionID)
+	}
+	if b.Model != "" {
+		lines = append(lines, modelPrefix+b.Model)
+	}
+	if b.Provider != "" {
+		lines = append(lines, providerPrefix+b.Provider)
+	}
+	return strings.Join(lines, "\n")
+}
