@@ -93,7 +93,7 @@ func (t memoryTool) Run(ctx context.Context, call tool.Call) (tool.Result, error
 func jsonResult(r Result) tool.Result {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // entries often hold <, > and &
+	enc.SetEscapeHTML(false)              // entries often hold <, > and &
 	if err := enc.Encode(r); err != nil { // Result holds only strings and ints
 		return tool.Error(fmt.Sprintf(`{"success":false,"error":%q}`, err.Error()))
 	}
