@@ -1,0 +1,150 @@
+package todo
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-go/hermes/tool"
+)
+
+//go:embed todo.md
+var description string
+
+var schema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "todos": {
+      "type": "array",
+      "description": "Task items to write.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "id": {"type": "string"},
+          "content": {"type": "string"},
+          "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]},
+          "parent": {"type": "string", "description": "Id of the item this one is a sub-task of."}
+        },
+        "required": ["id", "content", "status"]
+      }
+    },
+    "merge": {"type": "boolean", "default": false, "description": "true: update items by id and append new ones; false: replace the list."}
+  }
+}`)
+
+// Persist saves the task list with the session after each change.
+type Persist func(ctx context.Context, sessionID string, state json.RawMessage) error
+
+type todoTool struct {
+	s       *Store
+	persist Persist
+}
+
+// NewTool returns the "todo" tool over s. persist, when not nil, is called
+// after every change with the call's session id (calls without one are
+// not persisted); a failure is reported in the result as a warning.
+func NewTool(s *Store, persist Persist) tool.Tool { return todoTool{s, persist} }
+
+func (todoTool) Spec() tool.Spec {
+	return tool.Spec{
+		Name:        "todo",
+		Description: strings.TrimSpace(description),
+		Parameters:  schema,
+		Toolset:     "todo",
+		Class:       tool.Sequential,
+	}
+}
+
+type response struct {
+	Todos    []Item  `json:"todos"`
+	Revision int     `json:"revision"`
+	Summary  Summary `json:"summary"`
+	Warning  string  `json:"warning,omitempty"`
+}
+
+func (t todoTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+	var args struct {
+		Todos json.RawMessage `json:"todos"`
+		Merge bool            `json:"merge"`
+	}
+	if len(call.Args) > 0 {
+		if err := json.Unmarshal(call.Args, &args); err != nil {
+			return errorResult("invalid arguments: " + err.Error()), nil
+		}
+	}
+	var (
+		st      State
+		changed bool
+	)
+	if raw := strings.TrimSpace(string(args.Todos)); raw == "" || raw == "null" {
+		st = t.s.Get()
+	} else {
+		items, msg := parseTodos(args.Todos)
+		if msg != "" {
+			return errorResult(msg), nil
+		}
+		st, changed = t.s.Write(items, args.Merge)
+	}
+	res := response{Todos: st.Todos, Revision: st.Revision, Summary: st.Summary()}
+	if res.Todos == nil {
+		res.Todos = []Item{}
+	}
+	if changed && t.persist != nil && call.SessionID != "" {
+		b, err := t.s.MarshalJSON()
+		if err == nil {
+			err = t.persist(ctx, call.SessionID, b)
+		}
+		if err != nil {
+			res.Warning = "The list was updated for this session but could not be saved: " + err.Error()
+		}
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("todo: encode result: %w", err)
+	}
+	return tool.Text(string(out)), nil
+}
+
+// parseTodos reads the todos argument: a list, or a JSON string holding
+// one (some models send it encoded twice).
+func parseTodos(raw json.RawMessage) ([]Patch, string) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(s)
+	}
+	var items []Patch
+	if err := json.Unmarshal(raw, &items); err != nil {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return nil, "todos is not valid JSON: " + err.Error()
+		}
+		if _, ok := v.([]any); ok {
+			return nil, "each item of todos must be an object {id, content, status}: " + err.Error()
+		}
+		return nil, fmt.Sprintf("todos must be a list, got %s", jsonType(v))
+	}
+	return items, ""
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func errorResult(msg string) tool.Result {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return tool.Error(string(b))
+}
