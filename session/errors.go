@@ -22,6 +22,8 @@ var (
 	ErrReadOnly = errors.New("database is read-only")
 	// ErrLocked: another process held the database longer than the busy timeout.
 	ErrLocked = errors.New("database is locked")
+	// ErrEmptyQuery: a search query with no words to search for.
+	ErrEmptyQuery = errors.New("the query has no words to search for")
 	// ErrSchemaTooNew: the file was written by a newer schema than this build knows.
 	ErrSchemaTooNew = errors.New("database schema is newer than this build")
 )

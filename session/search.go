@@ -46,7 +46,7 @@ type SearchResult struct {
 func (s *Store) Search(ctx context.Context, query string, o SearchOptions) ([]SearchResult, error) {
 	q, n, explicit := ftsQuery(query, false)
 	if q == "" {
-		return nil, fmt.Errorf("session: search %q: the query has no words to search for", query)
+		return nil, fmt.Errorf("session: search %q: %w", query, ErrEmptyQuery)
 	}
 	res, err := s.search(ctx, q, o)
 	if err != nil || len(res) > 0 || n < 2 || explicit {
