@@ -146,21 +146,20 @@ func pairToolResults(turns []turn) []turn {
 			out = append(out, t)
 			continue
 		}
-		answered := make(map[string]bool, len(pending))
+		answered := make([]bool, len(pending))
 		var results, rest []anthropic.ContentBlockParamUnion
 		for _, b := range t.blocks {
 			if b.OfToolResult == nil {
 				rest = append(rest, b)
 				continue
 			}
-			id := b.OfToolResult.ToolUseID
-			if !answered[id] && contains(pending, id) {
-				answered[id] = true
+			if k := index(pending, b.OfToolResult.ToolUseID); k >= 0 && !answered[k] {
+				answered[k] = true
 				results = append(results, b)
 			}
 		}
-		for _, id := range pending {
-			if !answered[id] {
+		for k, id := range pending {
+			if !answered[k] {
 				results = append(results, toolResultBlock(id, llm.MissingResultText))
 			}
 		}
@@ -245,11 +244,13 @@ func dedupe(ids []string) []string {
 	return out
 }
 
-func contains(ids []string, id string) bool {
-	for _, s := range ids {
+func contains(ids []string, id string) bool { return index(ids, id) >= 0 }
+
+func index(ids []string, id string) int {
+	for i, s := range ids {
 		if s == id {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }

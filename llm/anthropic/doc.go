@@ -30,6 +30,13 @@
 // prompt and the last three messages, at most four, idempotent, never
 // touching the history it was given.
 //
+// Encoding. The request body is written by encode.go rather than by the
+// SDK's reflective encoder, which cost more than the rest of a call put
+// together on a long history; a test keeps the two encodings equal. The
+// SDK still does everything else: headers, the HTTP exchange, SSE
+// decoding, accumulation and error bodies. The same request always gives
+// the same bytes, which prompt caching relies on.
+//
 // Responses. Calls stream by default (Options.NoStream turns that off) and
 // the SDK's Message.Accumulate assembles the events; text deltas reach the
 // sink until the first tool_use starts, thinking deltas throughout, and
