@@ -108,6 +108,12 @@ func (c *Client) buildRequest(req *llm.Request) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.native && unsignedToolTurn(msgs) {
+		// Anthropic rejects thinking when the tool round in progress was
+		// started without a thinking block (another provider, or thinking
+		// turned on mid-round); the next round thinks again.
+		budget, adaptive = 0, ""
+	}
 	maxTokens := int64(req.MaxTokens)
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens

@@ -23,7 +23,10 @@
 // extended-thinking budget (minimal 1024, low 4096, medium 10000, high
 // 32000 tokens; "" or "none" leaves thinking off), and max_tokens is raised
 // above the budget when needed. Models that deprecate budgets take the
-// adaptive mode with the effort instead.
+// adaptive mode with the effort instead. With thinking on, Temperature is
+// not sent (the API allows only the default), and a tool round that began
+// without a thinking block (another provider, thinking switched on
+// mid-round) finishes without thinking, as Anthropic requires.
 //
 // Prompt caching (cache.go). When Request.Cache is set, ApplyCacheMarkers
 // puts the "system_and_3" breakpoints on the converted params: the system

@@ -40,6 +40,21 @@ func thinkingBlocks(details []json.RawMessage) []anthropic.ContentBlockParamUnio
 	return out
 }
 
+// unsignedToolTurn reports whether msgs ends inside a tool round (tool
+// results answering the latest assistant turn) whose assistant turn does
+// not start with a thinking block.
+func unsignedToolTurn(msgs []anthropic.MessageParam) bool {
+	n := len(msgs)
+	if n < 2 || msgs[n-1].OfUser == nil || msgs[n-2].OfAssistant == nil {
+		return false
+	}
+	if c := msgs[n-1].OfUser.Content; len(c) == 0 || c[0].OfToolResult == nil {
+		return false
+	}
+	c := msgs[n-2].OfAssistant.Content
+	return len(c) > 0 && c[0].OfThinking == nil && c[0].OfRedactedThinking == nil
+}
+
 // Extended thinking budgets per Request.ReasoningEffort.
 var thinkingBudgets = map[string]int64{
 	"minimal": 1024,

@@ -144,3 +144,27 @@ func TestUnknownReasoningEffortIsAnError(t *testing.T) {
 		t.Fatal("unknown effort accepted")
 	}
 }
+
+func TestThinkingPausesForAToolRoundStartedWithoutIt(t *testing.T) {
+	unsigned := historyWithThinking()
+	unsigned[2].ReasoningDetails = nil // e.g. the round began on another provider
+	tests := []struct {
+		name    string
+		msgs    []llm.Message
+		options llm.Options
+		want    bool // thinking sent
+	}{
+		{"signed round keeps thinking", historyWithThinking(), llm.Options{}, true},
+		{"unsigned round on Anthropic", unsigned, llm.Options{}, false},
+		{"new user turn thinks again", append(llm.CloneMessages(unsigned), llm.Assistant("done"), llm.User("next")), llm.Options{}, true},
+		{"third-party endpoint decides for itself", unsigned, llm.Options{BaseURL: "https://api.example.com/anthropic"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := wire(t, New(tt.options), &llm.Request{Model: "claude-sonnet-4", Messages: tt.msgs, ReasoningEffort: "medium"})
+			if _, got := body["thinking"]; got != tt.want {
+				t.Fatalf("thinking sent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
