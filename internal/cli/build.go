@@ -13,8 +13,11 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/redact"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tool/approval"
+	"github.com/hermes-go/hermes/tools/file"
 	"github.com/hermes-go/hermes/tools/terminal"
 )
 
@@ -28,6 +31,11 @@ type runtime struct {
 	agent    *agent.Agent
 	tools    *tool.Registry
 	obs      *observers
+	entries  []provider.Endpoint
+	resolver provider.Resolver
+	noStream bool
+	approver *approval.Approver
+	lines    *lineReader
 	store    *session.Store
 	redact   func(string) string
 	closers  []func() error
@@ -132,6 +140,12 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		return nil, err
 	}
 	rt := &runtime{cfg: cfg, home: cfg.Home, getenv: getenv, obs: &observers{}}
+	if bo.interactive {
+		rt.lines = newLineReader(e.stdin, e.stderr)
+	}
+	if *cfg.Security.RedactSecrets {
+		rt.redact = redact.String
+	}
 	pcfg := providerConfig(cfg)
 	if pcfg.Model == "" && pcfg.BaseURL != "" && isLocalish(pcfg.Provider) {
 		if m, err := discoverModel(ctx, pcfg.BaseURL, pcfg.APIKey); err == nil {
@@ -150,31 +164,17 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	}
 	rt.endpoint = entries[0]
 
+	rt.entries, rt.resolver, rt.noStream = entries, resolver, f.noStream
 	var a *agent.Agent
-	chain, err := provider.NewChain(entries, provider.ChainOptions{
-		Factory:   newTransport,
-		Transport: llm.Options{NoStream: f.noStream},
-		Resolver:  resolver,
-		OnRetry: func(ev provider.RetryEvent) {
-			rt.obs.emit(agent.Event{Kind: agent.EventStatus, Time: time.Now(), Text: fmt.Sprintf(
-				"%s: %v; retrying in %s (%d/%d)", ev.Endpoint, ev.Err, ev.Wait.Round(100*time.Millisecond), ev.Attempt, ev.MaxRetries)})
-		},
-		OnFallback: func(ev provider.FallbackEvent) {
-			if a != nil {
-				a.SwitchModel(ev.To.Model, ev.To.Provider)
-			}
-		},
+	chain, err := rt.newChain(func(ev provider.FallbackEvent) {
+		if a != nil {
+			a.SwitchModel(ev.To.Model, ev.To.Provider)
+		}
 	})
 	if err != nil {
 		return nil, &setupError{err}
 	}
 	rt.chain = chain
-
-	reg, err := rt.buildTools(bo)
-	if err != nil {
-		return nil, err
-	}
-	rt.tools = reg
 
 	st, err := openStore(rt.home, rt.redact)
 	if err != nil {
@@ -183,6 +183,16 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	rt.store = st
 	rt.closers = append(rt.closers, st.Close)
 	sess, history, storedPrompt, err := rt.resumeOrNew(ctx, f, bo)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := rt.buildTools(bo)
+	if err != nil {
+		return nil, err
+	}
+	rt.tools = reg
+	rt.approver = rt.newApprover(f, bo)
+	pre, post, err := rt.hooks()
 	if err != nil {
 		return nil, err
 	}
@@ -218,12 +228,19 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		GuardrailWarnAfter: cfg.Guardrails.WarnAfter,
 		GuardrailHaltAfter: cfg.Guardrails.HaltAfter,
 		Observer:           rt.obs.emit,
+		Approver:           rt.approver,
+		PreHooks:           pre,
+		PostHooks:          post,
+		Redact:             rt.redact,
 		SystemPrompt: func(ctx context.Context, model, prov string) (string, error) {
 			return defaultSystemPrompt(model, prov), nil
 		},
 	}
 	acfg.Store = agentStore{st}
 	acfg.Session = sess
+	if rt.toolsetEnabled("delegation") {
+		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg))
+	}
 	a = agent.New(acfg)
 	rt.agent = a
 	if history != nil {
@@ -247,9 +264,11 @@ func (rt *runtime) buildTools(bo buildOptions) (*tool.Registry, error) {
 	term := terminal.New(terminal.Options{
 		Timeout:   config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput: cfg.Terminal.MaxOutput,
+		Redact:    rt.redact,
 	})
 	rt.closers = append(rt.closers, term.Close)
-	for _, t := range term.Tools() {
+	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact})
+	for _, t := range append(term.Tools(), files.All()...) {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}
@@ -258,6 +277,19 @@ func (rt *runtime) buildTools(bo buildOptions) (*tool.Registry, error) {
 		reg = reg.Filter(cfg.Toolsets)
 	}
 	return reg, nil
+}
+
+// toolsetEnabled reports whether --toolsets / toolsets allows a toolset.
+func (rt *runtime) toolsetEnabled(name string) bool {
+	if len(rt.cfg.Toolsets) == 0 {
+		return true
+	}
+	for _, t := range rt.cfg.Toolsets {
+		if t == name || t == "all" {
+			return true
+		}
+	}
+	return false
 }
 
 func defaultSystemPrompt(model, prov string) string {

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -54,16 +54,18 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
-	in := bufio.NewScanner(e.stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
 	fmt.Fprintf(e.stderr, "hermes %s · %s · Ctrl-D to quit\n", Version, rt.endpoint)
 	for {
 		fmt.Fprint(e.stderr, "\n> ")
-		if !in.Scan() {
+		raw, err := rt.lines.read(ctx)
+		if err != nil {
 			fmt.Fprintln(e.stderr)
-			return in.Err()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
-		line := strings.TrimSpace(in.Text())
+		line := strings.TrimSpace(raw)
 		if line == "" {
 			continue
 		}
