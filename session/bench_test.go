@@ -87,8 +87,10 @@ func BenchmarkSearch1M(b *testing.B) {
 		{"rare-word", words[15_000]},
 		{"mid-word", words[500]},
 		{"two-words", words[40] + " " + words[300]},
-		{"common-word", words[0]},
-		{"three-words-natural", words[3] + " " + words[120] + " " + words[2000]},
+		{"top-10-word", words[10]},
+		{"most-common-word", words[0]}, // in most messages: the worst case
+		{"three-words", words[3] + " " + words[120] + " " + words[2000]},
+		{"natural-language", "how do I fix the " + words[300] + " in " + words[2000]},
 		{"no-match-fallback", words[7] + " zzzznotaword"},
 	}
 	for _, q := range queries {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -17,6 +18,7 @@ func ftsQuery(text string, or bool) (q string, nterms int, explicit bool) {
 		text   string
 		prefix bool
 		op     bool
+		phrase bool
 	}
 	var terms []term
 	rest := text
@@ -35,7 +37,7 @@ func ftsQuery(text string, or bool) (q string, nterms int, explicit bool) {
 			}
 			if hasWordChar(phrase) {
 				prefix := strings.HasPrefix(rest, "*")
-				terms = append(terms, term{text: phrase, prefix: prefix})
+				terms = append(terms, term{text: phrase, prefix: prefix, phrase: true})
 			}
 			continue
 		}
@@ -56,6 +58,20 @@ func ftsQuery(text string, or bool) (q string, nterms int, explicit bool) {
 		if hasWordChar(word) {
 			terms = append(terms, term{text: word, prefix: prefix})
 		}
+	}
+
+	// Words like "the" match most messages: they add nothing to a search
+	// but make it scan most of the index. Drop them unless nothing else
+	// is left, and keep them in phrases and in operator expressions.
+	hasOp, content := false, 0
+	for _, t := range terms {
+		hasOp = hasOp || t.op
+		if !t.op && (t.phrase || t.prefix || !stopword(t.text)) {
+			content++
+		}
+	}
+	if !hasOp && content > 0 {
+		terms = slices.DeleteFunc(terms, func(t term) bool { return !t.phrase && !t.prefix && stopword(t.text) })
 	}
 
 	var b strings.Builder
@@ -86,6 +102,21 @@ func ftsQuery(text string, or bool) (q string, nterms int, explicit bool) {
 	}
 	return strings.TrimSpace(b.String()), nterms, explicit
 }
+
+// stopwords are very common English words, lower case.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by can could did do does for from had has
+		have how i if in into is it its me my of on or our so that the their then there these this
+		to was we were what when where which who why will with would you your`) {
+		stopwords[w] = true
+	}
+}
+
+// stopword reports whether a term (a single word, not a phrase) is one of
+// the stopwords.
+func stopword(term string) bool { return stopwords[strings.ToLower(term)] }
 
 func hasWordChar(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0

@@ -21,7 +21,17 @@ type SearchOptions struct {
 	Roles []llm.Role
 	// Source keeps only sessions from this source.
 	Source string
+	// Candidates bounds how many matching messages are ranked: the newest
+	// N matches (0 means DefaultCandidates). Ranking every match of a
+	// common word over a million messages costs seconds; ranking the most
+	// recent ones keeps a search in tens of milliseconds and favours
+	// recent conversations, which is what recall usually wants. A word
+	// rarer than N matches is ranked over all of its matches.
+	Candidates int
 }
+
+// DefaultCandidates is the default of SearchOptions.Candidates.
+const DefaultCandidates = 1000
 
 // SearchResult is one matching message.
 type SearchResult struct {
@@ -39,10 +49,11 @@ type SearchResult struct {
 	Rank float64 `json:"rank"`
 }
 
-// Search finds messages matching query, best match first (bm25). Any text
-// is accepted: FTS5 syntax in it is neutralised. When every word is
-// required (the default) and nothing matches, the search is retried with
-// any word matching, still ranked.
+// Search finds messages matching query, best match first (bm25 over the
+// newest SearchOptions.Candidates matches). Any text is accepted: FTS5
+// syntax in it is neutralised, and common English words are dropped when
+// the query has other words. When every word is required (the default)
+// and nothing matches, the search is retried with any word matching.
 func (s *Store) Search(ctx context.Context, query string, o SearchOptions) ([]SearchResult, error) {
 	q, n, explicit := ftsQuery(query, false)
 	if q == "" {
@@ -88,15 +99,21 @@ func (s *Store) search(ctx context.Context, match string, o SearchOptions) ([]Se
 	if len(filters) > 0 {
 		where = " AND " + strings.Join(filters, " AND ")
 	}
-	args = append(args, limit, match)
-	// Rank first, then build snippets for the winners only: snippet() is
-	// far more expensive than bm25() and would otherwise run for every
-	// matching row before the sort.
-	rows, err := s.r.QueryContext(ctx, `WITH hits AS (
-			SELECT f.rowid AS id, f.rank AS rank
+	candidates := o.Candidates
+	if candidates <= 0 {
+		candidates = DefaultCandidates
+	}
+	args = append(args, candidates, limit, match)
+	// Three steps: take the newest matches (FTS5 walks its doclists in
+	// rowid order and stops at the LIMIT), rank them with bm25, then build
+	// snippets for the winners only (snippet() costs far more than bm25()).
+	rows, err := s.r.QueryContext(ctx, `WITH cand AS (
+			SELECT f.rowid AS id, bm25(messages_fts) AS rank
 			FROM messages_fts f JOIN messages m ON m.id = f.rowid
 			WHERE messages_fts MATCH ?`+where+`
-			ORDER BY f.rank LIMIT ?
+			ORDER BY f.rowid DESC LIMIT ?
+		), hits AS (
+			SELECT id, rank FROM cand ORDER BY rank, id DESC LIMIT ?
 		)
 		SELECT m.id, m.session_id, COALESCE(s.title, ''), s.source, m.seq, m.role, m.timestamp,
 			snippet(messages_fts, 0, '>>>', '<<<', '...', 24), hits.rank

@@ -145,9 +145,13 @@ func TestFTSQueryQuotesEverythingButOperators(t *testing.T) {
 		{`foo-bar`, `"foo-bar"`},
 		{`say "hello world"`, `"say" "hello world"`},
 		{`dock*`, `"dock" *`},
-		{`a OR b`, `"a" OR "b"`},
-		{`OR a AND`, `"a"`},
-		{`a "b""c"`, `"a" "b" "c"`},
+		{`x OR y`, `"x" OR "y"`},
+		{`OR x AND`, `"x"`},
+		{`x "y""z"`, `"x" "y" "z"`},
+		{`how do I fix the nginx error`, `"fix" "nginx" "error"`},
+		{`the "the" the*`, `"the" "the" *`},
+		{`the`, `"the"`},
+		{`the AND nginx`, `"the" AND "nginx"`},
 		{`content:x`, `"content:x"`},
 		{`he said "x""`, `"he" "said" "x"`},
 		{`O"Brien`, `"O""Brien"`},
@@ -158,7 +162,30 @@ func TestFTSQueryQuotesEverythingButOperators(t *testing.T) {
 			t.Errorf("ftsQuery(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
-	if got, _, _ := ftsQuery("a b", true); got != `"a" OR "b"` {
+	if got, _, _ := ftsQuery("x y", true); got != `"x" OR "y"` {
 		t.Errorf("or mode: %s", got)
+	}
+}
+
+func TestSearchRanksOnlyTheNewestCandidates(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	x := mustCreate(t, s, Session{})
+	// The oldest message is the best match, but it is not among the newest 5.
+	mustAppend(t, s, x.ID, llm.User("heron heron heron heron"))
+	for i := range 10 {
+		mustAppend(t, s, x.ID, llm.User(strings.Repeat("filler ", i+1)+"heron"))
+	}
+	res, _ := s.Search(ctx, "heron", SearchOptions{Candidates: 5, Limit: 10})
+	if len(res) != 5 {
+		t.Fatalf("%d results, want 5", len(res))
+	}
+	for _, r := range res {
+		if r.Seq < 7 {
+			t.Fatalf("message %d is older than the 5 newest candidates", r.Seq)
+		}
+	}
+	if res, _ := s.Search(ctx, "heron", SearchOptions{Limit: 1}); res[0].Seq != 1 {
+		t.Fatalf("with every match ranked the best is message %d, want 1", res[0].Seq)
 	}
 }
