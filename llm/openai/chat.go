@@ -3,11 +3,15 @@ package openai
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/hermes-go/hermes/llm"
 )
+
+const chatPath = "chat/completions"
 
 // Chat is the chat_completions transport: OpenAI Chat Completions and the
 // many servers that speak it (OpenRouter, Azure, Vercel, xAI, z.ai, Groq,
@@ -17,7 +21,7 @@ type Chat struct {
 	f      flavor
 	stream bool
 	args   argsMemo
-	svc    openai.ChatCompletionService
+	sdk    openai.Client
 }
 
 var _ llm.Client = (*Chat)(nil)
@@ -28,7 +32,7 @@ func NewChat(opts llm.Options) *Chat {
 	return &Chat{
 		f:      f,
 		stream: !opts.NoStream,
-		svc:    openai.NewChatCompletionService(requestOptions(opts, f)...),
+		sdk:    openai.Client{Options: requestOptions(opts, f)},
 	}
 }
 
@@ -41,13 +45,13 @@ func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Del
 	if sink == nil {
 		sink = func(llm.Delta) {}
 	}
-	params, err := c.chatParams(req, c.stream)
+	body, err := c.encodeChat(req, c.stream)
 	if err != nil {
 		return nil, err
 	}
 	if !c.stream {
-		res, err := c.svc.New(ctx, params)
-		if err != nil {
+		var res *openai.ChatCompletion
+		if err := c.sdk.Post(ctx, chatPath, body, &res); err != nil {
 			return nil, mapError(ctx, c.f.name, err)
 		}
 		if ctx.Err() != nil {
@@ -56,14 +60,19 @@ func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Del
 		return fromCompletion(c.f.name, res, sink)
 	}
 
-	stream := c.svc.NewStreaming(ctx, params)
+	// What the SDK's NewStreaming does, with the body already encoded and
+	// chunks decoded into chatChunk.
+	var raw *http.Response
+	err = c.sdk.Post(ctx, chatPath, body, &raw)
+	stream := ssestream.NewStream[chatChunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	acc := chatStream{sink: sink}
 	for stream.Next() {
 		if ctx.Err() != nil {
 			break
 		}
-		acc.chunk(stream.Current())
+		c := stream.Current()
+		acc.chunk(&c)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

@@ -1,130 +1,173 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
-// chatParams converts a canonical request to Chat Completions parameters.
+// chatBody is the Chat Completions request body. The body is encoded here
+// rather than through the SDK's param types: the SDK's reflective encoder
+// costs more than the rest of a call on a long history.
+// TestChatEncodingMatchesTheSDK keeps the two equal.
+type chatBody struct {
+	Model               string            `json:"model"`
+	Messages            []chatMessage     `json:"messages"`
+	Tools               []json.RawMessage `json:"tools,omitempty"`
+	MaxTokens           int               `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64          `json:"temperature,omitempty"`
+	ReasoningEffort     string            `json:"reasoning_effort,omitempty"`
+	Reasoning           *effortObject     `json:"reasoning,omitempty"`
+	PromptCacheKey      string            `json:"prompt_cache_key,omitempty"`
+	Stream              bool              `json:"stream,omitempty"`
+	StreamOptions       *streamOptions    `json:"stream_options,omitempty"`
+}
+
+type effortObject struct {
+	Effort string `json:"effort"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role             string            `json:"role"`
+	Content          *string           `json:"content,omitempty"`
+	ToolCalls        []chatToolCall    `json:"tool_calls,omitempty"`
+	ToolCallID       string            `json:"tool_call_id,omitempty"`
+	ReasoningContent *string           `json:"reasoning_content,omitempty"`
+	ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// encodeChat converts a canonical request to a Chat Completions body.
 // req is never modified.
-func (c *Chat) chatParams(req *llm.Request, stream bool) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:    shared.ChatModel(req.Model),
-		Messages: make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)),
-	}
+func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
+	b := chatBody{Model: req.Model, Messages: make([]chatMessage, 0, len(req.Messages))}
 	for i := range req.Messages {
 		if m, ok := c.chatMessage(&req.Messages[i], req.Model); ok {
-			p.Messages = append(p.Messages, m)
+			b.Messages = append(b.Messages, m)
 		}
 	}
-	if len(req.Tools) > 0 {
-		p.Tools = make([]openai.ChatCompletionToolUnionParam, len(req.Tools))
-		for i, t := range req.Tools {
-			raw, err := chatToolJSON(t)
-			if err != nil {
-				return p, err
-			}
-			fn := param.Override[openai.ChatCompletionFunctionToolParam](raw)
-			p.Tools[i] = openai.ChatCompletionToolUnionParam{OfFunction: &fn}
+	for _, t := range req.Tools {
+		raw, err := chatToolJSON(t)
+		if err != nil {
+			return nil, err
 		}
+		b.Tools = append(b.Tools, raw)
 	}
 	if req.MaxTokens > 0 {
 		// Reasoning models reject max_tokens; everything else (and most
 		// OpenAI-compatible servers) only knows max_tokens.
 		if isReasoningModel(req.Model) {
-			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
+			b.MaxCompletionTokens = req.MaxTokens
 		} else {
-			p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
+			b.MaxTokens = req.MaxTokens
 		}
 	}
-	if req.Temperature != nil {
-		p.Temperature = param.NewOpt(*req.Temperature)
+	// OpenAI's reasoning models reject any temperature but the default.
+	if req.Temperature != nil && !(c.f.official && isReasoningModel(req.Model)) {
+		b.Temperature = req.Temperature
 	}
 	if stream {
-		p.StreamOptions.IncludeUsage = param.NewOpt(true)
+		b.Stream, b.StreamOptions = true, &streamOptions{IncludeUsage: true}
 	}
 	if req.SessionID != "" && c.f.official && !c.f.azure {
-		p.PromptCacheKey = param.NewOpt(req.SessionID)
+		b.PromptCacheKey = req.SessionID
 	}
 	if e := req.ReasoningEffort; e != "" {
 		if c.f.gateway {
 			// OpenRouter's unified reasoning object; effort "none" turns
 			// reasoning off.
-			p.SetExtraFields(map[string]any{"reasoning": map[string]any{"effort": e}})
+			b.Reasoning = &effortObject{Effort: e}
 		} else {
-			p.ReasoningEffort = shared.ReasoningEffort(e)
+			b.ReasoningEffort = e
 		}
 	}
-	return p, nil
+	return encodeJSON(b)
 }
 
-func (c *Chat) chatMessage(m *llm.Message, model string) (openai.ChatCompletionMessageParamUnion, bool) {
+func (c *Chat) chatMessage(m *llm.Message, model string) (chatMessage, bool) {
 	content := strings.TrimSpace(m.Content)
+	out := chatMessage{Role: string(m.Role), Content: &content}
 	switch m.Role {
-	case llm.RoleSystem:
-		return openai.SystemMessage(content), true
-	case llm.RoleUser:
-		return openai.UserMessage(content), true
+	case llm.RoleSystem, llm.RoleUser:
 	case llm.RoleTool:
-		return openai.ToolMessage(content, m.ToolCallID), true
+		out.ToolCallID = m.ToolCallID
 	case llm.RoleAssistant:
-		a := &openai.ChatCompletionAssistantMessageParam{}
 		// Content may be omitted only when the turn has tool calls.
-		if content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = param.NewOpt(content)
+		if content == "" && len(m.ToolCalls) > 0 {
+			out.Content = nil
 		}
 		if len(m.ToolCalls) > 0 {
-			a.ToolCalls = make([]openai.ChatCompletionMessageToolCallUnionParam, len(m.ToolCalls))
+			out.ToolCalls = make([]chatToolCall, len(m.ToolCalls))
 			for i, tc := range m.ToolCalls {
-				a.ToolCalls[i] = openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID: tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-							Name:      tc.Name,
-							Arguments: c.args.canonical(tc.Arguments),
-						},
-					},
-				}
+				out.ToolCalls[i] = chatToolCall{ID: tc.ID, Type: "function",
+					Function: chatFunction{Name: tc.Name, Arguments: c.args.canonical(tc.Arguments)}}
 			}
 		}
-		if extra := c.assistantExtras(m, model); extra != nil {
-			a.SetExtraFields(extra)
-		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: a}, true
+		c.assistantExtras(&out, m, model)
+	default:
+		return out, false
 	}
-	return openai.ChatCompletionMessageParamUnion{}, false
+	return out, true
 }
 
-// assistantExtras are the reasoning fields a provider wants echoed on an
+// assistantExtras adds the reasoning fields a provider wants echoed on an
 // earlier assistant turn. Reasoning itself is never sent as content.
-func (c *Chat) assistantExtras(m *llm.Message, model string) map[string]any {
+func (c *Chat) assistantExtras(out *chatMessage, m *llm.Message, model string) {
 	switch {
 	case c.f.gateway:
-		if len(m.ReasoningDetails) > 0 {
-			return map[string]any{"reasoning_details": m.ReasoningDetails}
+		if d := unifiedDetails(m.ReasoningDetails); len(d) > 0 {
+			out.ReasoningDetails = d
 		}
 	case c.f.echoReasoning:
 		if m.Reasoning != "" {
-			return map[string]any{"reasoning_content": m.Reasoning}
-		}
-		// Kimi with thinking on rejects a tool-call turn that lacks
-		// reasoning_content, even an empty one.
-		if len(m.ToolCalls) > 0 && strings.Contains(strings.ToLower(model), "kimi") {
-			return map[string]any{"reasoning_content": ""}
+			r := m.Reasoning
+			out.ReasoningContent = &r
+		} else if len(m.ToolCalls) > 0 && strings.Contains(strings.ToLower(model), "kimi") {
+			// Kimi with thinking on rejects a tool-call turn that lacks
+			// reasoning_content, even an empty one.
+			empty := ""
+			out.ReasoningContent = &empty
 		}
 	}
-	return nil
+}
+
+// unifiedDetails keeps the entries in OpenRouter's unified format
+// ("reasoning.text", "reasoning.summary", "reasoning.encrypted"). A history
+// that came through the Anthropic transport holds native thinking blocks
+// in the same field, which gateways would reject.
+func unifiedDetails(details []json.RawMessage) []json.RawMessage {
+	out := details[:0:0]
+	for _, d := range details {
+		var e struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(d, &e) == nil && strings.HasPrefix(e.Type, "reasoning.") {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // functionJSON is a function definition with its schema passed through
-// verbatim, so schemas are not decoded and re-encoded on every call.
+// verbatim.
 type functionJSON struct {
 	Type        string          `json:"type,omitempty"`
 	Name        string          `json:"name"`
@@ -153,4 +196,16 @@ func chatToolJSON(t llm.ToolDef) (json.RawMessage, error) {
 		return nil, fmt.Errorf("tool %q: invalid parameters schema: %w", t.Name, err)
 	}
 	return b, nil
+}
+
+// encodeJSON encodes without HTML escaping: prompts and code are full of
+// <, > and &, and escaping them only makes requests bigger.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("openai: encode request: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

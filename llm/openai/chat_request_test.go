@@ -285,3 +285,45 @@ func TestChatInvalidToolSchemaIsAnError(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+func TestChatGatewayReplaysOnlyUnifiedReasoningDetails(t *testing.T) {
+	req := history("anthropic/claude-sonnet-4")
+	req.Messages[2].ReasoningDetails = []json.RawMessage{
+		json.RawMessage(`{"type":"thinking","thinking":"native block","signature":"anthropic-sig"}`),
+		json.RawMessage(`{"type":"reasoning.text","text":"unified","signature":"s2"}`),
+	}
+	body, _ := sentChat(t, llm.Options{Provider: "openrouter"}, req)
+	a := sentMessages(t, body)[2]
+	if len(a.ReasoningDetails) != 1 || !strings.Contains(string(a.ReasoningDetails[0]), `"unified"`) {
+		t.Errorf("reasoning_details %s, want only the unified entry", a.ReasoningDetails)
+	}
+
+	req.Messages[2].ReasoningDetails = req.Messages[2].ReasoningDetails[:1]
+	body, _ = sentChat(t, llm.Options{Provider: "openrouter"}, req)
+	if a := sentMessages(t, body)[2]; a.ReasoningDetails != nil {
+		t.Errorf("native thinking blocks sent to a gateway: %s", a.ReasoningDetails)
+	}
+}
+
+func TestTemperatureIsNotSentToOpenAIReasoningModels(t *testing.T) {
+	temp := 0.2
+	tests := []struct {
+		opts  llm.Options
+		model string
+		sent  bool
+	}{
+		{llm.Options{Provider: "openai"}, "gpt-4o", true},
+		{llm.Options{Provider: "openai"}, "gpt-5", false},
+		{llm.Options{Provider: "azure"}, "o4-mini", false},
+		{llm.Options{Provider: "openrouter"}, "openai/gpt-5", true},
+		{llm.Options{Provider: "custom"}, "glm-4.7", true},
+	}
+	for _, tt := range tests {
+		req := simpleRequest()
+		req.Model, req.Temperature = tt.model, &temp
+		body, _ := sentChat(t, tt.opts, req)
+		if _, ok := body["temperature"]; ok != tt.sent {
+			t.Errorf("%s %s: temperature sent=%v, want %v", tt.opts.Provider, tt.model, ok, tt.sent)
+		}
+	}
+}

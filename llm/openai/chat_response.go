@@ -21,7 +21,7 @@ type assembly struct {
 	reasoning reasoningParts
 	details   []json.RawMessage
 	calls     []llm.ToolCall
-	usage     openai.CompletionUsage
+	usage     wireUsage
 	hasUsage  bool
 }
 
@@ -75,7 +75,7 @@ func chatFinish(reason string, hasCalls bool) llm.FinishReason {
 	return llm.FinishStop
 }
 
-func chatUsage(u openai.CompletionUsage) llm.Usage {
+func chatUsage(u wireUsage) llm.Usage {
 	out := llm.Usage{
 		InputTokens:      u.PromptTokens,
 		OutputTokens:     u.CompletionTokens,
@@ -101,7 +101,7 @@ func fromCompletion(provider string, res *openai.ChatCompletion, sink func(llm.D
 	a := assembly{
 		id: res.ID, model: res.Model,
 		content: msg.Content, refusal: msg.Refusal, finish: ch.FinishReason,
-		usage: res.Usage, hasUsage: res.JSON.Usage.Valid(),
+		usage: fromSDKUsage(res.Usage), hasUsage: res.JSON.Usage.Valid(),
 	}
 	if !msg.JSON.Content.Valid() {
 		a.content = coerceContent(msg.JSON.Content.Raw())

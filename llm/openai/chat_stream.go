@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/hermes-go/hermes/llm"
@@ -18,7 +17,7 @@ type chatStream struct {
 	id, model string
 	sawChoice bool
 	finish    string
-	usage     openai.CompletionUsage
+	usage     wireUsage
 	hasUsage  bool
 
 	content strings.Builder // raw content, <think> blocks included
@@ -40,7 +39,7 @@ type callSlot struct {
 	announced bool
 }
 
-func (s *chatStream) chunk(c openai.ChatCompletionChunk) {
+func (s *chatStream) chunk(c *chatChunk) {
 	if c.ID != "" {
 		s.id = c.ID
 	}
@@ -49,8 +48,8 @@ func (s *chatStream) chunk(c openai.ChatCompletionChunk) {
 	}
 	// Usage arrives in a chunk of its own (OpenAI with include_usage) or
 	// with the finish chunk (OpenRouter, z.ai, Kimi); the last one wins.
-	if c.JSON.Usage.Valid() && (c.Usage.PromptTokens > 0 || c.Usage.CompletionTokens > 0) {
-		s.usage, s.hasUsage = c.Usage, true
+	if c.Usage != nil && (c.Usage.PromptTokens > 0 || c.Usage.CompletionTokens > 0) {
+		s.usage, s.hasUsage = *c.Usage, true
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -65,16 +64,12 @@ func (s *chatStream) chunk(c openai.ChatCompletionChunk) {
 	}
 }
 
-func (s *chatStream) delta(d *openai.ChatCompletionChunkChoiceDelta) {
-	ex := d.JSON.ExtraFields
-	rc := extraString(ex, "reasoning_content")
-	rf := extraString(ex, "reasoning")
+func (s *chatStream) delta(d *chunkDelta) {
+	rc, rf := d.ReasoningContent, d.Reasoning
 	var dt string
-	if f, ok := ex["reasoning_details"]; ok {
-		if raw := f.Raw(); raw != "" && raw != "null" {
-			s.details.add([]byte(raw))
-			dt = detailsText([]byte(raw), "")
-		}
+	if raw := d.ReasoningDetails; len(raw) > 0 && string(raw) != "null" {
+		s.details.add(raw)
+		dt = detailsText(raw, "")
 	}
 	s.rContent.WriteString(rc)
 	s.rField.WriteString(rf)
@@ -90,8 +85,8 @@ func (s *chatStream) delta(d *openai.ChatCompletionChunkChoiceDelta) {
 	}
 
 	if d.Content != "" {
-		s.content.WriteString(d.Content)
-		vis, th := s.think.feed(d.Content)
+		s.content.WriteString(string(d.Content))
+		vis, th := s.think.feed(string(d.Content))
 		s.emitText(vis, th)
 	}
 	s.refusal.WriteString(d.Refusal)
@@ -112,7 +107,7 @@ func (s *chatStream) emitText(vis, th string) {
 	}
 }
 
-func (s *chatStream) toolDelta(tc *openai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (s *chatStream) toolDelta(tc *chunkToolCall) {
 	if s.slotOf == nil {
 		s.slotOf = map[int64]int{}
 	}

@@ -392,3 +392,28 @@ func TestCancelMidStreamReturnsPromptly(t *testing.T) {
 		})
 	}
 }
+
+func TestChatStreamToleratesOddFieldTypes(t *testing.T) {
+	f := newFakeProvider(t, serveSSE(sse(
+		`{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"list "}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"text"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"queue_time":"fast","prompt_tokens_details":{"cached_tokens":1.5}}}`,
+	)))
+	resp, _, err := complete(t, chatClient(f, llm.Options{}), simpleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "list text" {
+		t.Errorf("content %q", resp.Message.Content)
+	}
+	if resp.Usage.InputTokens != 10 || resp.Usage.OutputTokens != 2 {
+		t.Errorf("usage %+v lost the well-typed fields", resp.Usage)
+	}
+}
+
+func TestChatStreamMalformedChunkIsInvalidResponse(t *testing.T) {
+	f := newFakeProvider(t, serveSSE(sse(`{"choices":[{"index":0,"delta":{"content":"x"}`)))
+	_, _, err := complete(t, chatClient(f, llm.Options{}), simpleRequest())
+	if pe, ok := llm.AsProviderError(err); !ok || pe.Kind != llm.ErrInvalidResponse {
+		t.Fatalf("err %v, want invalid_response", err)
+	}
+}

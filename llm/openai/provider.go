@@ -97,7 +97,9 @@ func requestOptions(o llm.Options, f flavor) []option.RequestOption {
 		option.WithMiddleware(classifyMiddleware(f.name)),
 	}
 	if o.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(o.APIKey))
+		// Client.Post does not apply the SDK's bearer security, so the
+		// header is set here.
+		opts = append(opts, option.WithHeader("Authorization", "Bearer "+o.APIKey))
 		if f.azure {
 			opts = append(opts, option.WithHeader("api-key", o.APIKey))
 		}

@@ -3,11 +3,16 @@ package openai
 import (
 	"context"
 	"errors"
+	"net/http"
 
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/hermes-go/hermes/llm"
 )
+
+const responsesPath = "responses"
 
 // Responses is the codex_responses transport: the OpenAI Responses API
 // (OpenAI, Azure OpenAI, Codex), used statelessly. It is safe for
@@ -16,7 +21,7 @@ type Responses struct {
 	f      flavor
 	stream bool
 	args   argsMemo
-	svc    responses.ResponseService
+	sdk    openai.Client
 }
 
 var _ llm.Client = (*Responses)(nil)
@@ -27,7 +32,7 @@ func NewResponses(opts llm.Options) *Responses {
 	return &Responses{
 		f:      f,
 		stream: !opts.NoStream,
-		svc:    responses.NewResponseService(requestOptions(opts, f)...),
+		sdk:    openai.Client{Options: requestOptions(opts, f)},
 	}
 }
 
@@ -40,13 +45,13 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 	if sink == nil {
 		sink = func(llm.Delta) {}
 	}
-	params, err := r.responsesParams(req)
+	body, err := r.encodeResponses(req, r.stream)
 	if err != nil {
 		return nil, err
 	}
 	if !r.stream {
-		res, err := r.svc.New(ctx, params)
-		if err != nil {
+		var res *responses.Response
+		if err := r.sdk.Post(ctx, responsesPath, body, &res); err != nil {
 			return nil, mapError(ctx, r.f.name, err)
 		}
 		if ctx.Err() != nil {
@@ -60,7 +65,9 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 		return out, nil
 	}
 
-	stream := r.svc.NewStreaming(ctx, params)
+	var raw *http.Response
+	err = r.sdk.Post(ctx, responsesPath, body, &raw)
+	stream := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	acc := responsesStream{sink: sink}
 	for stream.Next() {

@@ -7,23 +7,74 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
-// responsesParams converts a canonical request to Responses API
-// parameters. The conversation is stateless: the whole history is sent
-// every call with store=false, and encrypted reasoning is replayed.
-func (r *Responses) responsesParams(req *llm.Request) (responses.ResponseNewParams, error) {
-	p := responses.ResponseNewParams{
-		Model: shared.ResponsesModel(req.Model),
-		Store: param.NewOpt(false),
-	}
+// responsesBody is the Responses API request body, encoded here for the
+// same reason as chatBody; TestResponsesEncodingMatchesTheSDK keeps it
+// equal to what the SDK's param types would send.
+type responsesBody struct {
+	Model           string            `json:"model"`
+	Instructions    string            `json:"instructions,omitempty"`
+	Input           []any             `json:"input"`
+	Tools           []json.RawMessage `json:"tools,omitempty"`
+	Store           bool              `json:"store"`
+	Include         []string          `json:"include,omitempty"`
+	Reasoning       *responsesEffort  `json:"reasoning,omitempty"`
+	MaxOutputTokens int               `json:"max_output_tokens,omitempty"`
+	Temperature     *float64          `json:"temperature,omitempty"`
+	PromptCacheKey  string            `json:"prompt_cache_key,omitempty"`
+	Stream          bool              `json:"stream,omitempty"`
+}
+
+type responsesEffort struct {
+	Effort  string `json:"effort"`
+	Summary string `json:"summary,omitempty"`
+}
+
+type inputText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type userItem struct {
+	Role    string      `json:"role"`
+	Content []inputText `json:"content"`
+}
+
+type outputText struct {
+	Type        string   `json:"type"`
+	Text        string   `json:"text"`
+	Annotations []string `json:"annotations"`
+}
+
+type outputMessageItem struct {
+	Type    string       `json:"type"`
+	Role    string       `json:"role"`
+	Status  string       `json:"status"`
+	Content []outputText `json:"content"`
+}
+
+type functionCallItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type functionOutputItem struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output string `json:"output"`
+}
+
+// encodeResponses converts a canonical request to a Responses API body.
+// The conversation is stateless: the whole history is sent every call with
+// store=false, and encrypted reasoning is replayed.
+func (r *Responses) encodeResponses(req *llm.Request, stream bool) ([]byte, error) {
+	b := responsesBody{Model: req.Model, Input: make([]any, 0, len(req.Messages)+4), Stream: stream}
 	var instructions []string
-	items := make(responses.ResponseInputParam, 0, len(req.Messages)+4)
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		content := strings.TrimSpace(m.Content)
@@ -33,87 +84,58 @@ func (r *Responses) responsesParams(req *llm.Request) (responses.ResponseNewPara
 				instructions = append(instructions, content)
 			}
 		case llm.RoleUser:
-			items = append(items, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role: responses.EasyInputMessageRoleUser,
-				Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: responses.ResponseInputMessageContentListParam{
-					{OfInputText: &responses.ResponseInputTextParam{Text: content}},
-				}},
-			}})
+			b.Input = append(b.Input, userItem{Role: "user", Content: []inputText{{Type: "input_text", Text: content}}})
 		case llm.RoleAssistant:
-			items = appendAssistantItems(items, m, content, &r.args)
+			b.Input = r.appendAssistantItems(b.Input, m, content)
 		case llm.RoleTool:
-			items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-				CallID: param.NewOpt(m.ToolCallID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(content)},
-			}})
+			b.Input = append(b.Input, functionOutputItem{Type: "function_call_output", CallID: m.ToolCallID, Output: content})
 		}
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
-	if len(instructions) > 0 {
-		p.Instructions = param.NewOpt(strings.Join(instructions, "\n\n"))
-	}
-	if len(req.Tools) > 0 {
-		p.Tools = make([]responses.ToolUnionParam, len(req.Tools))
-		for i, t := range req.Tools {
-			raw, err := responsesToolJSON(t)
-			if err != nil {
-				return p, err
-			}
-			fn := param.Override[responses.FunctionToolParam](raw)
-			p.Tools[i] = responses.ToolUnionParam{OfFunction: &fn}
+	b.Instructions = strings.Join(instructions, "\n\n")
+	for _, t := range req.Tools {
+		raw, err := responsesToolJSON(t)
+		if err != nil {
+			return nil, err
 		}
+		b.Tools = append(b.Tools, raw)
 	}
-	if req.MaxTokens > 0 {
-		p.MaxOutputTokens = param.NewOpt(int64(req.MaxTokens))
+	b.MaxOutputTokens = req.MaxTokens
+	// Reasoning models reject any temperature but the default.
+	if req.Temperature != nil && !isReasoningModel(req.Model) {
+		b.Temperature = req.Temperature
 	}
-	if req.Temperature != nil {
-		p.Temperature = param.NewOpt(*req.Temperature)
-	}
-	if req.SessionID != "" {
-		p.PromptCacheKey = param.NewOpt(req.SessionID)
-	}
+	b.PromptCacheKey = req.SessionID
 	effort := req.ReasoningEffort
 	if effort != "" {
-		p.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(effort)}
+		b.Reasoning = &responsesEffort{Effort: effort}
 		if effort != "none" {
-			p.Reasoning.Summary = shared.ReasoningSummaryAuto
+			b.Reasoning.Summary = "auto"
 		}
 	}
 	// Only reasoning models accept the include; others reject the request.
 	if effort != "none" && (effort != "" || isReasoningModel(req.Model)) {
-		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+		b.Include = []string{"reasoning.encrypted_content"}
 	}
-	return p, nil
+	return encodeJSON(b)
 }
 
 // appendAssistantItems adds one assistant turn: its encrypted reasoning
 // items first (they preceded the output), then its text, then each call.
-func appendAssistantItems(items responses.ResponseInputParam, m *llm.Message, content string, memo *argsMemo) responses.ResponseInputParam {
+func (r *Responses) appendAssistantItems(items []any, m *llm.Message, content string) []any {
 	for _, raw := range m.ReasoningItems {
 		// Without encrypted content the item only names server-side state,
 		// which does not exist when store is false.
-		if !hasEncryptedContent(raw) {
-			continue
+		if hasEncryptedContent(raw) {
+			items = append(items, raw)
 		}
-		it := param.Override[responses.ResponseReasoningItemParam](raw)
-		items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: &it})
 	}
 	if content != "" {
-		items = append(items, responses.ResponseInputItemUnionParam{OfOutputMessage: &responses.ResponseOutputMessageParam{
-			Status: responses.ResponseOutputMessageStatusCompleted,
-			Content: []responses.ResponseOutputMessageContentUnionParam{{OfOutputText: &responses.ResponseOutputTextParam{
-				Text:        content,
-				Annotations: []responses.ResponseOutputTextAnnotationUnionParam{},
-			}}},
-		}})
+		items = append(items, outputMessageItem{Type: "message", Role: "assistant", Status: "completed",
+			Content: []outputText{{Type: "output_text", Text: content, Annotations: []string{}}}})
 	}
 	for _, tc := range m.ToolCalls {
-		items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
-			CallID:    tc.ID,
-			Name:      tc.Name,
-			Arguments: memo.canonical(tc.Arguments),
-			ID:        param.NewOpt(functionItemID(tc.ID)),
-		}})
+		items = append(items, functionCallItem{Type: "function_call", ID: functionItemID(tc.ID),
+			CallID: tc.ID, Name: tc.Name, Arguments: r.args.canonical(tc.Arguments)})
 	}
 	return items
 }
@@ -132,11 +154,14 @@ func functionItemID(callID string) string {
 	return "fc_" + hex.EncodeToString(sum[:])[:24]
 }
 
+// hasEncryptedContent reports whether raw is a Responses reasoning item
+// that carries its encrypted content.
 func hasEncryptedContent(raw json.RawMessage) bool {
 	var it struct {
+		Type             string `json:"type"`
 		EncryptedContent string `json:"encrypted_content"`
 	}
-	return json.Unmarshal(raw, &it) == nil && it.EncryptedContent != ""
+	return json.Unmarshal(raw, &it) == nil && it.Type == "reasoning" && it.EncryptedContent != ""
 }
 
 // responsesToolJSON is the Responses function-tool object. strict is sent

@@ -1,0 +1,97 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// chatChunk is one streamed Chat Completions chunk with only the fields
+// this package reads, including the ones the SDK's chunk type does not
+// model (reasoning, reasoning_content, reasoning_details). Decoding into
+// it costs a fraction of decoding the SDK's type, and a chunk arrives for
+// every few tokens.
+type chatChunk struct {
+	ID      string        `json:"id"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *wireUsage    `json:"usage"`
+}
+
+type chunkChoice struct {
+	Index        int64      `json:"index"`
+	FinishReason string     `json:"finish_reason"`
+	Delta        chunkDelta `json:"delta"`
+}
+
+type chunkDelta struct {
+	Content          flexText        `json:"content"`
+	Refusal          string          `json:"refusal"`
+	ReasoningContent string          `json:"reasoning_content"`
+	Reasoning        string          `json:"reasoning"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
+	ToolCalls        []chunkToolCall `json:"tool_calls"`
+}
+
+type chunkToolCall struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// wireUsage is the usage object of Chat Completions.
+type wireUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	TotalTokens         int64 `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens     int64 `json:"cached_tokens"`
+		CacheWriteTokens int64 `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// UnmarshalJSON tolerates fields of an unexpected type (a provider's
+// float token count, an object where a string was expected): they are
+// left empty and the rest of the chunk is kept. Malformed JSON still
+// fails.
+func (c *chatChunk) UnmarshalJSON(b []byte) error {
+	type plain chatChunk
+	err := json.Unmarshal(b, (*plain)(c))
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return nil
+	}
+	return err
+}
+
+// flexText is message content: a string, or (from some servers) a list of
+// parts or an object, flattened to text.
+type flexText string
+
+func (f *flexText) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		err := json.Unmarshal(b, &s)
+		*f = flexText(s)
+		return err
+	}
+	*f = flexText(coerceContent(string(b)))
+	return nil
+}
+
+// fromSDKUsage converts the SDK's usage type (non-streamed responses).
+func fromSDKUsage(u openai.CompletionUsage) wireUsage {
+	var w wireUsage
+	w.PromptTokens, w.CompletionTokens, w.TotalTokens = u.PromptTokens, u.CompletionTokens, u.TotalTokens
+	w.PromptTokensDetails.CachedTokens = u.PromptTokensDetails.CachedTokens
+	w.PromptTokensDetails.CacheWriteTokens = u.PromptTokensDetails.CacheWriteTokens
+	w.CompletionTokensDetails.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	return w
+}
