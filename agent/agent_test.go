@@ -420,3 +420,30 @@ func BenchmarkLoopRoundInProcess(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInterruptLatency measures the time from Interrupt to Run
+// returning while a model call is in flight (and ignores its context).
+func BenchmarkInterruptLatency(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		started := make(chan struct{})
+		release := make(chan struct{})
+		client := llm.ClientFunc(func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
+			close(started)
+			<-release
+			return nil, ctx.Err()
+		})
+		a := New(Config{Client: client, Model: "m"})
+		done := make(chan *Result)
+		go func() { r, _ := a.Run(context.Background(), Input{Message: "x"}); done <- r }()
+		<-started
+		b.StartTimer()
+		a.Interrupt()
+		r := <-done
+		b.StopTimer()
+		close(release)
+		if !r.Interrupted {
+			b.Fatal("not interrupted")
+		}
+	}
+}
