@@ -20,6 +20,8 @@ type ListOptions struct {
 	RootsOnly bool
 	// ParentID keeps only the direct children of this session.
 	ParentID string
+	// Cwd keeps only sessions that ran in this working directory.
+	Cwd string
 }
 
 // Summary is a listed session with its lineage.
@@ -53,6 +55,10 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]Summary, error) {
 	if o.ParentID != "" {
 		where = append(where, "s.parent_session_id = ?")
 		args = append(args, o.ParentID)
+	}
+	if o.Cwd != "" {
+		where = append(where, "s.cwd = ?")
+		args = append(args, o.Cwd)
 	}
 	q := `SELECT ` + prefixed("s.", sessionColumns) + `, s.child_count FROM sessions s`
 	if len(where) > 0 {

@@ -19,6 +19,8 @@ type Session struct {
 	Source   string `json:"source"`
 	Model    string `json:"model,omitempty"`
 	Provider string `json:"provider,omitempty"`
+	// Cwd is the working directory (workspace) the session ran in.
+	Cwd string `json:"cwd,omitempty"`
 	// Title is unique among sessions that have one; empty means none.
 	Title string `json:"title,omitempty"`
 	// ParentID links a continuation (after context compression) or a
@@ -60,9 +62,9 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 	}
 	defer tx.Rollback()
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
-		(id, source, model, provider, title, parent_session_id, started_at, last_active)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		in.ID, in.Source, in.Model, in.Provider, nullable(in.Title), nullable(in.ParentID),
+		(id, source, model, provider, cwd, title, parent_session_id, started_at, last_active)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		in.ID, in.Source, in.Model, in.Provider, in.Cwd, nullable(in.Title), nullable(in.ParentID),
 		nanos(in.StartedAt), nanos(in.StartedAt))
 	if err != nil {
 		tx.Rollback()
@@ -101,7 +103,7 @@ func (s *Store) createConflict(ctx context.Context, in Session, err error) error
 	return wrap("create", in.ID, err)
 }
 
-const sessionColumns = `id, source, model, provider, title, parent_session_id, started_at, last_active,
+const sessionColumns = `id, source, model, provider, cwd, title, parent_session_id, started_at, last_active,
 	ended_at, end_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
 	reasoning_tokens, api_calls, message_count, preview`
 
@@ -112,7 +114,7 @@ func scanSession(sc interface{ Scan(...any) error }, extra ...any) (Session, err
 		title, parent, reason sql.NullString
 		started, last, ended  sql.NullInt64
 	)
-	dest := []any{&x.ID, &x.Source, &x.Model, &x.Provider, &title, &parent, &started, &last,
+	dest := []any{&x.ID, &x.Source, &x.Model, &x.Provider, &x.Cwd, &title, &parent, &started, &last,
 		&ended, &reason, &x.Usage.InputTokens, &x.Usage.OutputTokens, &x.Usage.CacheReadTokens,
 		&x.Usage.CacheWriteTokens, &x.Usage.ReasoningTokens, &x.APICalls, &x.MessageCount, &x.Preview}
 	if err := sc.Scan(append(dest, extra...)...); err != nil {

@@ -90,8 +90,7 @@ func likeEscape(s string) string {
 }
 
 // Resolve finds the session a user means by ref, trying in order:
-//   - "latest" (or "last", or empty): the most recently active session
-//     that is not a subagent's;
+//   - "latest" (or "last", or empty): Latest(ctx, "");
 //   - an exact session id;
 //   - a title: the most recently active session titled ref or "ref #N";
 //   - a unique id prefix (at least 4 characters).
@@ -99,8 +98,7 @@ func (s *Store) Resolve(ctx context.Context, ref string) (Session, error) {
 	ref = strings.TrimSpace(ref)
 	switch strings.ToLower(ref) {
 	case "", "latest", "last":
-		return s.scanOne(ctx, "resolve", ref, `SELECT `+sessionColumns+` FROM sessions
-			WHERE source != 'subagent' ORDER BY last_active DESC, started_at DESC LIMIT 1`)
+		return s.Latest(ctx, "")
 	}
 	if x, err := s.Get(ctx, ref); err == nil || !errors.Is(err, ErrNotFound) {
 		return x, err
@@ -139,6 +137,25 @@ func (s *Store) Resolve(ctx context.Context, ref string) (Session, error) {
 		}
 	}
 	return Session{}, fmt.Errorf("session: resolve %q: no session has this id or title: %w", ref, ErrNotFound)
+}
+
+// Latest returns the most recently active session that a user would
+// resume: not a subagent's and not tagged "tool". A non-empty cwd keeps
+// only sessions that ran in that working directory (--resume latest is
+// per workspace).
+func (s *Store) Latest(ctx context.Context, cwd string) (Session, error) {
+	l, err := s.List(ctx, ListOptions{Limit: 1, Cwd: cwd, ExcludeSources: []string{"subagent", "tool"}})
+	if err != nil {
+		return Session{}, err
+	}
+	if len(l) == 0 {
+		where := "anywhere"
+		if cwd != "" {
+			where = "in " + cwd
+		}
+		return Session{}, fmt.Errorf("session: latest: no session %s: %w", where, ErrNotFound)
+	}
+	return l[0].Session, nil
 }
 
 func (s *Store) scanOne(ctx context.Context, op, ref, query string, args ...any) (Session, error) {

@@ -6,6 +6,8 @@ CREATE TABLE sessions (
     source            TEXT NOT NULL,
     model             TEXT NOT NULL DEFAULT '',
     provider          TEXT NOT NULL DEFAULT '',
+    -- cwd is the working directory (workspace) the session ran in.
+    cwd               TEXT NOT NULL DEFAULT '',
     title             TEXT,
     parent_session_id TEXT REFERENCES sessions(id),
     started_at        INTEGER NOT NULL,
@@ -54,6 +56,7 @@ CREATE TABLE session_state (
 CREATE INDEX idx_sessions_last_active ON sessions(last_active DESC, id DESC);
 CREATE INDEX idx_sessions_source ON sessions(source, last_active DESC, id DESC);
 CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
+CREATE INDEX idx_sessions_cwd ON sessions(cwd, last_active DESC);
 CREATE UNIQUE INDEX idx_sessions_title ON sessions(title) WHERE title IS NOT NULL;
 
 CREATE TABLE messages (
