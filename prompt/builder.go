@@ -9,8 +9,8 @@ import (
 type Builder struct {
 	// Home is HERMES_HOME, where SOUL.md lives. Empty skips SOUL.md.
 	Home string
-	// Workdir is where the search for context files starts. Empty skips
-	// context files.
+	// Workdir is where the search for project context files starts.
+	// Empty skips them (the global $HERMES_HOME/AGENTS.md is still read).
 	Workdir  string
 	Model    string
 	Provider string
@@ -58,7 +58,7 @@ func (b Builder) Build() (prompt string, notes []string) {
 		add(b.UserSnapshot)
 	}
 	add(b.SkillsIndex)
-	if !b.IgnoreRules && b.Workdir != "" {
+	if !b.IgnoreRules && (b.Workdir != "" || b.Home != "") {
 		files, n := b.contextFiles()
 		notes = append(notes, n...)
 		add(files)

@@ -303,3 +303,24 @@ func TestUnreadableFilesBecomeNotes(t *testing.T) {
 		t.Fatalf("context block without files:\n%s", got)
 	}
 }
+
+func TestGlobalAgentsMdComesFirst(t *testing.T) {
+	home := t.TempDir()
+	write(t, filepath.Join(home, "AGENTS.md"), "GLOBAL rules")
+	_, root := repo(t)
+	write(t, filepath.Join(root, "AGENTS.md"), "PROJECT rules")
+	got, _ := Builder{Home: home, Workdir: root, Now: nov30}.Build()
+	want := contextHeader + "\n\n## HERMES_HOME/AGENTS.md\n\nGLOBAL rules\n\n## AGENTS.md\n\nPROJECT rules"
+	if !strings.Contains(got, want) {
+		t.Fatalf("got:\n%s", got)
+	}
+	// Working inside HERMES_HOME does not load the file twice.
+	os.Mkdir(filepath.Join(home, ".git"), 0o755)
+	got, _ = Builder{Home: home, Workdir: home, Now: nov30}.Build()
+	if strings.Count(got, "GLOBAL rules") != 1 {
+		t.Fatalf("global file twice:\n%s", got)
+	}
+	if got, _ := (Builder{Home: home, Workdir: root, Now: nov30, IgnoreRules: true}).Build(); strings.Contains(got, "GLOBAL") {
+		t.Fatal("IgnoreRules kept the global file")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -20,13 +21,35 @@ const contextHeader = "# Project Context\n\nThe following project context files 
 // less (MaxFileChars), so this only protects memory from absurd files.
 const maxReadBytes = 8 << 20
 
-// contextFiles finds, reads and formats the project context files.
+// contextFiles finds, reads and formats the context files: the global
+// $HERMES_HOME/AGENTS.md, then the project's.
 func (b Builder) contextFiles() (string, []string) {
-	dirs, root := searchDirs(b.Workdir)
 	var (
+		dirs     []string
+		root     string
 		sections []string
 		notes    []string
 	)
+	if b.Workdir != "" {
+		dirs, root = searchDirs(b.Workdir)
+	}
+	if b.Home != "" {
+		global := filepath.Join(b.Home, "AGENTS.md")
+		text, found, err := readText(global)
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("context file %s not used: %v", global, err))
+		case found:
+			if text = strings.TrimSpace(stripFrontmatter(text)); text != "" {
+				body, n := prepareFile(text, "HERMES_HOME/AGENTS.md")
+				notes = append(notes, n...)
+				sections = append(sections, "## HERMES_HOME/AGENTS.md\n\n"+body)
+			}
+		}
+		if home, err := filepath.Abs(b.Home); err == nil {
+			dirs = slices.DeleteFunc(dirs, func(d string) bool { return d == home })
+		}
+	}
 	for _, dir := range dirs {
 		for _, alts := range contextNames {
 			for _, name := range alts {

@@ -10,10 +10,10 @@
 //  4. the frozen MEMORY snapshot and 5. the USER profile snapshot
 //     (rendered by package memory);
 //  6. a skills index, when given;
-//  7. project context files: AGENTS.md and .hermes.md (or HERMES.md) in
-//     the working directory and each parent up to the repository root
-//     (the directory holding .git; the filesystem root when there is
-//     none), outermost first;
+//  7. context files: the global $HERMES_HOME/AGENTS.md, then AGENTS.md
+//     and .hermes.md (or HERMES.md) in the working directory and each
+//     parent up to the repository root (the directory holding .git; the
+//     filesystem root when there is none), outermost first;
 //  8. the platform hint (CLI, editor, messaging);
 //  9. the closing lines: "Conversation started: <date>", the session id
 //     when given, "Model: <model>", "Provider: <provider>".
