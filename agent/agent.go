@@ -76,9 +76,16 @@ type Config struct {
 
 	// Compressor shrinks the history when it nears the context window.
 	Compressor Compressor
-	// OnCompressed runs after a compression with the new history: the
-	// place to start the child session and rebuild the system prompt.
-	OnCompressed func(ctx context.Context, history []llm.Message) error
+	// OnCompressed runs after a compression with the new history and the
+	// new session id (empty without a store).
+	OnCompressed func(ctx context.Context, history []llm.Message, sessionID string) error
+	// NewSessionID names the child session a compression continues in
+	// (seed: compression creates a new session whose parent is the old
+	// one). Nil keeps the session.
+	NewSessionID func() string
+	// LearnContextLimit remembers a context window an overflow error
+	// revealed, for later runs.
+	LearnContextLimit func(model string, limit int)
 	// ContextLength is the model's context window in tokens (0: unknown,
 	// no preflight compression).
 	ContextLength int

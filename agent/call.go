@@ -94,6 +94,7 @@ func (t *turn) handleCallError(err error) {
 	pe, ok := llm.AsProviderError(err)
 	if ok && pe.IsContextOverflow() {
 		if t.compressAfterOverflow(pe) {
+			t.ensureSystemPrompt("")
 			t.budget.Refund()
 			t.res.APICalls--
 			return

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -32,6 +35,9 @@ func (t *turn) compressAfterOverflow(pe *llm.ProviderError) bool {
 	a := t.a
 	if pe.ContextLimit > 0 && (a.cfg.ContextLength == 0 || pe.ContextLimit < a.cfg.ContextLength) {
 		a.cfg.ContextLength = pe.ContextLimit
+		if a.cfg.LearnContextLimit != nil {
+			a.cfg.LearnContextLimit(a.model, pe.ContextLimit)
+		}
 	}
 	if a.cfg.Compressor == nil || t.compressions >= maxCompressionsPerTurn {
 		t.res.Failed = true
@@ -52,8 +58,8 @@ func (t *turn) compressAfterOverflow(pe *llm.ProviderError) bool {
 	return true
 }
 
-// compress replaces the history by its compressed form. On failure the
-// history stays as it was.
+// compress replaces the history by its compressed form and continues in
+// a child session. On failure the history stays as it was.
 func (t *turn) compress(reason string) bool {
 	a := t.a
 	t.compressions++
@@ -66,14 +72,75 @@ func (t *turn) compress(reason string) bool {
 		t.warn(fmt.Sprintf("context compression failed, history kept as it was: %v", err))
 		return false
 	}
+	a.replaceHistory(t.ctx, out, t.warn)
+	a.emit(Event{Kind: EventCompression, Text: fmt.Sprintf("compressed %d messages into %d; continuing in session %s", len(h), len(out), a.cfg.Session.ID)})
+	return true
+}
+
+// replaceHistory installs a compressed history: a child session holding
+// it (when there is a store), a rebuilt system prompt, the hook.
+func (a *Agent) replaceHistory(ctx context.Context, out []llm.Message, warn func(string)) {
 	a.mu.Lock()
 	a.history = out
+	a.systemPrompt = "" // rebuilt for the new session on the next call
+	old := a.cfg.Session
 	a.mu.Unlock()
-	if a.cfg.OnCompressed != nil {
-		if err := a.cfg.OnCompressed(t.ctx, out); err != nil {
-			t.warn(fmt.Sprintf("after compression: %v", err))
+	if a.cfg.Store != nil && a.cfg.NewSessionID != nil {
+		child := SessionMeta{ID: a.cfg.NewSessionID(), Source: old.Source, ParentID: old.ID}
+		a.mu.Lock()
+		model, prov := a.model, a.provider
+		a.mu.Unlock()
+		err := a.cfg.Store.EnsureSession(ctx, child, model, prov)
+		for i := 0; err == nil && i < len(out); i++ {
+			err = a.cfg.Store.AppendMessage(ctx, child.ID, out[i])
+		}
+		if err != nil {
+			warn(fmt.Sprintf("session store: starting the continuation session: %v", err))
+		} else {
+			a.cfg.Session = child
+			if e, ok := a.cfg.Store.(SessionEnder); ok {
+				if err := e.EndSession(ctx, old.ID, "compression"); err != nil {
+					warn(fmt.Sprintf("session store: %v", err))
+				}
+			}
 		}
 	}
+	a.sessionReady = true
+	if a.cfg.OnCompressed != nil {
+		if err := a.cfg.OnCompressed(ctx, out, a.cfg.Session.ID); err != nil {
+			warn(fmt.Sprintf("after compression: %v", err))
+		}
+	}
+}
+
+// Compress compresses the agent's history now (manual compression), with
+// focus telling the summarizer what matters. It may not run during a turn.
+func (a *Agent) Compress(ctx context.Context, focus string) error {
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		return ErrBusy
+	}
+	a.running = true
+	h := llm.CloneMessages(a.history)
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.running = false
+		a.mu.Unlock()
+	}()
+	if a.cfg.Compressor == nil {
+		return errors.New("agent: no compressor configured")
+	}
+	out, err := a.cfg.Compressor.Compress(ctx, h, focus)
+	if err != nil {
+		return fmt.Errorf("compress: %w", err)
+	}
+	var warns []string
+	a.replaceHistory(ctx, out, func(s string) { warns = append(warns, s) })
 	a.emit(Event{Kind: EventCompression, Text: fmt.Sprintf("compressed %d messages into %d", len(h), len(out))})
-	return true
+	if len(warns) > 0 {
+		return errors.New(strings.Join(warns, "; "))
+	}
+	return nil
 }

@@ -24,6 +24,12 @@ type Store interface {
 	SetSystemPrompt(ctx context.Context, sessionID, prompt string) error
 }
 
+// SessionEnder is implemented by stores that record why a session ended
+// (a compression continues it in a child session).
+type SessionEnder interface {
+	EndSession(ctx context.Context, sessionID, reason string) error
+}
+
 // Compressor shrinks a history that nears the context window.
 type Compressor interface {
 	// ShouldCompress reports whether a request of tokens needs compressing.

@@ -151,6 +151,7 @@ func (t *turn) loop() {
 
 		req := t.buildRequest(true)
 		if t.preflightCompress(req) {
+			t.ensureSystemPrompt("")
 			req = t.buildRequest(true)
 		}
 		resp, err := t.call(req)
@@ -371,6 +372,7 @@ func (t *turn) epilogue() {
 	a.mu.Lock()
 	r.Model, r.Provider = a.model, a.provider
 	a.mu.Unlock()
+	r.SessionID = a.cfg.Session.ID
 	r.Completed = !r.Failed && !r.Interrupted && !r.Partial && r.ExitReason == ExitText
 	if r.Failed && r.Error == nil {
 		r.Error = errors.New(r.ExitReason)
