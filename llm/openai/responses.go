@@ -21,6 +21,7 @@ type Responses struct {
 	f      flavor
 	stream bool
 	args   argsMemo
+	items  itemMemo
 	sdk    openai.Client
 }
 
@@ -67,14 +68,15 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 
 	var raw *http.Response
 	err = r.sdk.Post(ctx, responsesPath, body, &raw)
-	stream := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(raw), err)
+	stream := ssestream.NewStream[responsesEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	acc := responsesStream{sink: sink}
 	for stream.Next() {
 		if ctx.Err() != nil {
 			break
 		}
-		if err := acc.event(r.f.name, stream.Current()); err != nil {
+		ev := stream.Current()
+		if err := acc.event(r.f.name, &ev); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -125,7 +126,7 @@ func (r *Responses) appendAssistantItems(items []any, m *llm.Message, content st
 	for _, raw := range m.ReasoningItems {
 		// Without encrypted content the item only names server-side state,
 		// which does not exist when store is false.
-		if hasEncryptedContent(raw) {
+		if r.items.replayable(raw) {
 			items = append(items, raw)
 		}
 	}
@@ -162,6 +163,37 @@ func hasEncryptedContent(raw json.RawMessage) bool {
 		EncryptedContent string `json:"encrypted_content"`
 	}
 	return json.Unmarshal(raw, &it) == nil && it.Type == "reasoning" && it.EncryptedContent != ""
+}
+
+// itemMemo remembers which stored reasoning items can be replayed. The
+// same items are resent every turn and each holds kilobytes of encrypted
+// content, so deciding costs a decode the first time and a map lookup
+// after. Bounded by total bytes; it starts over when full.
+type itemMemo struct {
+	mu    sync.Mutex
+	m     map[string]bool
+	bytes int
+}
+
+func (im *itemMemo) replayable(raw json.RawMessage) bool {
+	im.mu.Lock()
+	v, ok := im.m[string(raw)]
+	im.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = hasEncryptedContent(raw)
+	if len(raw) > argsMemoMaxEntry {
+		return v
+	}
+	im.mu.Lock()
+	if im.m == nil || im.bytes+len(raw) > argsMemoMaxBytes {
+		im.m, im.bytes = make(map[string]bool), 0
+	}
+	im.m[string(raw)] = v
+	im.bytes += len(raw)
+	im.mu.Unlock()
+	return v
 }
 
 // responsesToolJSON is the Responses function-tool object. strict is sent

@@ -28,7 +28,7 @@ type responsesStream struct {
 	final *responses.Response
 }
 
-func (s *responsesStream) event(provider string, ev responses.ResponseStreamEventUnion) error {
+func (s *responsesStream) event(provider string, ev *responsesEvent) error {
 	switch ev.Type {
 	case "response.output_item.added":
 		if ev.Item.Type == "function_call" {
@@ -56,10 +56,14 @@ func (s *responsesStream) event(provider string, ev responses.ResponseStreamEven
 			s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: ev.Delta})
 		}
 	case "response.completed", "response.incomplete", "response.failed":
-		resp := ev.Response
+		var resp responses.Response
+		if err := json.Unmarshal(ev.Response, &resp); err != nil {
+			return &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: provider,
+				Message: "malformed final response: " + err.Error(), Err: err}
+		}
 		s.final = &resp
 	case "error":
-		pe := streamError(provider, []byte(ev.RawJSON()))
+		pe := streamError(provider, ev.raw)
 		if ev.Message != "" {
 			pe.Message = ev.Message
 		}
