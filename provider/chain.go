@@ -38,7 +38,9 @@ type FallbackEvent struct {
 	Err error
 }
 
-// ChainOptions configures a Chain. Factory is required.
+// ChainOptions configures a Chain. Factory is required (transport.New
+// builds the real transports); the rest defaults to three retries and a
+// real clock.
 type ChainOptions struct {
 	Factory Factory
 	// Transport carries what every endpoint's transport shares:
