@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/provider"
@@ -36,9 +37,12 @@ type runtime struct {
 	noStream bool
 	approver *approval.Approver
 	lines    *lineReader
-	store    *session.Store
-	redact   func(string) string
-	closers  []func() error
+	// todos and memorySync are set when the todo and memory tools are on.
+	todos      func() []compress.Todo
+	memorySync func(context.Context) error
+	store      *session.Store
+	redact     func(string) string
+	closers    []func() error
 }
 
 func (r *runtime) Close() {
@@ -238,6 +242,10 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	}
 	acfg.Store = agentStore{st}
 	acfg.Session = sess
+	acfg.NewSessionID = func() string { return session.NewID(time.Now) }
+	if err := rt.wireCompression(ctx, &acfg, pcfg); err != nil {
+		return nil, err
+	}
 	if rt.toolsetEnabled("delegation") {
 		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg))
 	}

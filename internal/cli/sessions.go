@@ -29,9 +29,7 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	}
 	out := func(v any, human func(w io.Writer)) error {
 		if asJSON {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
+			return jsonEncoder(e.stdout).Encode(v)
 		}
 		human(e.stdout)
 		return nil
@@ -233,7 +231,7 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 			return out(map[string]any{"id": s.ID, "title": title}, func(w io.Writer) { fmt.Fprintf(w, "%s is now %q\n", s.ID, title) })
 		},
 	}
-	root.AddCommand(list, show, export, del, prune, search, rename)
+	root.AddCommand(list, show, export, del, prune, search, rename, newCompressCmd(e, f, &asJSON))
 	return root
 }
 
@@ -243,4 +241,10 @@ func ctxOr(ctx context.Context) context.Context {
 		return context.Background()
 	}
 	return ctx
+}
+
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc
 }

@@ -7,24 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/hermes-go/hermes/llm"
-	"github.com/hermes-go/hermes/llm/anthropic"
-	"github.com/hermes-go/hermes/llm/openai"
 )
-
-// newTransport builds the transport of an API mode.
-func newTransport(mode llm.APIMode, opts llm.Options) (llm.Client, error) {
-	switch mode {
-	case llm.ChatCompletions, "":
-		return openai.NewChat(opts), nil
-	case llm.CodexResponses:
-		return openai.NewResponses(opts), nil
-	case llm.AnthropicMessages:
-		return anthropic.New(opts), nil
-	}
-	return nil, fmt.Errorf("unknown api mode %q", mode)
-}
 
 // discoverModel asks an OpenAI-compatible server which models it serves
 // and returns the first, for a local server started without --model.

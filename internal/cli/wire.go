@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/provider/transport"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -23,7 +25,7 @@ import (
 // one never moves another.
 func (rt *runtime) newChain(onFallback func(provider.FallbackEvent)) (*provider.Chain, error) {
 	return provider.NewChain(rt.entries, provider.ChainOptions{
-		Factory:   newTransport,
+		Factory:   transport.New,
 		Transport: llm.Options{NoStream: rt.noStream},
 		Resolver:  rt.resolver,
 		OnRetry: func(ev provider.RetryEvent) {
@@ -131,4 +133,50 @@ func (rt *runtime) delegateTool(parent agent.Config) tool.Tool {
 		},
 	}
 	return delegate.New(opts)
+}
+
+// wireCompression gives the agent its context window (built-in table,
+// model.context_length, or a limit learned from an earlier overflow) and
+// the compressor, whose summaries come from auxiliary.compression.
+func (rt *runtime) wireCompression(ctx context.Context, acfg *agent.Config, pcfg provider.Config) error {
+	cache, err := provider.OpenContextCache(filepath.Join(rt.home, "context_lengths.json"))
+	if err != nil {
+		rt.obs.emit(agent.Event{Kind: agent.EventWarning, Time: time.Now(), Text: err.Error()})
+		cache = nil
+	}
+	acfg.ContextLength = provider.ContextWindow(rt.endpoint, cache)
+	ep := rt.endpoint
+	acfg.LearnContextLimit = func(model string, limit int) {
+		if cache != nil {
+			if err := cache.Learn(model, ep.BaseURL, limit); err != nil {
+				rt.obs.emit(agent.Event{Kind: agent.EventWarning, Time: time.Now(), Text: err.Error()})
+			}
+		}
+	}
+	if !*rt.cfg.Compression.Enabled {
+		return nil
+	}
+	summarizer, problems, err := provider.NewAuxiliary(ctx, provider.TaskCompression, pcfg, provider.ChainOptions{
+		Factory: transport.New, Resolver: rt.resolver, Transport: llm.Options{NoStream: rt.noStream},
+	})
+	for _, p := range problems {
+		rt.obs.emit(agent.Event{Kind: agent.EventWarning, Time: time.Now(), Text: "auxiliary compression: " + p.Error()})
+	}
+	if err != nil {
+		return &setupError{err}
+	}
+	c := &compress.Compressor{
+		Summarizer:    summarizer,
+		Model:         summarizer.Current().Model,
+		Threshold:     rt.cfg.Compression.Threshold,
+		ProtectFirstN: rt.cfg.Compression.ProtectFirstN,
+		ProtectLastN:  rt.cfg.Compression.ProtectLastN,
+		ContextLength: acfg.ContextLength,
+		Todos:         rt.activeTodos,
+		BeforeCompress: func(ctx context.Context) error {
+			return rt.flushMemory(ctx)
+		},
+	}
+	acfg.Compressor = compress.Messages{Compressor: c}
+	return nil
 }
