@@ -50,8 +50,8 @@ func (s *Server) respond(w http.ResponseWriter, hr *http.Request, req *Request, 
 	}
 	s.publish(req)
 
-	if r.Delay > 0 && !s.wait(ctx, r.Delay) {
-		return
+	if r.Delay > 0 {
+		s.wait(ctx, r.Delay)
 	}
 	switch {
 	case r.Hang && (r.CutAfter <= 0 || r.isError() || !req.Stream):
@@ -108,15 +108,18 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req *Request
 	if broken && r.CutAfter < cut {
 		cut = r.CutAfter
 	}
+	// Events are flushed one by one only when paced; otherwise they go out
+	// in as few writes as the buffers allow, which clients cannot tell apart.
 	for i, ev := range events[:cut] {
-		if i > 0 && r.ChunkDelay > 0 && !s.wait(ctx, r.ChunkDelay) {
-			return
+		if i > 0 && r.ChunkDelay > 0 {
+			flush()
+			s.wait(ctx, r.ChunkDelay)
 		}
 		if _, err := w.Write(frame(ev)); err != nil {
 			return
 		}
-		flush()
 	}
+	flush()
 	switch {
 	case !broken:
 	case r.Hang:
@@ -147,21 +150,23 @@ func frame(ev event) []byte {
 	return append(b, "\n\n"...)
 }
 
-// wait sleeps d unless the request or the server ends first; it reports
-// whether the full time passed.
-func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+// wait sleeps d. If the request or the server ends first, it drops the
+// connection instead of returning: a handler that returned would make
+// net/http send an empty 200, which a client could take for a reply.
+func (s *Server) wait(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		return
 	case <-ctx.Done():
 	case <-s.done:
 	}
-	return false
+	panic(http.ErrAbortHandler)
 }
 
-// hang holds the request until the client goes away or the server closes.
+// hang holds the request until the client goes away or the server closes,
+// then drops the connection.
 func (s *Server) hang(ctx context.Context, req *Request) {
 	select {
 	case s.hanging <- req:
@@ -171,6 +176,7 @@ func (s *Server) hang(ctx context.Context, req *Request) {
 	case <-ctx.Done():
 	case <-s.done:
 	}
+	panic(http.ErrAbortHandler)
 }
 
 func setHeaders(h http.Header, req *Request, extra http.Header) {
