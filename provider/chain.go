@@ -36,6 +36,9 @@ type FallbackEvent struct {
 	Index int
 	// Err is why From was abandoned.
 	Err error
+	// Streamed means the last attempt on From had already sent deltas to
+	// the sink; a surface showing them should discard them.
+	Streamed bool
 }
 
 // ChainOptions configures a Chain. Factory is required (transport.New
@@ -149,11 +152,11 @@ func (c *Chain) Complete(ctx context.Context, req *llm.Request, sink func(llm.De
 	c.mu.Unlock()
 	first := idx
 	for {
-		resp, err, next := c.tryEndpoint(ctx, idx, req, sink)
+		resp, o, err := c.tryEndpoint(ctx, idx, req, sink)
 		if err == nil {
 			return resp, nil
 		}
-		if !next || idx+1 >= n {
+		if !o.next || idx+1 >= n {
 			if idx > first {
 				return nil, fmt.Errorf("all fallback providers failed: %w", err)
 			}
@@ -162,7 +165,7 @@ func (c *Chain) Complete(ctx context.Context, req *llm.Request, sink func(llm.De
 		from, to := c.advance(idx, err)
 		idx++
 		if c.opts.OnFallback != nil {
-			c.opts.OnFallback(FallbackEvent{From: from, To: to, Index: idx, Err: err})
+			c.opts.OnFallback(FallbackEvent{From: from, To: to, Index: idx, Err: err, Streamed: o.streamed})
 		}
 	}
 }
@@ -181,15 +184,18 @@ func (c *Chain) advance(idx int, err error) (from, to Endpoint) {
 	return c.entries[idx].Redacted(), c.entries[idx+1].Redacted()
 }
 
-// tryEndpoint runs the attempts on one endpoint. next reports that the
-// failure should move the call to the next endpoint.
-func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink func(llm.Delta)) (resp *llm.Response, err error, next bool) {
+// outcome qualifies a failure of tryEndpoint: next says the call should
+// move to the next endpoint; streamed that the last attempt sent deltas.
+type outcome struct{ next, streamed bool }
+
+// tryEndpoint runs the attempts on one endpoint.
+func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink func(llm.Delta)) (*llm.Response, outcome, error) {
 	refreshed := false
 	maxRetries := c.opts.MaxRetries
 	for attempt := 1; ; attempt++ {
 		ep, client, err := c.client(idx)
 		if err != nil {
-			return nil, fmt.Errorf("%s: building %s transport: %w", ep, ep.APIMode, err), true
+			return nil, outcome{next: true}, fmt.Errorf("%s: building %s transport: %w", ep, ep.APIMode, err)
 		}
 		streamed := false
 		var s func(llm.Delta)
@@ -203,11 +209,11 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 		resp, err := client.Complete(actx, c.request(req, ep, idx), s)
 		cancel()
 		if err == nil && resp != nil {
-			return resp, nil, false
+			return resp, outcome{}, nil
 		}
 		if ctx.Err() != nil {
 			// An interrupt or the caller's deadline: never retried.
-			return nil, ctx.Err(), false
+			return nil, outcome{streamed: streamed}, ctx.Err()
 		}
 		if err == nil {
 			err = &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: ep.Provider, Message: "transport returned no response"}
@@ -215,7 +221,7 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 		err = llm.ClassifyErr(ep.Provider, err)
 		pe, ok := llm.AsProviderError(err)
 		if !ok {
-			return nil, fmt.Errorf("%s: %w", ep, err), false
+			return nil, outcome{streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		}
 		hasNext := idx+1 < len(c.entries)
 
@@ -223,30 +229,30 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 		case pe.Kind == llm.ErrContextOverflow:
 			// The caller compresses and calls again; another provider
 			// would only hide the problem.
-			return nil, fmt.Errorf("%s: %w", ep, err), false
+			return nil, outcome{streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		case pe.Kind == llm.ErrAuth && !refreshed:
 			refreshed = true
 			changed, rerr := c.refresh(ctx, idx)
 			if rerr != nil {
-				return nil, fmt.Errorf("%s: %w (%v)", ep, err, rerr), hasNext
+				return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: %w (%v)", ep, err, rerr)
 			}
 			if changed {
 				c.emitRetry(RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Err: pe, Streamed: streamed, CredentialRefresh: true})
 				continue
 			}
-			return nil, fmt.Errorf("%s: %w", ep, err), hasNext
+			return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		case !pe.Retryable():
-			return nil, fmt.Errorf("%s: %w", ep, err), hasNext
+			return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		case hasNext && attempt >= fallbackAfter(pe.Kind, maxRetries):
-			return nil, fmt.Errorf("%s: %w", ep, err), true
+			return nil, outcome{next: true, streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		case attempt > maxRetries:
-			return nil, fmt.Errorf("%s: API call failed after %d retries: %w", ep, maxRetries, err), hasNext
+			return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: API call failed after %d retries: %w", ep, maxRetries, err)
 		}
 
 		wait := Backoff(pe, attempt, c.opts.Rand)
 		c.emitRetry(RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Wait: wait, Err: pe, Streamed: streamed})
 		if err := c.opts.Sleep(ctx, wait); err != nil {
-			return nil, err, false
+			return nil, outcome{streamed: streamed}, err
 		}
 	}
 }

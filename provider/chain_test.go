@@ -554,3 +554,26 @@ func TestNewChainRejectsMisconfiguration(t *testing.T) {
 		t.Error("chain without a factory accepted")
 	}
 }
+
+func TestFallbackEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
+	n := newFakeNet().
+		on("http://primary", step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "partial"}}, err: &llm.ProviderError{Kind: llm.ErrRateLimit}}).
+		on("http://backup", step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "whole"}}, text: "whole"})
+	rec := &recorder{}
+	c := newChain(t, rec.options(n), primary, backup)
+	if _, err := c.Complete(context.Background(), userRequest(), func(llm.Delta) {}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.fallbacks) != 1 || !rec.fallbacks[0].Streamed {
+		t.Fatalf("fallbacks = %+v", rec.fallbacks)
+	}
+	n2 := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, 0)).on("http://backup", ok("b"))
+	rec2 := &recorder{}
+	c2 := newChain(t, rec2.options(n2), primary, backup)
+	if _, err := c2.Complete(context.Background(), userRequest(), func(llm.Delta) {}); err != nil {
+		t.Fatal(err)
+	}
+	if rec2.fallbacks[0].Streamed {
+		t.Fatal("Streamed set although nothing was streamed")
+	}
+}
