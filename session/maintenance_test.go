@@ -86,3 +86,19 @@ func TestStatsAndOptimize(t *testing.T) {
 		t.Fatalf("search after optimize: %v, %v", res, err)
 	}
 }
+
+func TestEnsureCreatesOnceAndThenReturnsTheStoredSession(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	first, err := s.Ensure(ctx, Session{ID: "20261130_000000_aaaaaa", Model: "m1", SystemPrompt: "p"})
+	if err != nil || first.Model != "m1" {
+		t.Fatalf("%+v %v", first, err)
+	}
+	again, err := s.Ensure(ctx, Session{ID: "20261130_000000_aaaaaa", Model: "m2"})
+	if err != nil || again.Model != "m1" || again.SystemPrompt != "p" {
+		t.Fatalf("second Ensure changed or lost the session: %+v %v", again, err)
+	}
+	if x, err := s.Ensure(ctx, Session{}); err != nil || x.ID == "" {
+		t.Fatalf("Ensure without id: %+v %v", x, err)
+	}
+}

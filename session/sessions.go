@@ -85,6 +85,22 @@ func (s *Store) CreateSession(ctx context.Context, in Session) (Session, error) 
 	return in, nil
 }
 
+// Ensure returns the session in.ID, creating it from in when it does not
+// exist yet (a resumed session already does). An existing session is
+// returned as stored; in's other fields are then ignored.
+func (s *Store) Ensure(ctx context.Context, in Session) (Session, error) {
+	if in.ID != "" {
+		if x, err := s.Get(ctx, in.ID); err == nil || !errors.Is(err, ErrNotFound) {
+			return x, err
+		}
+	}
+	x, err := s.CreateSession(ctx, in)
+	if errors.Is(err, ErrExists) { // created meanwhile by another process
+		return s.Get(ctx, in.ID)
+	}
+	return x, err
+}
+
 // createConflict explains which constraint a new session broke.
 func (s *Store) createConflict(ctx context.Context, in Session, err error) error {
 	if _, gerr := s.Get(ctx, in.ID); gerr == nil {
