@@ -25,6 +25,7 @@ type Client struct {
 	provider string
 	native   bool
 	noStream bool
+	schemas  schemaCache
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -100,7 +101,7 @@ func (c *Client) Complete(ctx context.Context, req *llm.Request, sink func(llm.D
 // request, and the history it holds, are only read.
 func (c *Client) buildRequest(req *llm.Request) (*request, error) {
 	system, msgs := convertMessages(req.Messages, c.native)
-	tools, err := convertTools(req.Tools)
+	tools, err := c.schemas.convertTools(req.Tools)
 	if err != nil {
 		return nil, err
 	}

@@ -238,3 +238,17 @@ func TestBadToolSchemaFailsTheCall(t *testing.T) {
 		t.Fatal("a tool with an unreadable schema was sent")
 	}
 }
+
+func TestChangedToolSchemaIsSentAsChanged(t *testing.T) {
+	c := New(llm.Options{})
+	params := []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)
+	req := &llm.Request{Model: "m", Messages: []llm.Message{llm.User("hi")}, Tools: []llm.ToolDef{{Name: "t", Parameters: params}}}
+	first := wire(t, c, req)
+	copy(params[len(params)-len(`"string"}}}`):], `"number"}}}`) // edited in place, same slice
+	second := wire(t, c, req)
+	schema := func(body map[string]any) any {
+		return body["tools"].([]any)[0].(map[string]any)["input_schema"].(map[string]any)["properties"]
+	}
+	assertJSON(t, "first", schema(first), map[string]any{"a": map[string]any{"type": "string"}})
+	assertJSON(t, "second", schema(second), map[string]any{"a": map[string]any{"type": "number"}})
+}
