@@ -56,6 +56,11 @@ type ChainOptions struct {
 	// Resolver refreshes credentials after a 401/403.
 	Resolver Resolver
 
+	// StaleTimeout cancels an attempt whose stream sends nothing for this
+	// long (0: off). Local endpoints are exempt: a local model may think
+	// for minutes before its first token.
+	StaleTimeout time.Duration
+
 	OnRetry    func(RetryEvent)
 	OnFallback func(FallbackEvent)
 
@@ -206,7 +211,19 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 		if ep.Timeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, ep.Timeout)
 		}
+		var w *watchdog
+		if c.opts.StaleTimeout > 0 && s != nil && !isLocal(ep) {
+			actx, w = newWatchdog(actx, c.opts.StaleTimeout)
+			inner := s
+			s = func(d llm.Delta) { w.touch(); inner(d) }
+		}
 		resp, err := client.Complete(actx, c.request(req, ep, idx), s)
+		if w != nil {
+			if w.stop() && err != nil {
+				err = &llm.ProviderError{Kind: llm.ErrStalled, Provider: ep.Provider,
+					Message: fmt.Sprintf("no data from the stream for %s", c.opts.StaleTimeout), Err: err}
+			}
+		}
 		cancel()
 		if err == nil && resp != nil {
 			return resp, outcome{}, nil

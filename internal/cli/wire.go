@@ -28,9 +28,13 @@ func (rt *runtime) newChain(onFallback func(provider.FallbackEvent)) (*provider.
 		Factory:   transport.New,
 		Transport: llm.Options{NoStream: rt.noStream},
 		Resolver:  rt.resolver,
+		StaleTimeout: provider.DefaultStaleTimeout,
 		OnRetry: func(ev provider.RetryEvent) {
-			rt.obs.emit(agent.Event{Kind: agent.EventStatus, Time: time.Now(), Text: fmt.Sprintf(
-				"%s: %v; retrying in %s (%d/%d)", ev.Endpoint, ev.Err, ev.Wait.Round(100*time.Millisecond), ev.Attempt, ev.MaxRetries)})
+			text := fmt.Sprintf("%s: %v; retrying in %s (%d/%d)", ev.Endpoint, ev.Err, ev.Wait.Round(100*time.Millisecond), ev.Attempt, ev.MaxRetries)
+			if ev.CredentialRefresh {
+				text = fmt.Sprintf("%s: %v; credentials refreshed, retrying", ev.Endpoint, ev.Err)
+			}
+			rt.obs.emit(agent.Event{Kind: agent.EventStatus, Time: time.Now(), Text: text})
 		},
 		OnFallback: onFallback,
 	})
