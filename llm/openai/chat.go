@@ -3,10 +3,8 @@ package openai
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -60,25 +58,20 @@ func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Del
 		return fromCompletion(c.f.name, res, sink)
 	}
 
-	// What the SDK's NewStreaming does, with the body already encoded and
-	// chunks decoded into chatChunk.
-	var raw *http.Response
-	err = c.sdk.Post(ctx, chatPath, body, &raw)
-	stream := ssestream.NewStream[chatChunk](ssestream.NewDecoder(raw), err)
-	defer stream.Close()
 	acc := chatStream{sink: sink}
-	for stream.Next() {
-		if ctx.Err() != nil {
-			break
+	err = postSSE(ctx, &c.sdk, c.f.name, chatPath, body, func(data []byte) error {
+		var ch chatChunk
+		if err := decodeEvent(c.f.name, data, &ch); err != nil {
+			return err
 		}
-		c := stream.Current()
-		acc.chunk(&c)
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if err := stream.Err(); err != nil {
-		return nil, mapError(ctx, c.f.name, err)
+		if isError(ch.Error) {
+			return streamError(c.f.name, data)
+		}
+		acc.chunk(&ch)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return acc.response(c.f.name)
 }

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/openai/openai-go/v3"
 )
@@ -13,10 +12,11 @@ import (
 // it costs a fraction of decoding the SDK's type, and a chunk arrives for
 // every few tokens.
 type chatChunk struct {
-	ID      string        `json:"id"`
-	Model   string        `json:"model"`
-	Choices []chunkChoice `json:"choices"`
-	Usage   *wireUsage    `json:"usage"`
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Choices []chunkChoice   `json:"choices"`
+	Usage   *wireUsage      `json:"usage"`
+	Error   json.RawMessage `json:"error"`
 }
 
 type chunkChoice struct {
@@ -55,20 +55,6 @@ type wireUsage struct {
 	CompletionTokensDetails struct {
 		ReasoningTokens int64 `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
-}
-
-// UnmarshalJSON tolerates fields of an unexpected type (a provider's
-// float token count, an object where a string was expected): they are
-// left empty and the rest of the chunk is kept. Malformed JSON still
-// fails.
-func (c *chatChunk) UnmarshalJSON(b []byte) error {
-	type plain chatChunk
-	err := json.Unmarshal(b, (*plain)(c))
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return nil
-	}
-	return err
 }
 
 // flexText is message content: a string, or (from some servers) a list of

@@ -10,7 +10,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -52,10 +51,6 @@ func mapError(ctx context.Context, provider string, err error) error {
 			h = apiErr.Response.Header
 		}
 		return llm.ClassifyHTTP(provider, apiErr.StatusCode, h, []byte(apiErr.RawJSON()))
-	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		return streamError(provider, se.Event.Data)
 	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {

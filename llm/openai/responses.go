@@ -3,11 +3,8 @@ package openai
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -51,14 +48,18 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 		return nil, err
 	}
 	if !r.stream {
-		var res *responses.Response
-		if err := r.sdk.Post(ctx, responsesPath, body, &res); err != nil {
+		var raw []byte
+		if err := r.sdk.Post(ctx, responsesPath, body, &raw); err != nil {
 			return nil, mapError(ctx, r.f.name, err)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out, err := fromResponse(r.f.name, res, nil)
+		var res wireResponse
+		if err := decodeEvent(r.f.name, raw, &res); err != nil {
+			return nil, err
+		}
+		out, err := fromResponse(r.f.name, &res, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -66,25 +67,23 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 		return out, nil
 	}
 
-	var raw *http.Response
-	err = r.sdk.Post(ctx, responsesPath, body, &raw)
-	stream := ssestream.NewStream[responsesEvent](ssestream.NewDecoder(raw), err)
-	defer stream.Close()
 	acc := responsesStream{sink: sink}
-	for stream.Next() {
-		if ctx.Err() != nil {
-			break
+	err = postSSE(ctx, &r.sdk, r.f.name, responsesPath, body, func(data []byte) error {
+		var ev responsesEvent
+		if err := decodeEvent(r.f.name, data, &ev); err != nil {
+			return err
 		}
-		ev := stream.Current()
-		if err := acc.event(r.f.name, &ev); err != nil {
-			return nil, err
+		if ev.Type == "error" || isError(ev.Error) {
+			pe := streamError(r.f.name, data)
+			if ev.Message != "" {
+				pe.Message = ev.Message
+			}
+			return pe
 		}
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if err := stream.Err(); err != nil {
-		return nil, mapError(ctx, r.f.name, err)
+		return acc.event(r.f.name, &ev)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if acc.final == nil {
 		return nil, invalidResponse(r.f.name, "stream ended before the response completed")

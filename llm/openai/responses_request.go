@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
@@ -17,7 +18,7 @@ import (
 type responsesBody struct {
 	Model           string            `json:"model"`
 	Instructions    string            `json:"instructions,omitempty"`
-	Input           []any             `json:"input"`
+	Input           []any             `json:"-"` // written by encodeResponses
 	Tools           []json.RawMessage `json:"tools,omitempty"`
 	Store           bool              `json:"store"`
 	Include         []string          `json:"include,omitempty"`
@@ -117,7 +118,47 @@ func (r *Responses) encodeResponses(req *llm.Request, stream bool) ([]byte, erro
 	if effort != "none" && (effort != "" || isReasoningModel(req.Model)) {
 		b.Include = []string{"reasoning.encrypted_content"}
 	}
-	return encodeJSON(b)
+	head, err := encodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	return appendInput(head, b.Input)
+}
+
+// appendInput adds the input array to an encoded body. Stored reasoning
+// items go in as they are: each holds kilobytes of encrypted content that
+// encoding/json would re-validate and compact on every call, and
+// replayable already proved them valid JSON.
+func appendInput(head []byte, items []any) ([]byte, error) {
+	size := len(head) + 16
+	for _, it := range items {
+		if raw, ok := it.(json.RawMessage); ok {
+			size += len(raw) + 1
+		} else {
+			size += 512
+		}
+	}
+	var buf bytes.Buffer
+	buf.Grow(size)
+	buf.Write(head[:len(head)-1]) // reopen the object
+	buf.WriteString(`,"input":[`)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i, it := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if raw, ok := it.(json.RawMessage); ok {
+			buf.Write(raw)
+			continue
+		}
+		if err := enc.Encode(it); err != nil {
+			return nil, fmt.Errorf("openai: encode request: %w", err)
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+	}
+	buf.WriteString("]}")
+	return buf.Bytes(), nil
 }
 
 // appendAssistantItems adds one assistant turn: its encrypted reasoning

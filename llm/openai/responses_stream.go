@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/openai/openai-go/v3/responses"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -25,7 +23,7 @@ type responsesStream struct {
 	slotOf    map[string]int // item id -> slot
 	toolBegan bool
 
-	final *responses.Response
+	final *wireResponse
 }
 
 func (s *responsesStream) event(provider string, ev *responsesEvent) error {
@@ -56,18 +54,11 @@ func (s *responsesStream) event(provider string, ev *responsesEvent) error {
 			s.sink(llm.Delta{Kind: llm.DeltaReasoning, Text: ev.Delta})
 		}
 	case "response.completed", "response.incomplete", "response.failed":
-		var resp responses.Response
-		if err := json.Unmarshal(ev.Response, &resp); err != nil {
-			return &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: provider,
-				Message: "malformed final response: " + err.Error(), Err: err}
+		var resp wireResponse
+		if err := decodeEvent(provider, ev.Response, &resp); err != nil {
+			return err
 		}
 		s.final = &resp
-	case "error":
-		pe := streamError(provider, ev.raw)
-		if ev.Message != "" {
-			pe.Message = ev.Message
-		}
-		return pe
 	}
 	return nil
 }
@@ -86,13 +77,13 @@ func (s *responsesStream) call(itemID, callID, name string) {
 
 // fromResponse converts a final Responses API response. streamed, when
 // not nil, supplies what the stream delivered if the output list is empty.
-func fromResponse(provider string, res *responses.Response, streamed *responsesStream) (*llm.Response, error) {
+func fromResponse(provider string, res *wireResponse, streamed *responsesStream) (*llm.Response, error) {
 	if res == nil {
 		return nil, invalidResponse(provider, "empty response")
 	}
 	switch res.Status {
 	case "failed", "cancelled":
-		msg := "response " + string(res.Status)
+		msg := "response " + res.Status
 		if res.Error.Message != "" {
 			msg += ": " + res.Error.Message
 		}
@@ -116,9 +107,9 @@ func fromResponse(provider string, res *responses.Response, streamed *responsesS
 				}
 			}
 		case "function_call":
-			calls = append(calls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments.OfString})
+			calls = append(calls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments})
 		case "reasoning":
-			items = append(items, json.RawMessage(it.RawJSON()))
+			items = append(items, it.raw)
 			var parts []string
 			for _, s := range it.Summary {
 				parts = append(parts, s.Text)
@@ -146,7 +137,7 @@ func fromResponse(provider string, res *responses.Response, streamed *responsesS
 	visible, inline := llm.SplitThink(text.String())
 	reasoning.add(inline)
 	out := &llm.Response{
-		Model:   string(res.Model),
+		Model:   res.Model,
 		ID:      res.ID,
 		Refusal: strings.TrimSpace(refusal.String()),
 		Usage:   responsesUsage(res.Usage),
@@ -163,7 +154,7 @@ func fromResponse(provider string, res *responses.Response, streamed *responsesS
 	return out, nil
 }
 
-func responsesFinish(res *responses.Response, hasCalls, refused bool) llm.FinishReason {
+func responsesFinish(res *wireResponse, hasCalls, refused bool) llm.FinishReason {
 	if res.Status == "incomplete" {
 		switch res.IncompleteDetails.Reason {
 		case "content_filter":
@@ -181,7 +172,7 @@ func responsesFinish(res *responses.Response, hasCalls, refused bool) llm.Finish
 	return llm.FinishStop
 }
 
-func responsesUsage(u responses.ResponseUsage) llm.Usage {
+func responsesUsage(u wireRespUsage) llm.Usage {
 	out := llm.Usage{
 		InputTokens:      u.InputTokens,
 		OutputTokens:     u.OutputTokens,
