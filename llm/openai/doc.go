@@ -1,5 +1,5 @@
-// Package openai holds the two OpenAI-style transports of llm.Client,
-// built on the official SDK (github.com/openai/openai-go/v3):
+// Package openai holds the two OpenAI-style transports of llm.Client, on
+// top of the official SDK (github.com/openai/openai-go/v3):
 //
 //   - Chat (NewChat): the chat_completions wire format, spoken by OpenAI,
 //     Azure OpenAI, OpenRouter, the Vercel AI gateway and most
@@ -22,9 +22,21 @@
 // canonicalised (sorted keys, compact) only when sent back, so identical
 // histories always produce identical request bytes.
 //
+// Use of the SDK. The SDK's client does the HTTP work: base URL, headers,
+// the error middleware, and reading server-sent events. Request bodies are
+// encoded here from plain structs and posted through it, and events are
+// decoded into lean types that also carry the fields the SDK does not
+// model (reasoning, reasoning_content, reasoning_details): the SDK's
+// reflective encoder and its event unions cost several times the rest of
+// a call on a long history (see BenchmarkChatConvert50). The SDK's param
+// types remain the reference: TestChatEncodingMatchesTheSDK and
+// TestResponsesEncodingMatchesTheSDK check that every body equals, value
+// for value, what those types would send.
+//
 // Provider quirks are chosen from Options.Provider, else from the base
-// URL's host: OpenRouter gets its attribution headers and the unified
-// `reasoning` object; DeepSeek/Kimi-style providers get reasoning echoed as
+// URL's host: OpenRouter gets its attribution headers; OpenRouter, Nous
+// and the Vercel AI gateway get the unified `reasoning` object and
+// reasoning_details replayed; DeepSeek/Kimi-style providers get reasoning echoed as
 // reasoning_content; OpenAI and Azure get neither; GPT-5 and o-series
 // models get max_completion_tokens instead of max_tokens.
 //
@@ -35,7 +47,8 @@
 // retry, backoff and fallback belong to the provider layer. When ctx is
 // cancelled, Complete returns ctx.Err() and no partial response.
 //
-// Concurrency. Chat and Responses hold no per-call state and are safe for
-// concurrent use; each Complete call streams to its sink on the calling
-// goroutine, so a sink needs no locking of its own.
+// Concurrency. Chat and Responses are safe for concurrent use: they keep
+// no per-call state, only bounded memos (canonical arguments, replayable
+// reasoning items) behind a mutex. Each Complete call sends deltas to its
+// sink on the calling goroutine, so a sink needs no locking of its own.
 package openai
