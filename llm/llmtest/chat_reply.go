@@ -2,8 +2,6 @@ package llmtest
 
 import (
 	"encoding/json"
-
-	"github.com/hermes-go/hermes/llm"
 )
 
 // The Chat Completions rendering follows recorded api.openai.com traffic:
@@ -20,6 +18,7 @@ type chatChunk struct {
 	Model             string            `json:"model"`
 	ServiceTier       string            `json:"service_tier"`
 	SystemFingerprint string            `json:"system_fingerprint"`
+	Provider          string            `json:"provider,omitempty"`
 	Choices           []chatChunkChoice `json:"choices"`
 	// Usage is null in every chunk but the last when usage was asked for,
 	// and absent otherwise.
@@ -27,10 +26,11 @@ type chatChunk struct {
 }
 
 type chatChunkChoice struct {
-	Index        int            `json:"index"`
-	Delta        map[string]any `json:"delta"`
-	Logprobs     any            `json:"logprobs"`
-	FinishReason *string        `json:"finish_reason"`
+	Index              int            `json:"index"`
+	Delta              map[string]any `json:"delta"`
+	Logprobs           any            `json:"logprobs"`
+	FinishReason       *string        `json:"finish_reason"`
+	NativeFinishReason any            `json:"native_finish_reason,omitempty"`
 }
 
 type chatUsage struct {
@@ -39,14 +39,18 @@ type chatUsage struct {
 	TotalTokens       int64          `json:"total_tokens"`
 	PromptDetails     map[string]any `json:"prompt_tokens_details"`
 	CompletionDetails map[string]any `json:"completion_tokens_details"`
+	Cost              float64        `json:"cost,omitempty"`
+	IsBYOK            *bool          `json:"is_byok,omitempty"`
+	CostDetails       map[string]any `json:"cost_details,omitempty"`
 }
 
-func newChatUsage(u llm.Usage) *chatUsage {
+func newChatUsage(t *turn) *chatUsage {
+	u := t.usage
 	prompt := map[string]any{"cached_tokens": u.CacheReadTokens, "audio_tokens": 0}
-	if u.CacheWriteTokens > 0 {
+	if u.CacheWriteTokens > 0 || t.dialect == DialectOpenRouter {
 		prompt["cache_write_tokens"] = u.CacheWriteTokens
 	}
-	return &chatUsage{
+	cu := &chatUsage{
 		PromptTokens:     u.InputTokens,
 		CompletionTokens: u.OutputTokens,
 		TotalTokens:      u.TotalTokens,
@@ -56,6 +60,17 @@ func newChatUsage(u llm.Usage) *chatUsage {
 			"accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0,
 		},
 	}
+	if t.dialect == DialectOpenRouter {
+		// A made-up price, so code that sums costs sees numbers.
+		in, out := float64(u.InputTokens)/1e6, float64(4*u.OutputTokens)/1e6
+		cu.Cost, cu.IsBYOK = in+out, new(bool)
+		cu.CostDetails = map[string]any{
+			"upstream_inference_cost": in + out, "upstream_inference_prompt_cost": in, "upstream_inference_completions_cost": out,
+		}
+		prompt["video_tokens"] = 0
+		cu.CompletionDetails["image_tokens"] = 0
+	}
+	return cu
 }
 
 func chatFinish(t *turn) string {
@@ -67,9 +82,17 @@ func chatFinish(t *turn) string {
 
 func chatEvents(t *turn) []event {
 	r := t.reply
+	openRouter := t.dialect == DialectOpenRouter
 	base := chatChunk{
 		ID: "chatcmpl-" + t.id, Object: "chat.completion.chunk", Created: t.created, Model: t.model,
 		ServiceTier: "default", SystemFingerprint: "fp_llmtest",
+	}
+	if openRouter {
+		base.ID, base.Provider = "gen-"+t.id, openRouterProvider
+	}
+	withUsage := includeUsage(t.req) || openRouter
+	if withUsage && !openRouter {
+		base.Usage = json.RawMessage("null")
 	}
 	var out []event
 	add := func(c chatChunk) {
@@ -78,13 +101,31 @@ func chatEvents(t *turn) []event {
 	}
 	delta := func(d map[string]any) {
 		c := base
-		c.Choices = []chatChunkChoice{{Delta: d}}
+		ch := chatChunkChoice{Delta: d}
+		if openRouter {
+			// OpenRouter repeats the role in every delta, with empty content.
+			d["role"] = "assistant"
+			if _, ok := d["content"]; !ok {
+				d["content"] = ""
+				if d["tool_calls"] != nil {
+					d["content"] = nil
+				}
+			}
+			ch.NativeFinishReason = json.RawMessage("null")
+		}
+		c.Choices = []chatChunkChoice{ch}
 		add(c)
 	}
-
-	if includeUsage(t.req) {
-		base.Usage = json.RawMessage("null")
+	finish := chatFinish(t)
+	finished := func() []chatChunkChoice {
+		ch := chatChunkChoice{Delta: map[string]any{}, FinishReason: &finish}
+		if openRouter {
+			ch.Delta = map[string]any{"content": "", "role": "assistant", "reasoning": nil}
+			ch.NativeFinishReason = nativeFinish(t)
+		}
+		return []chatChunkChoice{ch}
 	}
+
 	if !r.Empty {
 		role := map[string]any{"role": "assistant", "content": "", "refusal": nil}
 		if r.Text == "" && r.Reasoning == "" {
@@ -92,7 +133,14 @@ func chatEvents(t *turn) []event {
 		}
 		delta(role)
 		for _, w := range words(r.Reasoning) {
-			delta(map[string]any{"reasoning_content": w})
+			if openRouter {
+				delta(map[string]any{"reasoning": w, "reasoning_details": reasoningDetail("text", w)})
+			} else {
+				delta(map[string]any{"reasoning_content": w})
+			}
+		}
+		if openRouter && r.Reasoning != "" {
+			delta(map[string]any{"reasoning_details": reasoningDetail("signature", t.signature)})
 		}
 		for _, w := range words(r.Text) {
 			delta(map[string]any{"content": w})
@@ -111,16 +159,21 @@ func chatEvents(t *turn) []event {
 				}}})
 			}
 		}
-		finish := chatFinish(t)
 		c := base
-		c.Choices = []chatChunkChoice{{Delta: map[string]any{}, FinishReason: &finish}}
+		c.Choices = finished()
 		add(c)
 	}
-	if includeUsage(t.req) {
+	if withUsage {
 		c := base
 		c.Choices = []chatChunkChoice{}
-		c.Usage = newChatUsage(t.usage)
+		if openRouter && !r.Empty {
+			c.Choices = finished() // OpenRouter repeats the finish with the usage
+		}
+		c.Usage = newChatUsage(t)
 		add(c)
+	}
+	if openRouter && len(out) > 0 {
+		out[0].comment = openRouterComment
 	}
 	return append(out, event{data: []byte("[DONE]")})
 }
@@ -142,27 +195,43 @@ func chatBody(t *turn) []byte {
 		if r.Refusal != "" {
 			msg["refusal"] = r.Refusal
 		}
-		if r.Reasoning != "" {
+		if r.Reasoning != "" && t.dialect == DialectOpenRouter {
+			detail := reasoningDetail("text", r.Reasoning)
+			detail[0].(map[string]any)["signature"] = t.signature
+			msg["reasoning"], msg["reasoning_details"] = r.Reasoning, detail
+		} else if r.Reasoning != "" {
 			msg["reasoning_content"] = r.Reasoning
 		}
 		if len(t.calls) > 0 {
 			calls := make([]any, len(t.calls))
 			for i, c := range t.calls {
-				calls[i] = map[string]any{
+				call := map[string]any{
 					"id": t.callID(i, "call_", 24), "type": "function",
 					"function": map[string]any{"name": c.Name, "arguments": c.Arguments},
 				}
+				if t.dialect == DialectOpenRouter {
+					call["index"] = i
+				}
+				calls[i] = call
 			}
 			msg["tool_calls"] = calls
 		}
-		choices = append(choices, map[string]any{
-			"index": 0, "message": msg, "logprobs": nil, "finish_reason": chatFinish(t),
-		})
+		choice := map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": chatFinish(t)}
+		if t.dialect == DialectOpenRouter {
+			choice["native_finish_reason"] = nativeFinish(t)
+		}
+		choices = append(choices, choice)
 	}
-	b, _ := json.MarshalIndent(map[string]any{
+	body := map[string]any{
 		"id": "chatcmpl-" + t.id, "object": "chat.completion", "created": t.created, "model": t.model,
-		"choices": choices, "usage": newChatUsage(t.usage),
+		"choices": choices, "usage": newChatUsage(t),
 		"service_tier": "default", "system_fingerprint": "fp_llmtest",
-	}, "", "  ")
-	return b
+	}
+	if t.dialect != DialectOpenRouter {
+		b, _ := json.MarshalIndent(body, "", "  ")
+		return b
+	}
+	body["id"], body["provider"] = "gen-"+t.id, openRouterProvider
+	b, _ := json.Marshal(body)
+	return append([]byte(openRouterBlankBody), b...)
 }

@@ -17,6 +17,9 @@ import (
 type event struct {
 	name string
 	data []byte
+	// comment is an SSE comment line sent before the event, as keep-alive
+	// traffic; it does not count as an event.
+	comment string
 }
 
 // respond writes reply in req's format, honouring its timing and
@@ -24,6 +27,9 @@ type event struct {
 // published, so a published Request never changes.
 func (s *Server) respond(w http.ResponseWriter, hr *http.Request, req *Request, r *Reply) {
 	ctx := hr.Context()
+	s.mu.Lock()
+	dialect := s.dialect
+	s.mu.Unlock()
 	var body []byte
 	var events []event
 	switch {
@@ -35,10 +41,10 @@ func (s *Server) respond(w http.ResponseWriter, hr *http.Request, req *Request, 
 		}
 	case req.Stream:
 		req.Status = http.StatusOK
-		events = render(newTurn(req, r))
+		events = render(newTurn(req, r, dialect))
 	default:
 		req.Status = http.StatusOK
-		b, err := renderBody(newTurn(req, r))
+		b, err := renderBody(newTurn(req, r, dialect))
 		if err != nil {
 			// A script that cannot be rendered is the test's mistake: answer
 			// 500 and let Unexpected report it.
@@ -139,7 +145,12 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req *Request
 }
 
 func frame(ev event) []byte {
-	b := make([]byte, 0, len(ev.data)+len(ev.name)+16)
+	b := make([]byte, 0, len(ev.data)+len(ev.name)+len(ev.comment)+16)
+	if ev.comment != "" {
+		b = append(b, ": "...)
+		b = append(b, ev.comment...)
+		b = append(b, "\n\n"...)
+	}
 	if ev.name != "" {
 		b = append(b, "event: "...)
 		b = append(b, ev.name...)

@@ -30,6 +30,7 @@ type Server struct {
 	requests        []*Request
 	allowUnexpected bool
 	noValidation    bool
+	dialect         Dialect
 }
 
 // NewServer starts a server. With a non-nil t, the server closes when the

@@ -37,7 +37,8 @@ func keyPaths(v any, prefix string, out map[string]bool) {
 // non-streamed JSON body is one kind, "body".
 func shapes(t *testing.T, body string) map[string]map[string]bool {
 	t.Helper()
-	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
+	body = strings.TrimSpace(body)
+	if !strings.HasPrefix(body, "{") {
 		return sseEvents(t, body)
 	}
 	var v any
@@ -88,16 +89,18 @@ func chunkKind(v map[string]any) string {
 	switch {
 	case c["finish_reason"] != nil:
 		return "finish chunk"
-	case d["role"] != nil:
-		return "role chunk"
 	case d["tool_calls"] != nil:
 		calls := d["tool_calls"].([]any)
 		if calls[0].(map[string]any)["id"] != nil {
 			return "tool call start chunk"
 		}
 		return "tool call arguments chunk"
+	case d["reasoning_content"] != nil || d["reasoning"] != nil || d["reasoning_details"] != nil:
+		return "reasoning chunk"
+	case d["content"] != nil && d["content"] != "":
+		return "content chunk"
 	}
-	return "content chunk"
+	return "role chunk"
 }
 
 // Fields real providers send that carry nothing a client relies on.
@@ -124,30 +127,47 @@ func TestRepliesHaveTheFieldsOfRecordedTraffic(t *testing.T) {
 		cassette string
 		path     string
 		reply    llmtest.Reply
+		dialect  llmtest.Dialect
 	}{
 		{
 			"TestOpenAICommon/openai-gpt-4o/multi_tool_streaming.yaml", "/v1/chat/completions",
 			llmtest.Reply{Text: "Sum and product.", ToolCalls: []llm.ToolCall{{Name: "add", Arguments: `{"a":2,"b":3}`}, {Name: "multiply", Arguments: `{"a":2,"b":3}`}}},
+			"",
 		},
 		{
 			"TestOpenAIResponsesWithSummaryThinking/openai-gpt-5/thinking-streaming.yaml", "/v1/responses",
 			llmtest.Reply{Reasoning: "Checking the weather.", Text: "Calling the tool.", ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"location":"Florence"}`}}},
+			"",
 		},
 		{
 			"TestAnthropicThinking/claude-sonnet-4/thinking-streaming.yaml", "/v1/messages",
 			llmtest.Reply{Reasoning: "Checking the weather.", Text: "Calling the tool.", ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"location":"Florence"}`}}},
+			"",
 		},
 		{
 			"TestOpenAICommon/openai-gpt-4o/multi_tool.yaml", "/v1/chat/completions",
 			llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "add", Arguments: `{"a":2,"b":3}`}}},
+			"",
 		},
 		{
 			"TestOpenAIResponsesWithSummaryThinking/openai-gpt-5/thinking.yaml", "/v1/responses",
 			llmtest.Reply{Reasoning: "Checking the weather.", Text: "Calling the tool.", ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"location":"Florence"}`}}},
+			"",
 		},
 		{
 			"TestAnthropicThinking/claude-sonnet-4/thinking.yaml", "/v1/messages",
 			llmtest.Reply{Reasoning: "Checking the weather.", Text: "Calling the tool.", ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"location":"Florence"}`}}},
+			"",
+		},
+		{
+			"TestOpenRouterThinking/anthropic/thinking-streaming.yaml", "/api/v1/chat/completions",
+			llmtest.Reply{Reasoning: "Checking the weather.", Text: "Calling the tool.", ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"location":"Florence"}`}}},
+			llmtest.DialectOpenRouter,
+		},
+		{
+			"TestOpenRouterThinking/anthropic/thinking.yaml", "/api/v1/chat/completions",
+			llmtest.Reply{Reasoning: "Checking the weather.", Text: "Calling the tool.", ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"location":"Florence"}`}}},
+			llmtest.DialectOpenRouter,
 		},
 	}
 	for _, c := range cases {
@@ -169,6 +189,9 @@ func TestRepliesHaveTheFieldsOfRecordedTraffic(t *testing.T) {
 			}
 
 			srv := llmtest.NewServer(t)
+			if c.dialect != "" {
+				srv.SetDialect(c.dialect)
+			}
 			srv.Enqueue(c.reply)
 			// Send what the recorded client sent.
 			resp := post(t, srv.AnthropicURL()+c.path, rec.Interactions[0].Request.Body, "anthropic-version", "2023-06-01")

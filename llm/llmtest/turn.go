@@ -27,10 +27,12 @@ type turn struct {
 	usage          llm.Usage
 	calls          []llm.ToolCall
 	signature      string
+	dialect        Dialect
 }
 
-func newTurn(req *Request, r *Reply) *turn {
+func newTurn(req *Request, r *Reply, dialect Dialect) *turn {
 	t := &turn{
+		dialect: dialect,
 		reply:   r,
 		req:     req,
 		id:      token(req.Index, "resp", 0, 24),
