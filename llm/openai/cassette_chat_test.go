@@ -52,7 +52,7 @@ func replayChatCassette(t *testing.T, path string) {
 	client := NewChat(llm.Options{
 		BaseURL:    strings.TrimSuffix(first.Request.URL, "/chat/completions"),
 		APIKey:     "test-key",
-		HTTPClient: &http.Client{Transport: tr},
+		HTTPClient: &http.Client{Transport: urlCheck{t, tr}},
 		NoStream:   !streaming,
 	})
 	req := recordedChatRequest(t, first.Request.Body)
@@ -80,6 +80,21 @@ func replayChatCassette(t *testing.T, path string) {
 	if len(tr.Requests) != len(c.Interactions) {
 		t.Fatalf("sent %d requests, recording has %d", len(tr.Requests), len(c.Interactions))
 	}
+}
+
+// urlCheck fails the test when a request goes anywhere but the recorded
+// endpoint.
+type urlCheck struct {
+	t  *testing.T
+	tr *cassette.Transport
+}
+
+func (u urlCheck) RoundTrip(r *http.Request) (*http.Response, error) {
+	want := u.tr.C.Interactions[min(len(u.tr.Requests), len(u.tr.C.Interactions)-1)].Request.URL
+	if got := r.URL.String(); got != want || r.Method != http.MethodPost {
+		u.t.Errorf("%s %s, recorded POST %s", r.Method, got, want)
+	}
+	return u.tr.RoundTrip(r)
 }
 
 // recReq is a recorded Chat Completions request body.

@@ -114,7 +114,7 @@ func replayResponsesCassette(t *testing.T, path string) {
 	client := NewResponses(llm.Options{
 		BaseURL:    strings.TrimSuffix(first.Request.URL, "/responses"),
 		APIKey:     "test-key",
-		HTTPClient: &http.Client{Transport: tr},
+		HTTPClient: &http.Client{Transport: urlCheck{t, tr}},
 		NoStream:   !streaming,
 	})
 	r0 := decodeResponsesRequest(t, []byte(first.Request.Body))

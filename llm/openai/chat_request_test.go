@@ -327,3 +327,17 @@ func TestTemperatureIsNotSentToOpenAIReasoningModels(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestsGoToTheEndpointUnderTheBaseURL(t *testing.T) {
+	_, f := sentChat(t, llm.Options{}, simpleRequest())
+	if f.paths[0] != "POST /v1/chat/completions" {
+		t.Errorf("chat went to %q", f.paths[0])
+	}
+	g := newFakeProvider(t, serveSSE(rsse(completedText)))
+	if _, _, err := complete(t, NewResponses(llm.Options{BaseURL: g.URL + "/api/v1/"}), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	if g.paths[0] != "POST /api/v1/responses" {
+		t.Errorf("responses went to %q", g.paths[0])
+	}
+}

@@ -19,6 +19,7 @@ type fakeProvider struct {
 	mu      sync.Mutex
 	bodies  []string
 	headers []http.Header
+	paths   []string
 }
 
 func newFakeProvider(t *testing.T, handler http.HandlerFunc) *fakeProvider {
@@ -29,6 +30,7 @@ func newFakeProvider(t *testing.T, handler http.HandlerFunc) *fakeProvider {
 		f.mu.Lock()
 		f.bodies = append(f.bodies, string(b))
 		f.headers = append(f.headers, r.Header.Clone())
+		f.paths = append(f.paths, r.Method+" "+r.URL.Path)
 		f.mu.Unlock()
 		handler(w, r)
 	}))
