@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
@@ -118,7 +119,7 @@ func parseAnthropic(body []byte, req *Request) error {
 			if b.Type != "tool_result" {
 				continue
 			}
-			if m.Role != "user" || !contains(pending, b.ToolUseID) {
+			if m.Role != "user" || !slices.Contains(pending, b.ToolUseID) {
 				return invalid(param, "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
 			}
 			results[b.ToolUseID] = true
@@ -250,13 +251,4 @@ func compactJSON(raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	return buf.String(), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

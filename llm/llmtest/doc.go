@@ -27,6 +27,8 @@
 // message_stop terminators. Reasoning is sent as reasoning_content deltas
 // (Chat Completions), a reasoning item with a summary and opaque
 // encrypted_content (Responses) and a signed thinking block (Anthropic).
+// SetDialect switches Chat Completions to OpenRouter's variant (signed
+// reasoning_details, keep-alive comments, usage with cost).
 //
 // # Scripting
 //

@@ -76,14 +76,18 @@ type Reply struct {
 	// Streams only.
 	StreamError string
 	// Hang holds the request open, writing nothing more, until the client
-	// goes away or the server closes: before the response headers, or with
-	// CutAfter after that many events. Server.Hanging reports when it starts.
+	// goes away or the server closes, then drops the connection. It hangs
+	// before the response headers, or, for a stream with CutAfter, after
+	// that many events (a stalled stream). Server.Hanging reports when it
+	// starts.
 	Hang bool
 }
 
 // Error is a reply that fails with an HTTP status and body. An empty body
-// is filled with the real provider's body for the status and the request's
-// format (see the *Body constants).
+// is filled with the real provider's body for the status in the request's
+// format (see the *Body constants): 400 is a context overflow, 401 a wrong
+// key, 403 a permission error, 429 a rate limit, 503 and 529 an overload,
+// other 5xx a server error.
 func Error(status int, body string) Reply {
 	return Reply{Status: status, Body: body}
 }

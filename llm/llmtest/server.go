@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -177,33 +178,51 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 
 	s.mu.Lock()
-	req.Index = s.next
-	s.next++
 	key, noValidation := s.key, s.noValidation
 	s.mu.Unlock()
 
+	// Decide first whether the request is answered from the script, so that
+	// the index and the reply are taken together and replies follow the
+	// order of the indexes.
+	var status int
+	var errBody string
 	switch {
 	case req.Format == "":
 		req.Problem = fmt.Sprintf("no wire format is served at %s", req.Path)
-		s.fail(w, req, http.StatusNotFound, openAIErrorBody("invalid_request_error", "", fmt.Sprintf("Invalid URL (%s %s)", req.Method, req.Path)))
-		return
+		status, errBody = http.StatusNotFound, openAIErrorBody("invalid_request_error", "", fmt.Sprintf("Invalid URL (%s %s)", req.Method, req.Path))
 	case req.Method != http.MethodPost:
 		req.Problem = fmt.Sprintf("method %s is not served", req.Method)
-		s.fail(w, req, http.StatusMethodNotAllowed, openAIErrorBody("invalid_request_error", "", fmt.Sprintf("Invalid method for URL (%s %s)", req.Method, req.Path)))
-		return
-	}
-	if key != "" && !s.authorized(req, key) {
-		s.fail(w, req, http.StatusUnauthorized, unauthorizedBody(req))
-		return
-	}
-	if err := parse(body, req); err != nil && (!noValidation || req.JSON == nil) {
-		req.Problem = "invalid request: " + err.Error()
-		s.fail(w, req, http.StatusBadRequest, invalidBody(req.Format, err))
-		return
+		status, errBody = http.StatusMethodNotAllowed, openAIErrorBody("invalid_request_error", "", fmt.Sprintf("Invalid method for URL (%s %s)", req.Method, req.Path))
+	case key != "" && !s.authorized(req, key):
+		status, errBody = http.StatusUnauthorized, unauthorizedBody(req)
+	default:
+		if err := parse(body, req); err != nil && (!noValidation || req.JSON == nil) {
+			req.Problem = "invalid request: " + err.Error()
+			status, errBody = http.StatusBadRequest, invalidBody(req.Format, err)
+		}
 	}
 
-	reply, ok := s.take(req)
-	if !ok {
+	s.mu.Lock()
+	req.Index = s.next
+	s.next++
+	var reply Reply
+	queued := false
+	if status == 0 && len(s.queue) > 0 {
+		reply, queued = s.queue[0], true
+		s.queue = s.queue[1:]
+	}
+	handler := s.handler
+	s.mu.Unlock()
+
+	switch {
+	case status != 0:
+		s.fail(w, req, status, errBody)
+	case queued:
+		s.respond(w, hr, req, &reply)
+	case handler != nil:
+		reply = handler(req)
+		s.respond(w, hr, req, &reply)
+	default:
 		req.Problem = "the script ran out of replies"
 		msg := fmt.Sprintf("llmtest: no scripted reply left for request %d (%s %s); enqueue more replies or set a handler", req.Index, req.Method, req.Path)
 		if req.Format == llm.AnthropicMessages {
@@ -211,26 +230,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 		} else {
 			s.fail(w, req, http.StatusInternalServerError, openAIErrorBody("server_error", "", msg))
 		}
-		return
 	}
-	s.respond(w, hr, req, &reply)
-}
-
-// take pops the next reply, or asks the handler.
-func (s *Server) take(req *Request) (Reply, bool) {
-	s.mu.Lock()
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		s.mu.Unlock()
-		return r, true
-	}
-	h := s.handler
-	s.mu.Unlock()
-	if h == nil {
-		return Reply{}, false
-	}
-	return h(req), true
 }
 
 // publish makes req visible to Requests; req must not change afterwards.
@@ -287,7 +287,8 @@ func maskKey(k string) string {
 
 func invalidBody(format llm.APIMode, err error) string {
 	msg, param := err.Error(), ""
-	if ir, ok := err.(*invalidRequest); ok {
+	var ir *invalidRequest
+	if errors.As(err, &ir) {
 		param = ir.param
 	}
 	if format == llm.AnthropicMessages {
