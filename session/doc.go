@@ -15,6 +15,12 @@
 // nothing is lost when the process dies mid-turn. Text passes through the
 // Redact function given to Open before it is stored.
 //
+// Search accepts any text (FTS5 syntax is neutralised, stopwords are
+// dropped), ranks the newest matching messages with bm25 and returns
+// snippets; a caller's own conversation is excluded with its lineage
+// (parent_session_id chains: compression continuations, forks,
+// subagents).
+//
 // Concurrency: a Store is safe for concurrent use. All writes go through a
 // single connection, so they are serialised inside the process; other
 // processes sharing the file are handled by SQLite's busy timeout with
