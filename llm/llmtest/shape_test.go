@@ -226,3 +226,29 @@ func TestRepliesHaveTheFieldsOfRecordedTraffic(t *testing.T) {
 		})
 	}
 }
+
+func TestStreamsEndWithTheProvidersTerminator(t *testing.T) {
+	cases := []struct {
+		path, body, last string
+	}{
+		{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`, "data: [DONE]\n\n"},
+		{"/v1/responses", `{"model":"m","input":"hi","stream":true}`, "event: response.completed\ndata: {"},
+		{"/v1/messages", `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"stream":true}`, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Reply{Text: "hello there"})
+			resp := post(t, srv.AnthropicURL()+c.path, c.body, "anthropic-version", "2023-06-01")
+			body := readAll(t, resp)
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+				t.Errorf("Content-Type = %q", ct)
+			}
+			frames := strings.Split(strings.TrimSuffix(body, "\n\n"), "\n\n")
+			lastFrame := frames[len(frames)-1] + "\n\n"
+			if !strings.HasPrefix(lastFrame, c.last) {
+				t.Errorf("last frame = %q, want it to start with %q", lastFrame, c.last)
+			}
+		})
+	}
+}
