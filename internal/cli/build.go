@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/redact"
 	"github.com/hermes-go/hermes/session"
@@ -37,6 +39,7 @@ type runtime struct {
 	noStream bool
 	approver *approval.Approver
 	lines    *lineReader
+	stderr   io.Writer
 	// todos and memorySync are set when the todo and memory tools are on.
 	todos      func() []compress.Todo
 	memorySync func(context.Context) error
@@ -143,7 +146,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{cfg: cfg, home: cfg.Home, getenv: getenv, obs: &observers{}}
+	rt := &runtime{cfg: cfg, home: cfg.Home, getenv: getenv, obs: &observers{}, stderr: e.stderr}
 	if bo.interactive {
 		rt.lines = newLineReader(e.stdin, e.stderr)
 	}
@@ -226,9 +229,6 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		Cache:                  cache,
 		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
 		SpillDir:               filepath.Join(os.TempDir(), "hermes-tool-output"),
-		RewritePrompt: func(p, model, prov string) string {
-			return provider.RewriteIdentityLines(p, provider.Endpoint{Model: model, Provider: prov})
-		},
 		GuardrailWarnAfter: cfg.Guardrails.WarnAfter,
 		GuardrailHaltAfter: cfg.Guardrails.HaltAfter,
 		Observer:           rt.obs.emit,
@@ -236,14 +236,14 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		PreHooks:           pre,
 		PostHooks:          post,
 		Redact:             rt.redact,
-		SystemPrompt: func(ctx context.Context, model, prov string) (string, error) {
-			return defaultSystemPrompt(model, prov), nil
-		},
 	}
 	acfg.Store = agentStore{st}
 	acfg.Session = sess
 	acfg.NewSessionID = func() string { return session.NewID(time.Now) }
 	if err := rt.wireCompression(ctx, &acfg, pcfg); err != nil {
+		return nil, err
+	}
+	if err := rt.wireAgentTools(ctx, &acfg, f, bo); err != nil {
 		return nil, err
 	}
 	if rt.toolsetEnabled("delegation") {
@@ -300,11 +300,6 @@ func (rt *runtime) toolsetEnabled(name string) bool {
 	return false
 }
 
-func defaultSystemPrompt(model, prov string) string {
-	return "You are Hermes Agent, an intelligent AI assistant created by Nous Research. You are helpful, knowledgeable, and direct.\n\n" +
-		"You are a CLI AI Agent. Try not to use markdown but simple text renderable inside a terminal.\n\n" +
-		"Model: " + model + "\nProvider: " + prov
-}
 
 // exitFor maps a setup error or a result to an exit status.
 func exitFor(err error) int {
@@ -338,9 +333,9 @@ func (rt *runtime) resumeOrNew(ctx context.Context, f *runFlags, bo buildOptions
 	if err != nil {
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
 	}
-	prompt := s.SystemPrompt
-	if prompt != "" && !promptMatches(prompt, rt.endpoint.Model, rt.endpoint.Provider) {
-		prompt = "" // built for another model or provider: rebuild it
+	stored := s.SystemPrompt
+	if stored != "" && !prompt.IdentityMatches(stored, rt.endpoint.Model, rt.endpoint.Provider) {
+		stored = "" // built for another model or provider: rebuild it
 	}
 	if err := rt.store.Reopen(ctx, s.ID); err != nil {
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
@@ -348,5 +343,5 @@ func (rt *runtime) resumeOrNew(ctx context.Context, f *runFlags, bo buildOptions
 	if msgs == nil {
 		msgs = []llm.Message{}
 	}
-	return agent.SessionMeta{ID: s.ID, Source: s.Source, ParentID: s.ParentID}, msgs, prompt, nil
+	return agent.SessionMeta{ID: s.ID, Source: s.Source, ParentID: s.ParentID}, msgs, stored, nil
 }

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/hermes-go/hermes/agent"
@@ -27,13 +27,13 @@ type agentStore struct{ st *session.Store }
 var _ agent.Store = agentStore{}
 
 func (a agentStore) EnsureSession(ctx context.Context, meta agent.SessionMeta, model, provider string) error {
-	if _, err := a.st.Get(ctx, meta.ID); err == nil {
-		return nil
-	} else if !errors.Is(err, session.ErrNotFound) {
-		return err
-	}
-	_, err := a.st.CreateSession(ctx, session.Session{ID: meta.ID, Source: meta.Source, ParentID: meta.ParentID, Model: model, Provider: provider})
+	wd, _ := os.Getwd()
+	_, err := a.st.Ensure(ctx, session.Session{ID: meta.ID, Source: meta.Source, ParentID: meta.ParentID, Model: model, Provider: provider, Cwd: wd})
 	return err
+}
+
+func (a agentStore) EndSession(ctx context.Context, id, reason string) error {
+	return a.st.EndSession(ctx, id, reason)
 }
 
 func (a agentStore) AppendMessage(ctx context.Context, id string, m llm.Message) error {

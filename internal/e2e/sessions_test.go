@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,5 +70,37 @@ func TestSessionIsStoredResumedSearchedAndExported(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) != 7 || !strings.Contains(lines[0], `"type":"session"`) || !strings.Contains(lines[6], "zebrafish again") {
 		t.Fatalf("export: exit %d, %d lines: %s", r.code, len(lines), r.stdout)
+	}
+}
+
+// Memory written in one session appears in the next session's system
+// prompt, and not in the current one's (its snapshot is frozen).
+func TestMemoryReachesTheNextSessionOnly(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "memory", Arguments: `{"action":"add","target":"user","content":"Prefers answers about zebras."}`}}},
+		llmtest.Reply{Text: "Noted."},
+		llmtest.Reply{Text: "Zebras, then."},
+	)
+	home := t.TempDir()
+	common := []string{"--provider", "custom", "--base-url", srv.URL(), "--model", "m"}
+	if r := hermes(t, home, home, append([]string{"-z", "remember I like zebras"}, common...)...); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r := hermes(t, home, home, append([]string{"-z", "what do I like?"}, common...)...); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if strings.Contains(reqs[1].System(), "zebras") {
+		t.Fatal("the current session's prompt changed after a memory write")
+	}
+	if reqs[0].System() != reqs[1].System() {
+		t.Fatal("the system prompt changed within a session")
+	}
+	if !strings.Contains(reqs[2].System(), "Prefers answers about zebras.") {
+		t.Fatalf("the next session's prompt lacks the memory:\n%s", reqs[2].System())
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "memories", "USER.md")); err != nil || !strings.Contains(string(b), "zebras") {
+		t.Fatalf("USER.md: %q %v", b, err)
 	}
 }
