@@ -58,7 +58,9 @@ type halver struct {
 	focus string
 }
 
-func (h *halver) ShouldCompress(tokens, ctxLen int) bool { return float64(tokens) >= 0.5*float64(ctxLen) }
+func (h *halver) ShouldCompress(tokens, ctxLen int) bool {
+	return float64(tokens) >= 0.5*float64(ctxLen)
+}
 func (h *halver) EstimateTokens(msgs []llm.Message, tools []llm.ToolDef) int {
 	n := 0
 	for _, m := range msgs {

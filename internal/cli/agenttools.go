@@ -142,5 +142,3 @@ func (rt *runtime) askClarify(ctx context.Context, q string, choices []string) (
 	}
 	return line, nil
 }
-
-

@@ -229,13 +229,13 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		Cache:                  cache,
 		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
 		SpillDir:               filepath.Join(os.TempDir(), "hermes-tool-output"),
-		GuardrailWarnAfter: cfg.Guardrails.WarnAfter,
-		GuardrailHaltAfter: cfg.Guardrails.HaltAfter,
-		Observer:           rt.obs.emit,
-		Approver:           rt.approver,
-		PreHooks:           pre,
-		PostHooks:          post,
-		Redact:             rt.redact,
+		GuardrailWarnAfter:     cfg.Guardrails.WarnAfter,
+		GuardrailHaltAfter:     cfg.Guardrails.HaltAfter,
+		Observer:               rt.obs.emit,
+		Approver:               rt.approver,
+		PreHooks:               pre,
+		PostHooks:              post,
+		Redact:                 rt.redact,
 	}
 	acfg.Store = agentStore{st}
 	acfg.Session = sess
@@ -299,7 +299,6 @@ func (rt *runtime) toolsetEnabled(name string) bool {
 	}
 	return false
 }
-
 
 // exitFor maps a setup error or a result to an exit status.
 func exitFor(err error) int {

@@ -25,9 +25,9 @@ import (
 // one never moves another.
 func (rt *runtime) newChain(onFallback func(provider.FallbackEvent)) (*provider.Chain, error) {
 	return provider.NewChain(rt.entries, provider.ChainOptions{
-		Factory:   transport.New,
-		Transport: llm.Options{NoStream: rt.noStream},
-		Resolver:  rt.resolver,
+		Factory:      transport.New,
+		Transport:    llm.Options{NoStream: rt.noStream},
+		Resolver:     rt.resolver,
 		StaleTimeout: provider.DefaultStaleTimeout,
 		OnRetry: func(ev provider.RetryEvent) {
 			text := fmt.Sprintf("%s: %v; retrying in %s (%d/%d)", ev.Endpoint, ev.Err, ev.Wait.Round(100*time.Millisecond), ev.Attempt, ev.MaxRetries)
