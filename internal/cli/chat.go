@@ -54,7 +54,9 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
-	fmt.Fprintf(e.stderr, "hermes %s · %s · Ctrl-D to quit\n", Version, rt.endpoint)
+	titles := &titler{rt: rt}
+	defer titles.wait()
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n", Version, rt.endpoint, rt.agent.SessionID())
 	for {
 		fmt.Fprint(e.stderr, "\n> ")
 		raw, err := rt.lines.read(ctx)
@@ -87,6 +89,7 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 			continue
 		}
 		fmt.Fprintln(e.stderr)
+		titles.afterTurn(ctx, res, line)
 		switch {
 		case res.Interrupted:
 			fmt.Fprintln(e.stderr, "(interrupted)")

@@ -87,12 +87,19 @@ func TestServerErrorsFallBackForTheTurnOnly(t *testing.T) {
 	}
 	primary.Enqueue(llmtest.Reply{Text: "primary again"})
 	backup.Enqueue(llmtest.Reply{Text: "answered by the backup"})
+	titles := llmtest.NewServer(t)
+	titles.Enqueue(llmtest.Reply{Text: "\"Backup Answers First Question\""})
 	home := t.TempDir()
 	writeConfig(t, home, fmt.Sprintf(`fallback_providers:
   - provider: custom
     model: backup-model
     base_url: %s
-`, backup.URL()))
+auxiliary:
+  title_generation:
+    provider: custom
+    model: title-model
+    base_url: %s
+`, backup.URL(), titles.URL()))
 	cmd := exec.Command(hermesBin, "chat", "--provider", "custom", "--base-url", primary.URL(), "--model", "main-model")
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH")}
@@ -114,5 +121,10 @@ func TestServerErrorsFallBackForTheTurnOnly(t *testing.T) {
 	p := primary.Requests()
 	if last := p[len(p)-1]; !strings.Contains(last.System(), "Model: main-model") {
 		t.Fatalf("second turn did not return to the primary")
+	}
+	// The session was titled in the background after its first turn.
+	r := hermes(t, home, home, "sessions", "list", "--json")
+	if !strings.Contains(r.stdout, `"title": "Backup Answers First Question"`) {
+		t.Fatalf("sessions list: %s", r.stdout)
 	}
 }
