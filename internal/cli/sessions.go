@@ -34,6 +34,24 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 		human(e.stdout)
 		return nil
 	}
+	// resolved opens the store, finds the session ref names and runs f;
+	// its failures exit with status 1.
+	resolved := func(ctx context.Context, ref string, f func(context.Context, *session.Store, session.Session) error) error {
+		ctx = ctxOr(ctx)
+		st, err := open()
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		s, err := st.Resolve(ctx, ref)
+		if err == nil {
+			err = f(ctx, st, s)
+		}
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		return nil
+	}
 	root := &cobra.Command{Use: "sessions", Short: "List, search, show, export and manage stored sessions"}
 	root.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
 
@@ -78,45 +96,38 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	show := &cobra.Command{
 		Use: "show ID|TITLE|latest", Short: "Show a session and its messages", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := open()
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := st.Resolve(cmd.Context(), args[0])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			msgs, err := st.Messages(cmd.Context(), s.ID)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			lineage, _ := st.Lineage(cmd.Context(), s.ID)
-			v := struct {
-				session.Session
-				Lineage  []session.Session `json:"lineage,omitempty"`
-				Messages any               `json:"messages"`
-			}{s, lineage, msgs}
-			return out(v, func(w io.Writer) {
-				fmt.Fprintf(w, "Session %s  %s\nSource %s · %s/%s · %d API calls · tokens in %d out %d\nStarted %s\n",
-					s.ID, s.Title, s.Source, s.Provider, s.Model, s.APICalls, s.Usage.InputTokens, s.Usage.OutputTokens,
-					s.StartedAt.Local().Format(time.RFC1123))
-				if s.ParentID != "" {
-					fmt.Fprintf(w, "Continues %s\n", s.ParentID)
+			return resolved(cmd.Context(), args[0], func(ctx context.Context, st *session.Store, s session.Session) error {
+				msgs, err := st.Messages(ctx, s.ID)
+				if err != nil {
+					return err
 				}
-				for _, m := range msgs {
-					fmt.Fprintf(w, "\n[%s]", m.Role)
-					if m.ToolCallID != "" {
-						fmt.Fprintf(w, " (%s %s)", m.Name, m.ToolCallID)
+				lineage, _ := st.Lineage(ctx, s.ID)
+				v := struct {
+					session.Session
+					Lineage  []session.Session `json:"lineage,omitempty"`
+					Messages any               `json:"messages"`
+				}{s, lineage, msgs}
+				return out(v, func(w io.Writer) {
+					fmt.Fprintf(w, "Session %s  %s\nSource %s · %s/%s · %d API calls · tokens in %d out %d\nStarted %s\n",
+						s.ID, s.Title, s.Source, s.Provider, s.Model, s.APICalls, s.Usage.InputTokens, s.Usage.OutputTokens,
+						s.StartedAt.Local().Format(time.RFC1123))
+					if s.ParentID != "" {
+						fmt.Fprintf(w, "Continues %s\n", s.ParentID)
 					}
-					fmt.Fprintln(w)
-					if m.Content != "" {
-						fmt.Fprintln(w, m.Content)
+					for _, m := range msgs {
+						fmt.Fprintf(w, "\n[%s]", m.Role)
+						if m.ToolCallID != "" {
+							fmt.Fprintf(w, " (%s %s)", m.Name, m.ToolCallID)
+						}
+						fmt.Fprintln(w)
+						if m.Content != "" {
+							fmt.Fprintln(w, m.Content)
+						}
+						for _, c := range m.ToolCalls {
+							fmt.Fprintf(w, "→ %s %s\n", c.Name, c.Arguments)
+						}
 					}
-					for _, c := range m.ToolCalls {
-						fmt.Fprintf(w, "→ %s %s\n", c.Name, c.Arguments)
-					}
-				}
+				})
 			})
 		},
 	}
@@ -124,38 +135,21 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	export := &cobra.Command{
 		Use: "export ID", Short: "Export a session as JSON Lines", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := open()
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := st.Resolve(cmd.Context(), args[0])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			if err := st.ExportJSONL(cmd.Context(), s.ID, e.stdout); err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			return nil
+			return resolved(cmd.Context(), args[0], func(ctx context.Context, st *session.Store, s session.Session) error {
+				return st.ExportJSONL(ctx, s.ID, e.stdout)
+			})
 		},
 	}
 
 	del := &cobra.Command{
 		Use: "delete ID", Short: "Delete a session and its messages", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := open()
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := st.Resolve(cmd.Context(), args[0])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			if err := st.Delete(cmd.Context(), s.ID); err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			return out(map[string]any{"deleted": s.ID}, func(w io.Writer) { fmt.Fprintln(w, "deleted", s.ID) })
+			return resolved(cmd.Context(), args[0], func(ctx context.Context, st *session.Store, s session.Session) error {
+				if err := st.Delete(ctx, s.ID); err != nil {
+					return err
+				}
+				return out(map[string]any{"deleted": s.ID}, func(w io.Writer) { fmt.Fprintln(w, "deleted", s.ID) })
+			})
 		},
 	}
 
@@ -215,20 +209,13 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	rename := &cobra.Command{
 		Use: "rename ID TITLE", Short: "Set a session's title (unique)", Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := open()
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			s, err := st.Resolve(cmd.Context(), args[0])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			title := strings.Join(args[1:], " ")
-			if err := st.Rename(cmd.Context(), s.ID, title); err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			return out(map[string]any{"id": s.ID, "title": title}, func(w io.Writer) { fmt.Fprintf(w, "%s is now %q\n", s.ID, title) })
+			return resolved(cmd.Context(), args[0], func(ctx context.Context, st *session.Store, s session.Session) error {
+				title := strings.Join(args[1:], " ")
+				if err := st.Rename(ctx, s.ID, title); err != nil {
+					return err
+				}
+				return out(map[string]any{"id": s.ID, "title": title}, func(w io.Writer) { fmt.Fprintf(w, "%s is now %q\n", s.ID, title) })
+			})
 		},
 	}
 	root.AddCommand(list, show, export, del, prune, search, rename, newCompressCmd(e, f, &asJSON))
