@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -249,75 +250,39 @@ func (c *Config) applyEnv(getenv func(string) string) {
 
 func (c *Config) fillDefaults() {
 	d := Default()
-	if c.Provider == "" {
-		c.Provider = c.Model.Provider
+	c.Provider = cmp.Or(c.Provider, c.Model.Provider)
+	c.BaseURL = cmp.Or(c.BaseURL, c.Model.BaseURL)
+	c.APIMode = cmp.Or(c.APIMode, c.Model.APIMode)
+	c.Agent.MaxTokens = cmp.Or(c.Agent.MaxTokens, c.Model.MaxTokens)
+	for _, p := range []struct {
+		v   *int
+		def int
+	}{
+		{&c.Agent.MaxTurns, d.Agent.MaxTurns}, {&c.Agent.ToolPoolSize, d.Agent.ToolPoolSize},
+		{&c.Agent.ToolTimeout, d.Agent.ToolTimeout}, {&c.Terminal.Timeout, d.Terminal.Timeout},
+		{&c.Terminal.MaxOutput, d.Terminal.MaxOutput}, {&c.Approvals.Timeout, d.Approvals.Timeout},
+		{&c.Delegation.MaxIterations, d.Delegation.MaxIterations}, {&c.Delegation.MaxSpawnDepth, d.Delegation.MaxSpawnDepth},
+		{&c.Delegation.MaxConcurrentChildren, d.Delegation.MaxConcurrentChildren},
+		{&c.Compression.ProtectLastN, d.Compression.ProtectLastN}, {&c.Compression.ProtectFirstN, d.Compression.ProtectFirstN},
+		{&c.Guardrails.WarnAfter, d.Guardrails.WarnAfter}, {&c.Guardrails.HaltAfter, d.Guardrails.HaltAfter},
+	} {
+		if *p.v <= 0 {
+			*p.v = p.def
+		}
 	}
-	if c.BaseURL == "" {
-		c.BaseURL = c.Model.BaseURL
+	for _, p := range []struct{ v, def **bool }{
+		{&c.Agent.BudgetWarnings, &d.Agent.BudgetWarnings}, {&c.Security.RedactSecrets, &d.Security.RedactSecrets},
+		{&c.Compression.Enabled, &d.Compression.Enabled},
+	} {
+		if *p.v == nil {
+			*p.v = *p.def
+		}
 	}
-	if c.APIMode == "" {
-		c.APIMode = c.Model.APIMode
-	}
-	if c.Agent.MaxTurns <= 0 {
-		c.Agent.MaxTurns = d.Agent.MaxTurns
-	}
-	if c.Agent.ToolPoolSize <= 0 {
-		c.Agent.ToolPoolSize = d.Agent.ToolPoolSize
-	}
-	if c.Agent.BudgetWarnings == nil {
-		c.Agent.BudgetWarnings = d.Agent.BudgetWarnings
-	}
-	if c.Agent.MaxTokens == 0 {
-		c.Agent.MaxTokens = c.Model.MaxTokens
-	}
-	if c.Agent.ToolTimeout <= 0 {
-		c.Agent.ToolTimeout = d.Agent.ToolTimeout
-	}
-	if c.Terminal.Timeout <= 0 {
-		c.Terminal.Timeout = d.Terminal.Timeout
-	}
-	if c.Terminal.MaxOutput <= 0 {
-		c.Terminal.MaxOutput = d.Terminal.MaxOutput
-	}
-	if c.Approvals.Mode == "" {
-		c.Approvals.Mode = d.Approvals.Mode
-	}
-	if c.Approvals.Timeout <= 0 {
-		c.Approvals.Timeout = d.Approvals.Timeout
-	}
-	if c.Security.RedactSecrets == nil {
-		c.Security.RedactSecrets = d.Security.RedactSecrets
-	}
-	if c.Delegation.MaxIterations <= 0 {
-		c.Delegation.MaxIterations = d.Delegation.MaxIterations
-	}
-	if c.Delegation.MaxSpawnDepth <= 0 {
-		c.Delegation.MaxSpawnDepth = d.Delegation.MaxSpawnDepth
-	}
-	if c.Delegation.MaxConcurrentChildren <= 0 {
-		c.Delegation.MaxConcurrentChildren = d.Delegation.MaxConcurrentChildren
-	}
-	if c.Compression.Enabled == nil {
-		c.Compression.Enabled = d.Compression.Enabled
-	}
-	if c.Compression.Threshold <= 0 {
+	if c.Compression.Threshold <= 0 || c.Compression.Threshold >= 1 {
 		c.Compression.Threshold = d.Compression.Threshold
 	}
-	if c.Compression.ProtectLastN <= 0 {
-		c.Compression.ProtectLastN = d.Compression.ProtectLastN
-	}
-	if c.Compression.ProtectFirstN <= 0 {
-		c.Compression.ProtectFirstN = d.Compression.ProtectFirstN
-	}
-	if c.PromptCaching.CacheTTL == "" {
-		c.PromptCaching.CacheTTL = d.PromptCaching.CacheTTL
-	}
-	if c.Guardrails.WarnAfter <= 0 {
-		c.Guardrails.WarnAfter = d.Guardrails.WarnAfter
-	}
-	if c.Guardrails.HaltAfter <= 0 {
-		c.Guardrails.HaltAfter = d.Guardrails.HaltAfter
-	}
+	c.Approvals.Mode = cmp.Or(c.Approvals.Mode, d.Approvals.Mode)
+	c.PromptCaching.CacheTTL = cmp.Or(c.PromptCaching.CacheTTL, d.PromptCaching.CacheTTL)
 }
 
 // Seconds converts a seconds setting to a Duration.

@@ -212,7 +212,15 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	}
 	var cache *llm.CacheOptions
 	if rt.endpoint.APIMode == llm.AnthropicMessages || strings.Contains(strings.ToLower(rt.endpoint.Model), "claude") {
-		cache = &llm.CacheOptions{TTL: cfg.PromptCaching.CacheTTL}
+		ttl := cfg.PromptCaching.CacheTTL
+		switch ttl {
+		case "5m", "1h":
+		case "auto":
+			ttl = "1h" // a person is at the keyboard: turns come minutes apart
+		default:
+			return nil, &setupError{fmt.Errorf("prompt_caching.cache_ttl: %q is not 5m, 1h or auto", ttl)}
+		}
+		cache = &llm.CacheOptions{TTL: ttl}
 	}
 	acfg := agent.Config{
 		Client:                 chain,
