@@ -32,8 +32,6 @@ func newChatCmd(e *env, f *runFlags) *cobra.Command {
 	c.Flags().BoolVar(&f.oneshot, "oneshot", false, "run the query and exit (progress on stderr, answer on stdout)")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "Q", false, "no progress output")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "more progress output")
-	c.Flags().StringVarP(&f.resume, "resume", "r", "", "resume a session: ID, title or 'latest'")
-	c.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
 	return c
 }
 

@@ -45,6 +45,8 @@ func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.ignoreRules, "ignore-rules", false, "skip context files (AGENTS.md, .hermes.md) and memory")
 	fs.StringVar(&f.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")
 	fs.BoolVar(&f.noStream, "no-stream", false, "make model calls without streaming")
+	fs.StringVarP(&f.resume, "resume", "r", "", "resume a session: ID, title or 'latest'")
+	fs.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
 }
 
 func (f *runFlags) toolsetList() []string {

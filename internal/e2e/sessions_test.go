@@ -17,6 +17,7 @@ func TestSessionIsStoredResumedSearchedAndExported(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"echo zebrafish"}`}}},
 		llmtest.Reply{Text: "The command printed zebrafish."},
 		llmtest.Reply{Text: "Yes, zebrafish again."},
+		llmtest.Reply{Text: "Still zebrafish."},
 	)
 	home := t.TempDir()
 	common := []string{"--provider", "custom", "--base-url", srv.URL(), "--model", "m"}
@@ -57,6 +58,12 @@ func TestSessionIsStoredResumedSearchedAndExported(t *testing.T) {
 		t.Fatalf("resumed request has %d messages", n)
 	}
 
+	// -z continues the latest session too, with the same prompt bytes.
+	r = hermes(t, home, home, append([]string{"-z", "and now?", "-c"}, common...)...)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Still zebrafish." || srv.Requests()[3].System() != reqs[0].System() {
+		t.Fatalf("continue: exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+
 	r = hermes(t, home, home, "sessions", "search", "zebrafish", "--json")
 	var hits []struct {
 		SessionID string `json:"session_id"`
@@ -68,7 +75,7 @@ func TestSessionIsStoredResumedSearchedAndExported(t *testing.T) {
 
 	r = hermes(t, home, home, "sessions", "export", id)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if r.code != 0 || len(lines) != 7 || !strings.Contains(lines[0], `"type":"session"`) || !strings.Contains(lines[6], "zebrafish again") {
+	if r.code != 0 || len(lines) != 9 || !strings.Contains(lines[0], `"type":"session"`) || !strings.Contains(lines[8], "Still zebrafish") {
 		t.Fatalf("export: exit %d, %d lines: %s", r.code, len(lines), r.stdout)
 	}
 }
