@@ -111,3 +111,23 @@ func TestMemoryReachesTheNextSessionOnly(t *testing.T) {
 		t.Fatalf("USER.md: %q %v", b, err)
 	}
 }
+
+// A corrupt state.db is reported clearly and left exactly as it was.
+func TestCorruptDatabaseIsReportedAndLeftAlone(t *testing.T) {
+	home := t.TempDir()
+	garbage := []byte(strings.Repeat("not a database, but the user's data; ", 300))
+	db := filepath.Join(home, "state.db")
+	os.WriteFile(db, garbage, 0o600)
+	for _, args := range [][]string{
+		{"-z", "hi", "--provider", "custom", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"},
+		{"sessions", "list"},
+	} {
+		r := hermes(t, home, home, args...)
+		if r.code == 0 || !contains(r.stderr, "state.db", "not a valid SQLite database", "left untouched") {
+			t.Fatalf("%v: exit %d stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(db); string(b) != string(garbage) {
+		t.Fatal("the corrupt file was modified")
+	}
+}
