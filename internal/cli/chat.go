@@ -46,7 +46,8 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	rt.obs.add((&progress{w: e.stderr, showText: true, verbose: f.verbose}).observe)
+	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
+	rt.obs.add(prog.observe)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -85,6 +86,9 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 		if err != nil {
 			fmt.Fprintln(e.stderr, "hermes:", err)
 			continue
+		}
+		if !prog.takeSawText() && res.FinalResponse != "" {
+			fmt.Fprint(e.stderr, res.FinalResponse) // the model did not stream it
 		}
 		fmt.Fprintln(e.stderr)
 		titles.afterTurn(ctx, res, line)

@@ -18,6 +18,16 @@ type progress struct {
 	showText bool
 	midLine  bool
 	verbose  bool
+	sawText  bool // text was streamed since the last takeSawText
+}
+
+// takeSawText reports whether text was streamed since the last call.
+func (p *progress) takeSawText() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := p.sawText
+	p.sawText = false
+	return v
 }
 
 func (p *progress) observe(e agent.Event) {
@@ -26,7 +36,8 @@ func (p *progress) observe(e agent.Event) {
 	indent := strings.Repeat("  ", e.Depth)
 	switch e.Kind {
 	case agent.EventTextDelta:
-		if p.showText {
+		if p.showText && e.Depth == 0 {
+			p.sawText = true
 			fmt.Fprint(p.w, e.Text)
 			p.midLine = !strings.HasSuffix(e.Text, "\n")
 		}
