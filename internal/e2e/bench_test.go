@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,11 +9,13 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/llm/openai"
+	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -77,4 +80,36 @@ func BenchmarkOneShotFiveRoundsPeakRSS(b *testing.B) {
 		srv.Close()
 	}
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+}
+
+// BenchmarkSessionsList10k times the `hermes sessions list` command (the
+// process, default page) over a store holding 10,000 sessions.
+func BenchmarkSessionsList10k(b *testing.B) {
+	home := b.TempDir()
+	st, err := session.Open(filepath.Join(home, "state.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 10_000 {
+		at := start.Add(time.Duration(i) * time.Minute)
+		s, err := st.CreateSession(ctx, session.Session{ID: fmt.Sprintf("20260101_000000_%06x", i), Source: "cli", Model: "m", StartedAt: at})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.AppendMessage(ctx, s.ID, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("question %d", i), Time: at}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(hermesBin, "sessions", "list")
+		cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home}
+		out, err := cmd.Output()
+		if err != nil || !bytes.Contains(out, []byte("question 9999")) {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
 }
