@@ -45,6 +45,7 @@ func BenchmarkLoopOverheadPerToolRound(b *testing.B) {
 			b.Fatalf("err %v result %+v", err, res)
 		}
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/model-call")
 }
 
 // BenchmarkStartupVersion times `hermes --version` as a process.
