@@ -252,8 +252,11 @@ func (e *Executor) pipeline(ctx context.Context, p *prepared) Outcome {
 		if cmd, ok := cmdr.Command(call.Args); ok {
 			req := ApprovalRequest{Command: cmd, Tool: call.Name, CallID: call.ID, TaskID: call.TaskID, SessionID: call.SessionID}
 			if err := e.Approver.Approve(ctx, req); err != nil {
-				return Outcome{Call: call, Status: StatusBlocked, Result: Error(fmt.Sprintf(
-					"Command not run: %v. Do not retry this command in another form; tell the user what you wanted to run and why.", err))}
+				msg := strings.TrimSpace(err.Error())
+				if !strings.HasSuffix(msg, ".") {
+					msg += "."
+				}
+				return Outcome{Call: call, Status: StatusBlocked, Result: Error("Command not run: " + msg)}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,5 +181,42 @@ func TestThreeDelegatedTasksMakeThreeChildSessionsAndOneResult(t *testing.T) {
 	}
 	if children != 3 {
 		t.Fatalf("sessions %+v", list)
+	}
+}
+
+// In an interactive chat a dangerous command is put to the user: "o"
+// runs it once, a denial (the default) does not.
+func TestInteractiveApprovalAsksTheUser(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		os.MkdirAll(filepath.Join(home, "tmp", d), 0o755)
+	}
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"rm -rf tmp/a"}`}}},
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"rm -rf tmp/b"}`}}},
+		llmtest.Reply{Text: "one deleted, one kept"},
+		llmtest.Reply{Text: "Cleaning Two Directories"}, // the session title, in the background
+	)
+	cmd := exec.Command(hermesBin, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd.Stdin = strings.NewReader("clean both\no\n\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "DANGEROUS COMMAND") {
+		t.Fatalf("no prompt:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "tmp", "a")); !os.IsNotExist(err) {
+		t.Fatal("approved command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(home, "tmp", "b")); err != nil {
+		t.Fatal("denied command ran")
+	}
+	res := toolResults(srv.Requests()[2])
+	if strings.Contains(res[0], "Command not run") || !strings.Contains(res[1], "Command not run") {
+		t.Fatalf("results %q", res)
 	}
 }
