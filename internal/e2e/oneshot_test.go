@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +110,38 @@ func TestVersion(t *testing.T) {
 	r := hermes(t, t.TempDir(), t.TempDir(), "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "hermes ") {
 		t.Fatalf("exit %d stdout %q", r.code, r.stdout)
+	}
+}
+
+// With no flags, OPENAI_BASE_URL, OPENAI_API_KEY and HERMES_MODEL
+// configure the run; config.yaml wins over the environment.
+func TestEnvironmentConfiguresTheRunAndConfigWins(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "env ok"}, llmtest.Reply{Text: "config ok"})
+	home := t.TempDir()
+	run := func() result {
+		cmd := exec.Command(hermesBin, "-z", "hi")
+		cmd.Dir = home
+		cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"),
+			"OPENAI_BASE_URL=" + srv.URL(), "OPENAI_API_KEY=sk-env-key-123", "HERMES_MODEL=env-model"}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return result{out.String(), errb.String(), code}
+	}
+	if r := run(); r.code != 0 || strings.TrimSpace(r.stdout) != "env ok" {
+		t.Fatalf("exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	req := srv.Requests()[0]
+	if req.Model != "env-model" || req.APIKey() != "sk-env-key-123" {
+		t.Fatalf("model %q key %q", req.Model, req.APIKey())
+	}
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("model: config-model\n"), 0o600)
+	if r := run(); r.code != 0 || srv.Requests()[1].Model != "config-model" {
+		t.Fatalf("exit %d: config did not win over HERMES_MODEL: %q", r.code, srv.Requests()[1].Model)
 	}
 }
