@@ -58,10 +58,20 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n", Version, rt.endpoint, rt.agent.SessionID())
 	for {
 		fmt.Fprint(e.stderr, "\n> ")
-		raw, err := rt.lines.read(ctx)
+		// Ctrl-C at the prompt ends the chat; during a turn it interrupts it.
+		promptCtx, cancelPrompt := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-sigs:
+				cancelPrompt()
+			case <-promptCtx.Done():
+			}
+		}()
+		raw, err := rt.lines.read(promptCtx)
+		cancelPrompt()
 		if err != nil {
 			fmt.Fprintln(e.stderr)
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 				return nil
 			}
 			return err
