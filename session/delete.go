@@ -25,16 +25,19 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	return wrap("delete", id, tx.Commit())
 }
 
-// Prune deletes ended sessions last active before olderThan, with their
-// messages, and returns how many it deleted. Open sessions are kept.
+// Prune deletes sessions last active before olderThan, with their
+// messages, and returns how many it deleted. A session still open (a
+// process may be using it) is kept unless it has also been idle for a day:
+// then the process that had it is gone without ending it (a crash, a kill).
 func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
+	staleOpen := min(olderThan.UnixNano(), s.now().Add(-24*time.Hour).UnixNano())
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, wrap("prune", "", err)
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions
-		WHERE ended_at IS NOT NULL AND last_active < ? ORDER BY started_at DESC`, olderThan.UnixNano())
+		WHERE last_active < ? AND (ended_at IS NOT NULL OR last_active < ?) ORDER BY started_at DESC`, olderThan.UnixNano(), staleOpen)
 	if err != nil {
 		return 0, wrap("prune", "", err)
 	}

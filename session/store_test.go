@@ -472,27 +472,36 @@ func TestDeleteRemovesMessagesAndRelinksChildren(t *testing.T) {
 	}
 }
 
-func TestPruneDeletesOnlyOldEndedSessions(t *testing.T) {
-	s, _ := openTest(t)
+func TestPruneDeletesOldSessionsButNotOnesInUse(t *testing.T) {
+	s, clk := openTest(t)
 	ctx := context.Background()
 	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	oldEnded := mustCreate(t, s, Session{StartedAt: old})
-	oldOpen := mustCreate(t, s, Session{StartedAt: old})
+	oldOpen := mustCreate(t, s, Session{StartedAt: old}) // its process died without ending it
 	recentEnded := mustCreate(t, s, Session{})
 	mustAppend(t, s, oldEnded.ID, llm.Message{Role: llm.RoleUser, Content: "x", Time: old})
 	s.EndSession(ctx, oldEnded.ID, "done")
 	s.EndSession(ctx, recentEnded.ID, "done")
 	n, err := s.Prune(ctx, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
-	if err != nil || n != 1 {
-		t.Fatalf("Prune = %d, %v; want 1", n, err)
+	if err != nil || n != 2 {
+		t.Fatalf("Prune = %d, %v; want 2", n, err)
 	}
-	if _, err := s.Get(ctx, oldEnded.ID); !errors.Is(err, ErrNotFound) {
-		t.Fatal("old ended session kept")
-	}
-	for _, id := range []string{oldOpen.ID, recentEnded.ID} {
-		if _, err := s.Get(ctx, id); err != nil {
-			t.Fatalf("%s pruned: %v", id, err)
+	for _, id := range []string{oldEnded.ID, oldOpen.ID} {
+		if _, err := s.Get(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("old session %s kept", id)
 		}
+	}
+	if _, err := s.Get(ctx, recentEnded.ID); err != nil {
+		t.Fatalf("recent session pruned: %v", err)
+	}
+	// --older-than 0: every ended session goes, an open one active today stays.
+	inUse := mustCreate(t, s, Session{})
+	n, err = s.Prune(ctx, clk.Now().Add(time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("Prune(now) = %d, %v; want 1", n, err)
+	}
+	if _, err := s.Get(ctx, inUse.ID); err != nil {
+		t.Fatalf("a session in use was pruned: %v", err)
 	}
 }
 

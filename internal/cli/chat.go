@@ -53,6 +53,7 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
+	defer rt.endSession("user_exit")
 	titles := &titler{rt: rt}
 	defer titles.wait()
 	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n", Version, rt.endpoint, rt.agent.SessionID())

@@ -46,6 +46,9 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	}()
 
 	res, err := rt.agent.Run(ctx, agent.Input{Message: prompt})
+	if res != nil {
+		rt.endSession(res.ExitReason)
+	}
 	if f.usageFile != "" {
 		if werr := writeUsage(f.usageFile, reportFrom(res, err)); werr != nil {
 			fmt.Fprintln(e.stderr, "hermes:", werr)

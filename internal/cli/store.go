@@ -47,3 +47,14 @@ func (a agentStore) AddUsage(ctx context.Context, id string, u llm.Usage, calls 
 func (a agentStore) SetSystemPrompt(ctx context.Context, id, p string) error {
 	return a.st.SetSystemPrompt(ctx, id, p)
 }
+
+// endSession records that this process is done with its session (resume
+// reopens it). A failure is reported, not fatal: the answer is already out.
+func (rt *runtime) endSession(reason string) {
+	if reason == "" {
+		reason = "ended"
+	}
+	if err := rt.store.EndSession(context.Background(), rt.agent.SessionID(), reason); err != nil {
+		fmt.Fprintln(rt.stderr, "hermes: warning: session store:", err)
+	}
+}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,6 +61,7 @@ func TestOneShotFiveRoundTerminalTaskInEveryAPIMode(t *testing.T) {
 			if !strings.Contains(results[3], "HELLO") || !strings.Contains(results[4], "greeting.txt") {
 				t.Fatalf("commands did not run where expected (cwd must persist): %q", results)
 			}
+			checkWire(t, mode, reqs)
 			u := readUsage(t, usage)
 			if u["api_calls"] != float64(6) || u["completed"] != true || u["exit_reason"] != "text_response" || u["task_id"] == "" {
 				t.Fatalf("usage file %v", u)
@@ -143,5 +145,58 @@ func TestEnvironmentConfiguresTheRunAndConfigWins(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("model: config-model\n"), 0o600)
 	if r := run(); r.code != 0 || srv.Requests()[1].Model != "config-model" {
 		t.Fatalf("exit %d: config did not win over HERMES_MODEL: %q", r.code, srv.Requests()[1].Model)
+	}
+}
+
+// checkWire checks what each wire format must carry: Anthropic's system
+// prompt top-level and byte-identical on every call, tool results as
+// tool_result blocks, at most 4 cache markers; Responses' outputs joined
+// to their calls by call_id.
+func checkWire(t *testing.T, mode string, reqs []*llmtest.Request) {
+	t.Helper()
+	switch mode {
+	case "anthropic_messages":
+		var first string
+		for i, r := range reqs {
+			sys, _ := json.Marshal(r.JSON["system"])
+			if r.JSON["system"] == nil {
+				t.Fatalf("request %d has no top-level system", i)
+			}
+			if i == 0 {
+				first = string(sys)
+			} else if string(sys) != first {
+				t.Fatalf("request %d system bytes differ:\n%s\n%s", i, first, sys)
+			}
+			if n := strings.Count(string(r.Body), `"cache_control"`); n == 0 || n > 4 {
+				t.Fatalf("request %d carries %d cache markers", i, n)
+			}
+			for _, m := range r.JSON["messages"].([]any) {
+				if m.(map[string]any)["role"] == "system" {
+					t.Fatalf("request %d has a system message in messages", i)
+				}
+			}
+		}
+		if n := strings.Count(string(reqs[5].Body), `"type":"tool_result"`); n != 5 {
+			t.Fatalf("last request has %d tool_result blocks", n)
+		}
+	case "codex_responses":
+		calls, outputs := map[string]bool{}, map[string]bool{}
+		for _, it := range reqs[5].JSON["input"].([]any) {
+			item := it.(map[string]any)
+			switch item["type"] {
+			case "function_call":
+				calls[item["call_id"].(string)] = true
+			case "function_call_output":
+				outputs[item["call_id"].(string)] = true
+			}
+		}
+		if len(calls) != 5 || len(outputs) != 5 {
+			t.Fatalf("calls %v outputs %v", calls, outputs)
+		}
+		for id := range outputs {
+			if !calls[id] {
+				t.Fatalf("output %s joins no call", id)
+			}
+		}
 	}
 }

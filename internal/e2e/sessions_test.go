@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,80 @@ func TestCorruptDatabaseIsReportedAndLeftAlone(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(db); string(b) != string(garbage) {
 		t.Fatal("the corrupt file was modified")
+	}
+}
+
+func TestSessionsShowRenameCompressDeletePrune(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	for i := 1; i <= 4; i++ {
+		srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo part %d"}`, i)}}})
+	}
+	srv.Enqueue(llmtest.Reply{Text: "Four parts printed."})
+	home := t.TempDir()
+	writeConfig(t, home, "compression:\n  protect_first_n: 1\n  protect_last_n: 2\n")
+	common := []string{"--provider", "custom", "--base-url", srv.URL(), "--model", "m"}
+	if r := hermes(t, home, home, append([]string{"-z", "print four parts"}, common...)...); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r := hermes(t, home, home, "sessions", "rename", "latest", "Four parts")
+	if r.code != 0 {
+		t.Fatalf("rename: %d %s", r.code, r.stderr)
+	}
+	r = hermes(t, home, home, "sessions", "show", "Four parts", "--json")
+	var shown struct {
+		ID       string        `json:"id"`
+		Title    string        `json:"title"`
+		Messages []llm.Message `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &shown); err != nil || shown.Title != "Four parts" || len(shown.Messages) != 10 {
+		t.Fatalf("show: %v %s", err, r.stdout)
+	}
+	// A second session may not take the same title.
+	srv.Enqueue(llmtest.Reply{Text: "another session"})
+	if r := hermes(t, home, home, append([]string{"-z", "x"}, common...)...); r.code != 0 {
+		t.Fatalf("second session: %d %s", r.code, r.stderr)
+	}
+	if r := hermes(t, home, home, "sessions", "rename", "latest", "Four parts"); r.code == 0 || !strings.Contains(r.stderr, "already used") {
+		t.Fatalf("duplicate title accepted: %d %s", r.code, r.stderr)
+	}
+
+	srv.Enqueue(llmtest.Reply{Text: "## Goal\nprint parts\n## Progress\nparts 1-3 printed"}) // the summary
+	r = hermes(t, home, home, append([]string{"sessions", "compress", shown.ID, "--json"}, common...)...)
+	var comp struct {
+		From, Session string
+		Before, After int
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil || r.code != 0 {
+		t.Fatalf("compress: %v exit %d %s %s", err, r.code, r.stdout, r.stderr)
+	}
+	comp.From, comp.Session = raw["from_session"].(string), raw["session"].(string)
+	comp.Before, comp.After = int(raw["messages_before"].(float64)), int(raw["messages_after"].(float64))
+	if comp.From != shown.ID || comp.Session == shown.ID || comp.After >= comp.Before {
+		t.Fatalf("compress result %+v", comp)
+	}
+	r = hermes(t, home, home, "sessions", "show", comp.Session, "--json")
+	var child struct {
+		ParentID string        `json:"parent_session_id"`
+		Messages []llm.Message `json:"messages"`
+	}
+	json.Unmarshal([]byte(r.stdout), &child)
+	if child.ParentID != shown.ID || len(child.Messages) != comp.After {
+		t.Fatalf("child session: %s", r.stdout)
+	}
+
+	if r := hermes(t, home, home, "sessions", "delete", comp.Session); r.code != 0 {
+		t.Fatalf("delete: %d %s", r.code, r.stderr)
+	}
+	if r := hermes(t, home, home, "sessions", "show", comp.Session); r.code == 0 {
+		t.Fatal("deleted session still shown")
+	}
+	r = hermes(t, home, home, "sessions", "prune", "--older-than", "0", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"deleted"`) {
+		t.Fatalf("prune: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = hermes(t, home, home, "sessions", "list", "--all", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("sessions left after prune: %s", r.stdout)
 	}
 }
