@@ -80,14 +80,16 @@ func (b Builder) contextFiles() (string, []string) {
 }
 
 // searchDirs returns the directories from the repository root (the
-// nearest ancestor of workdir holding .git, or the filesystem root when
-// there is none) down to workdir, outermost first, and the root found
-// ("" when there is no repository).
+// nearest ancestor of workdir holding .git) down to workdir, outermost
+// first, and the root found. Outside a repository only workdir itself is
+// searched: a file planted in a parent such as /tmp must not become
+// instructions.
 func searchDirs(workdir string) ([]string, string) {
 	dir, err := filepath.Abs(workdir)
 	if err != nil {
 		return nil, ""
 	}
+	start := dir
 	var up []string
 	root := ""
 	for {
@@ -98,7 +100,7 @@ func searchDirs(workdir string) ([]string, string) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			break
+			return []string{start}, ""
 		}
 		dir = parent
 	}
