@@ -9,8 +9,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // MaxRetryAfter caps a provider-requested wait.
@@ -218,10 +221,10 @@ var (
 )
 
 // modelNotFound matches Ollama's `model "x" not found` and the like.
-var modelNotFound = regexp.MustCompile(`\bmodel\b[^.]{0,80}\bnot found`)
+var modelNotFound = lazyre.New(`\bmodel\b[^.]{0,80}\bnot found`)
 
 func isModelMissing(s string) bool {
-	return hasAny(s, modelMissingPhrases) || modelNotFound.MatchString(s)
+	return hasAny(s, modelMissingPhrases) || modelNotFound().MatchString(s)
 }
 
 func isOverflowText(s string) bool {
@@ -234,19 +237,21 @@ func isOverflowText(s string) bool {
 	return hasAny(s, overflowPhrases)
 }
 
-var limitPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`maximum context length is (\d+)`),
-	regexp.MustCompile(`context (?:length|window|size) (?:of|is) (\d+)`),
-	regexp.MustCompile(`(\d+) token context`),
-	regexp.MustCompile(`>\s*(\d+) maximum`),
-	regexp.MustCompile(`exceed context limit: \d+ \+ \d+ > (\d+)`),
-	regexp.MustCompile(`maximum number of tokens allowed \((\d+)\)`),
-	regexp.MustCompile(`max_model_len[^0-9]{0,20}(\d+)`),
-	regexp.MustCompile(`limit(?: of)? (\d+) tokens`),
-}
+var limitPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return compileAll(
+		`maximum context length is (\d+)`,
+		`context (?:length|window|size) (?:of|is) (\d+)`,
+		`(\d+) token context`,
+		`>\s*(\d+) maximum`,
+		`exceed context limit: \d+ \+ \d+ > (\d+)`,
+		`maximum number of tokens allowed \((\d+)\)`,
+		`max_model_len[^0-9]{0,20}(\d+)`,
+		`limit(?: of)? (\d+) tokens`,
+	)
+})
 
 func parseContextLimit(s string) int {
-	for _, re := range limitPatterns {
+	for _, re := range limitPatterns() {
 		if m := re.FindStringSubmatch(s); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 				return n
@@ -256,11 +261,11 @@ func parseContextLimit(s string) int {
 	return 0
 }
 
-var tryAgainIn = regexp.MustCompile(`try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)`)
+var tryAgainIn = lazyre.New(`try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)`)
 
 // retryHint reads OpenAI's "Please try again in 1.414s." phrase.
 func retryHint(text string) time.Duration {
-	m := tryAgainIn.FindStringSubmatch(text)
+	m := tryAgainIn().FindStringSubmatch(text)
 	if m == nil {
 		return 0
 	}

@@ -3,9 +3,10 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // errorBody is what the classifier reads from a provider's error body.
@@ -117,12 +118,12 @@ func jsonText(v json.RawMessage) string {
 	return string(v)
 }
 
-var htmlTitle = regexp.MustCompile(`(?is)<title>(.*?)</title>`)
+var htmlTitle = lazyre.New(`(?is)<title>(.*?)</title>`)
 
 // plainText collapses a non-JSON body: an HTML error page (Cloudflare,
 // nginx) becomes its title, anything else its first 500 bytes.
 func plainText(body []byte) string {
-	if m := htmlTitle.FindSubmatch(body); m != nil {
+	if m := htmlTitle().FindSubmatch(body); m != nil {
 		return strings.TrimSpace(string(m[1]))
 	}
 	s := strings.TrimSpace(string(body))

@@ -1,14 +1,15 @@
 package llm
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 var (
-	thinkPair = regexp.MustCompile(`(?is)<(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>(.*?)</(?:think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>`)
-	thinkOpen = regexp.MustCompile(`(?is)<(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>(.*)$`)
-	strayTag  = regexp.MustCompile(`(?i)</?(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>`)
+	thinkPair = lazyre.New(`(?is)<(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>(.*?)</(?:think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>`)
+	thinkOpen = lazyre.New(`(?is)<(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>(.*)$`)
+	strayTag  = lazyre.New(`(?i)</?(think|thinking|reasoning|REASONING_SCRATCHPAD|thought)>`)
 )
 
 // SplitThink separates inline reasoning blocks (<think>, <thinking>,
@@ -19,19 +20,19 @@ func SplitThink(s string) (visible, reasoning string) {
 		return s, ""
 	}
 	var parts []string
-	s = thinkPair.ReplaceAllStringFunc(s, func(m string) string {
-		sub := thinkPair.FindStringSubmatch(m)
+	s = thinkPair().ReplaceAllStringFunc(s, func(m string) string {
+		sub := thinkPair().FindStringSubmatch(m)
 		if t := strings.TrimSpace(sub[2]); t != "" {
 			parts = append(parts, t)
 		}
 		return ""
 	})
-	if m := thinkOpen.FindStringSubmatchIndex(s); m != nil {
+	if m := thinkOpen().FindStringSubmatchIndex(s); m != nil {
 		if t := strings.TrimSpace(s[m[4]:m[5]]); t != "" {
 			parts = append(parts, t)
 		}
 		s = s[:m[0]]
 	}
-	s = strayTag.ReplaceAllString(s, "")
+	s = strayTag().ReplaceAllString(s, "")
 	return strings.TrimSpace(s), strings.Join(parts, "\n\n")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -17,34 +18,40 @@ type threat struct {
 func pattern(id, re string) threat { return threat{id, regexp.MustCompile(`(?i)` + re)} }
 
 // contextThreats apply to anything that enters the system prompt.
-var contextThreats = []threat{
-	pattern("ignore_instructions", `\bignore\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules|directions|messages|context)`),
-	pattern("disregard_instructions", `\bdisregard\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous\s+|prior\s+|above\s+|earlier\s+)?(?:instructions|system\s+prompt|rules|guidelines|directions)`),
-	pattern("forget_instructions", `\bforget\s+(?:all\s+|everything\s+|your\s+|the\s+)*(?:previous\s+|prior\s+|earlier\s+)?(?:instructions|rules|guidelines|you\s+(?:were|have\s+been)\s+told)`),
-	pattern("system_prompt_override", `\b(?:override|bypass|replace|reveal|print|leak|exfiltrate)\s+(?:the\s+|your\s+)?system\s+prompt`),
-	pattern("new_instructions", `\b(?:new|updated|real)\s+system\s+(?:instructions|prompt)\s*:`),
-	pattern("mode_hijack", `\b(?:developer|jailbreak|god|dan)\s+mode\s+(?:enabled|activated|on)\b|\byou\s+are\s+now\s+(?:in\s+)?(?:developer|jailbreak|god|dan|unrestricted)\s+mode`),
-	pattern("fake_role_tag", `</?\s*system\s*>|<\|im_(?:start|end)\|>|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:system|assistant|user)\|>`),
-	pattern("hidden_comment_instruction", `<!--[^>]*\b(?:ignore|instruction|system\s+prompt|assistant|you\s+must)\b[^>]*-->`),
-}
+// They compile on first use: a start of the binary that builds no prompt
+// (hermes --version, sessions list) pays nothing for them.
+var contextThreats = sync.OnceValue(func() []threat {
+	return []threat{
+		pattern("ignore_instructions", `\bignore\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules|directions|messages|context)`),
+		pattern("disregard_instructions", `\bdisregard\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous\s+|prior\s+|above\s+|earlier\s+)?(?:instructions|system\s+prompt|rules|guidelines|directions)`),
+		pattern("forget_instructions", `\bforget\s+(?:all\s+|everything\s+|your\s+|the\s+)*(?:previous\s+|prior\s+|earlier\s+)?(?:instructions|rules|guidelines|you\s+(?:were|have\s+been)\s+told)`),
+		pattern("system_prompt_override", `\b(?:override|bypass|replace|reveal|print|leak|exfiltrate)\s+(?:the\s+|your\s+)?system\s+prompt`),
+		pattern("new_instructions", `\b(?:new|updated|real)\s+system\s+(?:instructions|prompt)\s*:`),
+		pattern("mode_hijack", `\b(?:developer|jailbreak|god|dan)\s+mode\s+(?:enabled|activated|on)\b|\byou\s+are\s+now\s+(?:in\s+)?(?:developer|jailbreak|god|dan|unrestricted)\s+mode`),
+		pattern("fake_role_tag", `</?\s*system\s*>|<\|im_(?:start|end)\|>|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:system|assistant|user)\|>`),
+		pattern("hidden_comment_instruction", `<!--[^>]*\b(?:ignore|instruction|system\s+prompt|assistant|you\s+must)\b[^>]*-->`),
+	}
+})
 
 // strictThreats add exfiltration and persistence patterns, for memory:
 // entries the agent itself writes and that persist across sessions.
-var strictThreats = append(append([]threat(nil), contextThreats...),
-	pattern("conceal_from_user", `\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show)\s+the\s+user\b`),
-	pattern("secret_exfiltration", `\b(?:curl|wget|fetch|invoke-webrequest|nc)\b[^\n]*\$\{?[a-z_]*(?:key|token|secret|password)`),
-	pattern("secret_file_read", `\b(?:cat|read|send|upload|post)\b[^\n]*(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/credentials|\.netrc)`),
-	pattern("shell_persistence", `>>?\s*~?/?[^\s]*(?:authorized_keys|\.bashrc|\.zshrc|\.profile|crontab)`),
-)
+var strictThreats = sync.OnceValue(func() []threat {
+	return append(append([]threat(nil), contextThreats()...),
+		pattern("conceal_from_user", `\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show)\s+the\s+user\b`),
+		pattern("secret_exfiltration", `\b(?:curl|wget|fetch|invoke-webrequest|nc)\b[^\n]*\$\{?[a-z_]*(?:key|token|secret|password)`),
+		pattern("secret_file_read", `\b(?:cat|read|send|upload|post)\b[^\n]*(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/credentials|\.netrc)`),
+		pattern("shell_persistence", `>>?\s*~?/?[^\s]*(?:authorized_keys|\.bashrc|\.zshrc|\.profile|crontab)`),
+	)
+})
 
 // ScanContext returns the ids of injection patterns found in text that
 // is about to enter the system prompt (context files, SOUL.md). Empty
 // means nothing suspicious.
-func ScanContext(text string) []string { return scan(text, contextThreats) }
+func ScanContext(text string) []string { return scan(text, contextThreats()) }
 
 // ScanStrict is ScanContext plus exfiltration and persistence patterns,
 // for memory entries.
-func ScanStrict(text string) []string { return scan(text, strictThreats) }
+func ScanStrict(text string) []string { return scan(text, strictThreats()) }
 
 func scan(text string, threats []threat) []string {
 	var found []string

@@ -3,6 +3,8 @@ package redact
 import (
 	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Marker replaces the secret part of a value.
@@ -15,7 +17,7 @@ func prefixed(p string) string { return p + "…" + Marker }
 // contains one of its triggers.
 type rule struct {
 	triggers []string
-	re       *regexp.Regexp
+	re       func() *regexp.Regexp // compiled on first use
 	repl     func(m []string) string
 	// wordStart requires the match not to follow a letter, digit or _.
 	// It stands for a leading \b, which would hide the literal prefix
@@ -30,7 +32,7 @@ var rules = []rule{
 	{
 		// PEM private keys, also when cut off before the END line.
 		triggers: []string{"private key-----"},
-		re:       regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
+		re:       lazyre.New(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
 		repl: func(m []string) string {
 			return "-----BEGIN " + m[1] + "PRIVATE KEY-----" + Marker + "-----END " + m[1] + "PRIVATE KEY-----"
 		},
@@ -38,7 +40,7 @@ var rules = []rule{
 	{
 		// OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), OpenRouter (sk-or-v1-).
 		triggers:  []string{"sk-"},
-		re:        regexp.MustCompile(`sk-[A-Za-z0-9_-]{16,}`),
+		re:        lazyre.New(`sk-[A-Za-z0-9_-]{16,}`),
 		wordStart: true,
 		repl: func(m []string) string {
 			for _, p := range skPrefixes {
@@ -51,31 +53,31 @@ var rules = []rule{
 	},
 	{
 		triggers:  []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re:        regexp.MustCompile(`(gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}`),
+		re:        lazyre.New(`(gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}`),
 		wordStart: true,
 		repl:      func(m []string) string { return prefixed(m[1]) },
 	},
 	{
 		triggers: []string{"akia", "asia"},
-		re:       regexp.MustCompile(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
+		re:       lazyre.New(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
 		repl:     func(m []string) string { return prefixed(m[1]) },
 	},
 	{
 		triggers:  []string{"xox"},
-		re:        regexp.MustCompile(`(xox[abposr]-)[A-Za-z0-9-]{10,}`),
+		re:        lazyre.New(`(xox[abposr]-)[A-Za-z0-9-]{10,}`),
 		wordStart: true,
 		repl:      func(m []string) string { return prefixed(m[1]) },
 	},
 	{
 		triggers:  []string{"aiza"},
-		re:        regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`),
+		re:        lazyre.New(`AIza[0-9A-Za-z_-]{35}`),
 		wordStart: true,
 		repl:      func(m []string) string { return prefixed("AIza") },
 	},
 	{
 		// Authorization headers and bearer tokens of any format.
 		triggers: []string{"bearer", "authorization", "x-api-key", "api-key:"},
-		re:       regexp.MustCompile(`(?i)\b((?:authorization|proxy-authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?|bearer\s+)([A-Za-z0-9._~+/=:-]{8,})`),
+		re:       lazyre.New(`(?i)\b((?:authorization|proxy-authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?|bearer\s+)([A-Za-z0-9._~+/=:-]{8,})`),
 		repl: func(m []string) string {
 			if isPlaceholder(m[2]) {
 				return m[0]
@@ -86,14 +88,14 @@ var rules = []rule{
 	{
 		// AWS secret access keys in assignments.
 		triggers: []string{"secret"},
-		re:       regexp.MustCompile(`(?i)\b(aws_?secret_?access_?key|secret_?access_?key|aws_?secret)(["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{40})\b`),
+		re:       lazyre.New(`(?i)\b(aws_?secret_?access_?key|secret_?access_?key|aws_?secret)(["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{40})\b`),
 		repl:     func(m []string) string { return m[1] + m[2] + Marker },
 	},
 	{
 		// Generic NAME=value / "name": "value" / name: value assignments
 		// whose name says it holds a credential and whose value is long.
 		triggers: []string{"key", "secret", "token", "passw", "pwd", "credential", "auth"},
-		re:       regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:api[_-]?key|apikey|secret|token|passwd|password|pwd|access[_-]?key|private[_-]?key|credentials?|auth)[a-z0-9_.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})`),
+		re:       lazyre.New(`(?i)\b([a-z0-9_.-]*(?:api[_-]?key|apikey|secret|token|passwd|password|pwd|access[_-]?key|private[_-]?key|credentials?|auth)[a-z0-9_.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})`),
 		repl: func(m []string) string {
 			if isPlaceholder(m[3]) {
 				return m[0]
@@ -179,7 +181,7 @@ func String(s string) string {
 }
 
 func apply(r *rule, s string) string {
-	locs := r.re.FindAllStringSubmatchIndex(s, -1)
+	locs := r.re().FindAllStringSubmatchIndex(s, -1)
 	if locs == nil {
 		return s
 	}

@@ -3,9 +3,10 @@ package approval
 import (
 	"encoding/base64"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // maxDepth bounds how deeply carriers (sh -c, eval, substitutions, decoded
@@ -80,16 +81,16 @@ func (d *detector) check(cmd string, depth int) {
 }
 
 var (
-	reDrop       = regexp.MustCompile(`\bdrop\s+(table|database|schema)\b`)
-	reDeleteFrom = regexp.MustCompile(`\bdelete\s+from\b[^;\n]*`)
-	reWhere      = regexp.MustCompile(`\bwhere\b`)
-	reTruncate   = regexp.MustCompile(`\btruncate\s+(table\s+)?[a-z_"` + "`" + `\[]`)
-	reMetadata   = regexp.MustCompile(`169\.254\.169\.254|100\.100\.100\.200|metadata\.google\.internal|fd00:ec2::254`)
-	reForkBomb   = regexp.MustCompile(`([a-z_:.][\w:.]*)\s*\(\)\s*\{\s*([a-z_:.][\w:.]*)\s*\|\s*([a-z_:.][\w:.]*)\s*&\s*\}`)
-	reProcSubst  = regexp.MustCompile(`(^|[\s;&|(])(bash|sh|zsh|ksh|dash|source|\.)\s+(-\S+\s+)*<\s*<?\s*\(\s*(curl|wget)\b`)
-	reCmdSubst   = regexp.MustCompile(`(^|[\s;&|(])(eval|source|\.|bash|sh|zsh|ksh|dash)\s+(-\S+\s+)*["']?(\$\(|` + "`" + `)\s*(curl|wget)\b`)
-	reBinDir     = regexp.MustCompile(`(/usr)?(/local)?/s?bin/`)
-	reSpaces     = regexp.MustCompile(`\s+`)
+	reDrop       = lazyre.New(`\bdrop\s+(table|database|schema)\b`)
+	reDeleteFrom = lazyre.New(`\bdelete\s+from\b[^;\n]*`)
+	reWhere      = lazyre.New(`\bwhere\b`)
+	reTruncate   = lazyre.New(`\btruncate\s+(table\s+)?[a-z_"` + "`" + `\[]`)
+	reMetadata   = lazyre.New(`169\.254\.169\.254|100\.100\.100\.200|metadata\.google\.internal|fd00:ec2::254`)
+	reForkBomb   = lazyre.New(`([a-z_:.][\w:.]*)\s*\(\)\s*\{\s*([a-z_:.][\w:.]*)\s*\|\s*([a-z_:.][\w:.]*)\s*&\s*\}`)
+	reProcSubst  = lazyre.New(`(^|[\s;&|(])(bash|sh|zsh|ksh|dash|source|\.)\s+(-\S+\s+)*<\s*<?\s*\(\s*(curl|wget)\b`)
+	reCmdSubst   = lazyre.New(`(^|[\s;&|(])(eval|source|\.|bash|sh|zsh|ksh|dash)\s+(-\S+\s+)*["']?(\$\(|` + "`" + `)\s*(curl|wget)\b`)
+	reBinDir     = lazyre.New(`(/usr)?(/local)?/s?bin/`)
+	reSpaces     = lazyre.New(`\s+`)
 	reQuoteChars = strings.NewReplacer(`"`, "", `'`, "", `\`, "", "${IFS}", " ", "$IFS", " ")
 )
 
@@ -101,26 +102,26 @@ func (d *detector) textPatterns(cmd string) {
 	// of the trigger words, and the regexps have no literal prefix.
 	flat := strings.ToLower(reQuoteChars.Replace(cmd))
 	if strings.Contains(flat, "bin/") {
-		flat = reBinDir.ReplaceAllString(flat, "")
+		flat = reBinDir().ReplaceAllString(flat, "")
 	}
-	if strings.Contains(flat, "drop") && reDrop.MatchString(flat) {
+	if strings.Contains(flat, "drop") && reDrop().MatchString(flat) {
 		d.add(dgSQLDrop)
 	}
 	if strings.Contains(flat, "delete") {
-		for _, m := range reDeleteFrom.FindAllString(flat, -1) {
-			if !reWhere.MatchString(m) {
+		for _, m := range reDeleteFrom().FindAllString(flat, -1) {
+			if !reWhere().MatchString(m) {
 				d.add(dgSQLDeleteAll)
 			}
 		}
 	}
-	if strings.Contains(flat, "truncate") && reTruncate.MatchString(flat) {
+	if strings.Contains(flat, "truncate") && reTruncate().MatchString(flat) {
 		d.add(dgSQLTruncate)
 	}
-	if strings.ContainsAny(flat, "19:") && reMetadata.MatchString(flat) || strings.Contains(flat, "metadata.google") {
+	if strings.ContainsAny(flat, "19:") && reMetadata().MatchString(flat) || strings.Contains(flat, "metadata.google") {
 		d.add(dgCloudMetadata)
 	}
 	if strings.Contains(flat, "{") && strings.Contains(flat, "|") {
-		for _, m := range reForkBomb.FindAllStringSubmatch(reSpaces.ReplaceAllString(flat, " "), -1) {
+		for _, m := range reForkBomb().FindAllStringSubmatch(reSpaces().ReplaceAllString(flat, " "), -1) {
 			if m[1] == m[2] && m[2] == m[3] {
 				d.add(hlForkBomb)
 			}
@@ -129,17 +130,17 @@ func (d *detector) textPatterns(cmd string) {
 	if !strings.Contains(flat, "curl") && !strings.Contains(flat, "wget") {
 		return
 	}
-	if reProcSubst.MatchString(flat) {
+	if reProcSubst().MatchString(flat) {
 		d.add(dgRemoteProcSubst)
 	}
-	if reCmdSubst.MatchString(strings.ToLower(cmd)) || reCmdSubst.MatchString(flat) {
+	if reCmdSubst().MatchString(strings.ToLower(cmd)) || reCmdSubst().MatchString(flat) {
 		d.add(dgRemoteCmdSubst)
 	}
 }
 
-var reBlockDev = regexp.MustCompile(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|r?disk\d|mapper/|disk/by-)`)
+var reBlockDev = lazyre.New(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|r?disk\d|mapper/|disk/by-)`)
 
-func isBlockDevice(p string) bool { return reBlockDev.MatchString(p) }
+func isBlockDevice(p string) bool { return reBlockDev().MatchString(p) }
 
 // segment checks one simple command.
 func (d *detector) segment(c command, seg segment) {
@@ -196,7 +197,7 @@ func (d *detector) segment(c command, seg segment) {
 			}
 		}
 	case "diskutil":
-		if ops := c.operands(); len(ops) > 0 && reDiskutil.MatchString(strings.ToLower(ops[0])) {
+		if ops := c.operands(); len(ops) > 0 && reDiskutil().MatchString(strings.ToLower(ops[0])) {
 			d.add(hlDiskutilErase)
 		}
 	case "shutdown", "reboot", "halt", "poweroff":
@@ -299,10 +300,10 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-var reDiskutil = regexp.MustCompile(`^(erase|zerodisk|randomdisk|secureerase|reformat|partitiondisk)`)
+var reDiskutil = lazyre.New(`^(erase|zerodisk|randomdisk|secureerase|reformat|partitiondisk)`)
 
-var reOctalMode = regexp.MustCompile(`^[0-7]{3,4}$`)
-var reSymbolicMode = regexp.MustCompile(`^[ugoa]*[+=][rwxxst]*$`)
+var reOctalMode = lazyre.New(`^[0-7]{3,4}$`)
+var reSymbolicMode = lazyre.New(`^[ugoa]*[+=][rwxxst]*$`)
 
 func (d *detector) chmod(c command) {
 	ops := c.operands()
@@ -310,14 +311,14 @@ func (d *detector) chmod(c command) {
 		return
 	}
 	mode := ops[0]
-	if reOctalMode.MatchString(mode) {
+	if reOctalMode().MatchString(mode) {
 		if last := mode[len(mode)-1]; last == '2' || last == '3' || last == '6' || last == '7' {
 			d.add(dgWorldWritable)
 		}
 		return
 	}
 	for _, clause := range strings.Split(mode, ",") {
-		if !reSymbolicMode.MatchString(clause) {
+		if !reSymbolicMode().MatchString(clause) {
 			continue
 		}
 		i := strings.IndexAny(clause, "+=")

@@ -2,11 +2,12 @@ package approval
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
-var envAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var envAssign = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // wrapperArgFlags lists, per wrapper, the flags that take a value, so the
 // value is not mistaken for the wrapped command.
@@ -52,7 +53,7 @@ func normalize(seg segment) command {
 	w := seg.words
 	for len(w) > 0 {
 		first := w[0]
-		if envAssign.MatchString(first) {
+		if envAssign().MatchString(first) {
 			w = w[1:]
 			continue
 		}
