@@ -23,7 +23,8 @@ func TestMain(m *testing.M) {
 	hermesBin = filepath.Join(dir, "hermes")
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	build := exec.Command("go", "build", "-o", hermesBin, "./cmd/hermes")
+	// Built the way the README builds it.
+	build := exec.Command("go", "build", "-ldflags=-s -w", "-o", hermesBin, "./cmd/hermes")
 	build.Dir = root
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
