@@ -57,8 +57,14 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if res.FinalResponse != "" && (res.Completed || !res.Failed) {
+	// stdout carries the model's answer only (a summary at the budget's
+	// end, a truncated answer); status texts go to stderr.
+	switch {
+	case res.FinalResponse == "":
+	case res.Completed || (!res.Failed && !res.Interrupted):
 		fmt.Fprintln(e.stdout, res.FinalResponse)
+	default:
+		fmt.Fprintln(e.stderr, res.FinalResponse)
 	}
 	switch {
 	case res.Completed:
