@@ -63,7 +63,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	case res.FinalResponse == "":
 	case res.Completed || (!res.Failed && !res.Interrupted):
 		fmt.Fprintln(e.stdout, res.FinalResponse)
-	default:
+	case res.Interrupted || res.ExitReason == agent.ExitContentFilter:
 		fmt.Fprintln(e.stderr, res.FinalResponse)
 	}
 	switch {
