@@ -79,7 +79,7 @@ func TestNewIDHasDateTimeAndSixHexDigits(t *testing.T) {
 	if !regexp.MustCompile(`^20261130_140509_[0-9a-f]{6}$`).MatchString(id) {
 		t.Fatalf("NewID = %q", id)
 	}
-	if NewID(nil) == NewID(nil) {
+	if a, b := NewID(nil), NewID(nil); a == b {
 		t.Fatal("two ids from the same second are equal")
 	}
 }
@@ -323,7 +323,7 @@ func TestNextTitleNumbersTheLineage(t *testing.T) {
 	}
 	for i, tt := range tests {
 		for _, title := range tt.existing {
-			mustCreate(t, s, Session{Title: fmt.Sprintf("%s", title)})
+			mustCreate(t, s, Session{Title: title})
 		}
 		got, err := s.NextTitle(ctx, tt.from)
 		if err != nil || got != tt.want {

@@ -164,12 +164,12 @@ func (d *detector) segment(c command, seg segment) {
 		d.chmod(c)
 	case "chown":
 		if c.hasFlag("R", "--recursive") {
-			for _, o := range c.operands() {
-				o = strings.ToLower(o)
+			// The first operand is the new owner.
+			if ops := c.operands(); len(ops) > 0 {
+				o := strings.ToLower(ops[0])
 				if o == "root" || strings.HasPrefix(o, "root:") || strings.HasPrefix(o, "0:") || o == "0" {
 					d.add(dgChownRoot)
 				}
-				break
 			}
 		}
 	case "mke2fs", "newfs":
