@@ -154,21 +154,32 @@ func parseChat(body []byte, req *Request) error {
 // chatContent reads a message's content: a string, null, or a list of
 // parts whose text parts are joined.
 func chatContent(raw json.RawMessage, i int) (string, error) {
+	s, ok := contentText(raw)
+	if !ok {
+		return "", invalid(fmt.Sprintf("messages.[%d].content", i),
+			"Invalid type for 'messages[%d].content': expected one of a string or array of objects, but got %s instead.", i, jsonKind(raw))
+	}
+	return s, nil
+}
+
+// contentText reads content that both OpenAI formats accept: a string,
+// null, or a list of parts whose text (and refusal) parts are joined. ok
+// is false when raw is none of these.
+func contentText(raw json.RawMessage) (text string, ok bool) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		return s, true
 	}
 	var parts []struct {
 		Type    string `json:"type"`
 		Text    string `json:"text"`
 		Refusal string `json:"refusal"`
 	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", invalid(fmt.Sprintf("messages.[%d].content", i),
-			"Invalid type for 'messages[%d].content': expected one of a string or array of objects, but got %s instead.", i, jsonKind(raw))
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", false
 	}
 	var texts []string
 	for _, p := range parts {
@@ -179,7 +190,7 @@ func chatContent(raw json.RawMessage, i int) (string, error) {
 			texts = append(texts, p.Refusal)
 		}
 	}
-	return joinText(texts), nil
+	return joinText(texts), true
 }
 
 func jsonKind(raw json.RawMessage) string {

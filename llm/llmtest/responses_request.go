@@ -152,31 +152,11 @@ func parseResponses(body []byte, req *Request) error {
 
 // responsesContent reads a string, or the text of a list of content parts.
 func responsesContent(raw json.RawMessage, param string) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	s, ok := contentText(raw)
+	if !ok {
 		return "", invalid(param, "Invalid type for '%s': expected one of a string or array of content parts, but got %s instead.", param, jsonKind(raw))
 	}
-	var texts []string
-	for _, p := range parts {
-		switch p.Type {
-		case "input_text", "output_text", "text":
-			texts = append(texts, p.Text)
-		case "refusal":
-			texts = append(texts, p.Refusal)
-		}
-	}
-	return joinText(texts), nil
+	return s, nil
 }
 
 func joinNonEmpty(a, b string) string {
