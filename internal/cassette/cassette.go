@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/goccy/go-yaml"
 )
@@ -126,4 +127,25 @@ func (in Interaction) Streaming() bool {
 	}
 	return bytes.HasPrefix([]byte(strings.TrimSpace(in.Response.Body)), []byte("data:")) ||
 		bytes.HasPrefix([]byte(strings.TrimSpace(in.Response.Body)), []byte("event:"))
+}
+
+// Each runs fn as a subtest for every cassette of the given suites
+// (folders under Dir), named by its path under Dir, and returns how many
+// it ran. A suite with no cassette fails the test: a missing fixture must
+// not pass as an empty replay.
+func Each(t *testing.T, suites []string, fn func(t *testing.T, path string)) int {
+	t.Helper()
+	n := 0
+	for _, suite := range suites {
+		files, err := Glob(filepath.Join(suite, "*", "*.yaml"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no cassettes found (err %v)", suite, err)
+		}
+		for _, f := range files {
+			n++
+			rel, _ := filepath.Rel(Dir(), f)
+			t.Run(rel, func(t *testing.T) { fn(t, f) })
+		}
+	}
+	return n
 }

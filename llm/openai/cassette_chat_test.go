@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,20 +23,8 @@ var chatSuites = []string{
 // the recorded response bodies, decoded here independently, and what goes
 // out against the recorded request bodies (by shape).
 func TestChatReplaysEveryCassette(t *testing.T) {
-	total := 0
-	for _, suite := range chatSuites {
-		files, err := cassette.Glob(suite + "/*/*.yaml")
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no cassettes found (err %v)", suite, err)
-		}
-		for _, f := range files {
-			total++
-			rel, _ := filepath.Rel(cassette.Dir(), f)
-			t.Run(rel, func(t *testing.T) { replayChatCassette(t, f) })
-		}
-	}
-	if total < 150 {
-		t.Fatalf("replayed %d chat cassettes, want every one (>=150)", total)
+	if n := cassette.Each(t, chatSuites, replayChatCassette); n < 150 {
+		t.Fatalf("replayed %d chat cassettes, want every one (>=150)", n)
 	}
 }
 

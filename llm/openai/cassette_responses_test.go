@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,20 +21,8 @@ var responsesSuites = []string{
 // conversation through Responses, turn by turn, checking output against
 // the recorded bodies and input against the recorded requests.
 func TestResponsesReplaysEveryCassette(t *testing.T) {
-	total := 0
-	for _, suite := range responsesSuites {
-		files, err := cassette.Glob(suite + "/*/*.yaml")
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no cassettes found (err %v)", suite, err)
-		}
-		for _, f := range files {
-			total++
-			rel, _ := filepath.Rel(cassette.Dir(), f)
-			t.Run(rel, func(t *testing.T) { replayResponsesCassette(t, f) })
-		}
-	}
-	if total < 36 {
-		t.Fatalf("replayed %d responses cassettes, want every one (>=36)", total)
+	if n := cassette.Each(t, responsesSuites, replayResponsesCassette); n < 36 {
+		t.Fatalf("replayed %d responses cassettes, want every one (>=36)", n)
 	}
 }
 
