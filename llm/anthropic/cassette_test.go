@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 // The recorded Anthropic suites. Every file of each is replayed.
@@ -220,26 +221,18 @@ func checkResponse(t *testing.T, i int, resp *llm.Response, want expected) {
 
 func checkDeltas(t *testing.T, i int, deltas []llm.Delta, want expected) {
 	t.Helper()
-	var text, reasoning strings.Builder
-	var tools []string
-	for _, d := range deltas {
-		switch d.Kind {
-		case llm.DeltaText:
-			text.WriteString(d.Text)
-		case llm.DeltaReasoning:
-			reasoning.WriteString(d.Text)
-		case llm.DeltaToolCall:
-			if d.ToolIndex != len(tools) {
-				t.Errorf("interaction %d: tool delta index %d, want %d", i, d.ToolIndex, len(tools))
-			}
-			tools = append(tools, d.ToolName)
+	got := llmtest.Summarize(deltas)
+	for k, d := range got.ToolCalls {
+		if d.ToolIndex != k {
+			t.Errorf("interaction %d: tool delta index %d, want %d", i, d.ToolIndex, k)
 		}
 	}
-	if text.String() != want.streamedText {
-		t.Errorf("interaction %d: streamed text %q, want %q", i, text.String(), want.streamedText)
+	tools := got.ToolNames()
+	if got.Text != want.streamedText {
+		t.Errorf("interaction %d: streamed text %q, want %q", i, got.Text, want.streamedText)
 	}
-	if reasoning.String() != want.streamedThinking {
-		t.Errorf("interaction %d: streamed reasoning %q, want %q", i, reasoning.String(), want.streamedThinking)
+	if got.Reasoning != want.streamedThinking {
+		t.Errorf("interaction %d: streamed reasoning %q, want %q", i, got.Reasoning, want.streamedThinking)
 	}
 	var wantTools []string
 	for _, b := range want.tools() {

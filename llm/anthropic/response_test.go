@@ -9,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 func complete(t *testing.T, r reply, noStream bool) (*llm.Response, []llm.Delta) {
@@ -49,23 +50,13 @@ func TestStreamedDeltasAndAssembledMessage(t *testing.T) {
 	)
 	resp, deltas := complete(t, reply{body: body}, false)
 
-	var text, reasoning strings.Builder
-	var tools []llm.Delta
-	for _, d := range deltas {
-		switch d.Kind {
-		case llm.DeltaText:
-			text.WriteString(d.Text)
-		case llm.DeltaReasoning:
-			reasoning.WriteString(d.Text)
-		case llm.DeltaToolCall:
-			tools = append(tools, d)
-		}
+	got := llmtest.Summarize(deltas)
+	tools := got.ToolCalls
+	if got.Text != "Let me check." {
+		t.Errorf("streamed text %q: text after the first tool_use must not stream", got.Text)
 	}
-	if text.String() != "Let me check." {
-		t.Errorf("streamed text %q: text after the first tool_use must not stream", text.String())
-	}
-	if reasoning.String() != "Need the weather." {
-		t.Errorf("streamed reasoning %q", reasoning.String())
+	if got.Reasoning != "Need the weather." {
+		t.Errorf("streamed reasoning %q", got.Reasoning)
 	}
 	wantTools := []llm.Delta{{Kind: llm.DeltaToolCall, ToolName: "weather", ToolIndex: 0}, {Kind: llm.DeltaToolCall, ToolName: "clock", ToolIndex: 1}}
 	if !reflect.DeepEqual(tools, wantTools) {

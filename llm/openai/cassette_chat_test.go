@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 // chatSuites are every recorded Chat Completions suite.
@@ -230,29 +231,21 @@ func checkCalls(t *testing.T, turn int, got []llm.ToolCall, want []llm.ToolCall)
 // announcement per tool call in order.
 func checkChatDeltas(t *testing.T, turn int, deltas []llm.Delta, resp *llm.Response, want expected) {
 	t.Helper()
-	var text, reasoning strings.Builder
-	var names []string
-	for _, d := range deltas {
-		switch d.Kind {
-		case llm.DeltaText:
-			text.WriteString(d.Text)
-		case llm.DeltaReasoning:
-			reasoning.WriteString(d.Text)
-		case llm.DeltaToolCall:
-			if d.ToolIndex != len(names) {
-				t.Errorf("turn %d: tool delta index %d, want %d", turn, d.ToolIndex, len(names))
-			}
-			names = append(names, d.ToolName)
+	got := llmtest.Summarize(deltas)
+	for k, d := range got.ToolCalls {
+		if d.ToolIndex != k {
+			t.Errorf("turn %d: tool delta index %d, want %d", turn, d.ToolIndex, k)
 		}
 	}
-	if len(want.calls) == 0 && strings.TrimSpace(text.String()) != want.text {
-		t.Errorf("turn %d: streamed text %q, want %q", turn, text.String(), want.text)
+	names := got.ToolNames()
+	if len(want.calls) == 0 && strings.TrimSpace(got.Text) != want.text {
+		t.Errorf("turn %d: streamed text %q, want %q", turn, got.Text, want.text)
 	}
-	if len(want.calls) > 0 && !strings.HasPrefix(want.text, strings.TrimSpace(text.String())) {
-		t.Errorf("turn %d: streamed text %q is not the start of %q", turn, text.String(), want.text)
+	if len(want.calls) > 0 && !strings.HasPrefix(want.text, strings.TrimSpace(got.Text)) {
+		t.Errorf("turn %d: streamed text %q is not the start of %q", turn, got.Text, want.text)
 	}
-	if (len(want.reasoning) > 0) != (reasoning.Len() > 0) {
-		t.Errorf("turn %d: streamed reasoning %q, recording has %d reasoning parts", turn, clip(reasoning.String()), len(want.reasoning))
+	if (len(want.reasoning) > 0) != (got.Reasoning != "") {
+		t.Errorf("turn %d: streamed reasoning %q, recording has %d reasoning parts", turn, clip(got.Reasoning), len(want.reasoning))
 	}
 	if len(names) != len(want.calls) {
 		t.Fatalf("turn %d: %d tool announcements %v, want %d", turn, len(names), names, len(want.calls))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 var responsesSuites = []string{
@@ -298,26 +299,16 @@ func checkResponsesResponse(t *testing.T, turn int, resp *llm.Response, want exp
 
 func checkResponsesDeltas(t *testing.T, turn int, deltas []llm.Delta, want expectedResp) {
 	t.Helper()
-	var text, reasoning strings.Builder
-	var names []string
-	for _, d := range deltas {
-		switch d.Kind {
-		case llm.DeltaText:
-			text.WriteString(d.Text)
-		case llm.DeltaReasoning:
-			reasoning.WriteString(d.Text)
-		case llm.DeltaToolCall:
-			names = append(names, d.ToolName)
-		}
+	got := llmtest.Summarize(deltas)
+	names := got.ToolNames()
+	if strings.TrimSpace(got.Text) != want.text {
+		t.Errorf("turn %d: streamed text %q, want %q", turn, got.Text, want.text)
 	}
-	if strings.TrimSpace(text.String()) != want.text {
-		t.Errorf("turn %d: streamed text %q, want %q", turn, text.String(), want.text)
+	if want.summaries != "" && got.Reasoning != want.summaries {
+		t.Errorf("turn %d: streamed reasoning %q, want %q", turn, clip(got.Reasoning), clip(want.summaries))
 	}
-	if want.summaries != "" && reasoning.String() != want.summaries {
-		t.Errorf("turn %d: streamed reasoning %q, want %q", turn, clip(reasoning.String()), clip(want.summaries))
-	}
-	if (len(want.reasoning) > 0) != (reasoning.Len() > 0) {
-		t.Errorf("turn %d: streamed reasoning %q, recording has %d summaries", turn, clip(reasoning.String()), len(want.reasoning))
+	if (len(want.reasoning) > 0) != (got.Reasoning != "") {
+		t.Errorf("turn %d: streamed reasoning %q, recording has %d summaries", turn, clip(got.Reasoning), len(want.reasoning))
 	}
 	if len(names) != len(want.calls) {
 		t.Fatalf("turn %d: announced %v, want %d calls", turn, names, len(want.calls))
