@@ -46,6 +46,7 @@ type turn struct {
 	compressions int
 	guard        guardrail
 	done         bool
+	tools        []llm.ToolDef // offered this turn
 }
 
 // Run runs one turn. Its error is non-nil only when the turn could not
@@ -198,7 +199,11 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 		SessionID:       a.cfg.Session.ID,
 	}
 	if withTools {
-		req.Tools = a.toolDefs()
+		if t.tools == nil {
+			// Availability is checked once per turn, not on every call.
+			t.tools = a.toolDefs()
+		}
+		req.Tools = t.tools
 	}
 	return req
 }
