@@ -28,11 +28,8 @@ import (
 type runtime struct {
 	cfg      *config.Config
 	home     string
-	getenv   func(string) string
 	endpoint provider.Endpoint
-	chain    *provider.Chain
 	agent    *agent.Agent
-	tools    *tool.Registry
 	obs      *observers
 	entries  []provider.Endpoint
 	resolver provider.Resolver
@@ -146,7 +143,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{cfg: cfg, home: cfg.Home, getenv: getenv, obs: &observers{}, stderr: e.stderr}
+	rt := &runtime{cfg: cfg, home: cfg.Home, obs: &observers{}, stderr: e.stderr}
 	if bo.interactive {
 		rt.lines = newLineReader(e.stdin, e.stderr)
 	}
@@ -181,7 +178,6 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, &setupError{err}
 	}
-	rt.chain = chain
 
 	st, err := openStore(rt.home, rt.redact)
 	if err != nil {
@@ -197,7 +193,6 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
-	rt.tools = reg
 	rt.approver = rt.newApprover(f, bo)
 	pre, post, err := rt.hooks()
 	if err != nil {
