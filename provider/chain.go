@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/prompt"
 )
 
 // RetryEvent reports a failed attempt that will be tried again on the same
@@ -343,7 +345,13 @@ func (c *Chain) request(req *llm.Request, ep Endpoint, idx int) *llm.Request {
 	r := *req
 	r.Model = ep.Model
 	if idx > 0 && len(r.Messages) > 0 && r.Messages[0].Role == llm.RoleSystem {
-		if s := RewriteIdentityLines(r.Messages[0].Content, ep); s != r.Messages[0].Content {
+		sys := r.Messages[0].Content
+		// Only a prompt that names its model is rewritten: an auxiliary
+		// task's own system text gets no identity lines added.
+		if !strings.Contains(sys, "Model:") && !strings.Contains(sys, "Provider:") {
+			return &r
+		}
+		if s := prompt.ReplaceIdentityLines(sys, ep.Model, ep.Provider); s != sys {
 			msgs := make([]llm.Message, len(r.Messages))
 			copy(msgs, r.Messages)
 			msgs[0].Content = s

@@ -67,24 +67,3 @@ func TestParseReasoningEffort(t *testing.T) {
 		}
 	}
 }
-
-func TestRewriteIdentityLines(t *testing.T) {
-	ep := Endpoint{Provider: "anthropic", Model: "claude-haiku-4-5"}
-	tests := []struct{ name, in, want string }{
-		{"plain lines", "Intro\nModel: gpt-5\nProvider: openai\nEnd", "Intro\nModel: claude-haiku-4-5\nProvider: anthropic\nEnd"},
-		{"bulleted lines", "- Model: gpt-5\n- Provider: openai", "- Model: claude-haiku-4-5\n- Provider: anthropic"},
-		{"no identity lines", "You are Hermes.", "You are Hermes."},
-		{"mid-line mentions are left alone", "The Model: field is shown below.\nModel: x", "The Model: field is shown below.\nModel: claude-haiku-4-5"},
-		{"dollar signs in values are literal", "Model: a", "Model: claude-haiku-4-5"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := RewriteIdentityLines(tt.in, ep); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-	if got := RewriteIdentityLines("Model: a", Endpoint{Model: "m$1x"}); got != "Model: m$1x" {
-		t.Fatalf("replacement expanded: %q", got)
-	}
-}
