@@ -65,13 +65,11 @@ type Config struct {
 	Approver       tool.Approver
 	Redact         func(string) string
 
-	// RewritePrompt rewrites the Model: and Provider: lines of the system
-	// prompt after a fallback switched model.
-	RewritePrompt func(prompt, model, provider string) string
-
-	// Store persists the session as it happens. Nil keeps nothing.
+	// Store persists the session as it happens (a *session.Store is one).
+	// Nil keeps nothing.
 	Store Store
-	// Session describes the session to create in Store.
+	// Session describes the session the agent starts in. A compression
+	// moves the agent to a child session; SessionID says which is current.
 	Session SessionMeta
 
 	// Compressor shrinks the history when it nears the context window.
@@ -87,7 +85,8 @@ type Config struct {
 	// revealed, for later runs.
 	LearnContextLimit func(model string, limit int)
 	// ContextLength is the model's context window in tokens (0: unknown,
-	// no preflight compression).
+	// no preflight compression). An overflow error that reveals a smaller
+	// window lowers the agent's own copy (ContextLength reports it).
 	ContextLength int
 
 	// Guardrails: the same failing call repeated WarnAfter times gets a
@@ -122,9 +121,12 @@ type Input struct {
 	TaskID string
 }
 
-// ExitReason values.
+// ExitReason says how a turn ended.
+type ExitReason string
+
+// Exit reasons.
 const (
-	ExitText                 = "text_response"
+	ExitText                 ExitReason = "text_response"
 	ExitMaxIterations        = "max_iterations"
 	ExitInterrupted          = "interrupted"
 	ExitInterruptedDuringAPI = "interrupted_during_api_call"
@@ -152,7 +154,7 @@ type Result struct {
 	// allowed compressions.
 	CompressionExhausted bool
 	Error                error
-	ExitReason           string
+	ExitReason           ExitReason
 	// Usage is the sum over this turn's model calls.
 	Usage     llm.Usage
 	SessionID string
@@ -165,19 +167,22 @@ type Result struct {
 
 // Agent runs turns. Create it with New.
 type Agent struct {
-	cfg  Config
-	exec *tool.Executor
+	cfg    Config
+	exec   *tool.Executor
+	events *eventQueue
 
 	mu        sync.Mutex
 	running   bool
 	interrupt context.CancelCauseFunc
+	// stream receives the running turn's events too (Stream).
+	stream Observer
 
-	// Session state, owned by the goroutine running a turn.
-	history      []llm.Message
-	systemPrompt string
-	sessionReady bool
-	model        string
-	provider     string
+	// State that changes while the agent runs, read and written under mu.
+	history       []llm.Message
+	systemPrompt  string
+	sessionReady  bool
+	session       SessionMeta
+	contextLength int
 }
 
 // New returns an agent.
@@ -200,10 +205,16 @@ func New(cfg Config) *Agent {
 	if cfg.GuardrailHaltAfter <= 0 {
 		cfg.GuardrailHaltAfter = 5
 	}
-	a := &Agent{cfg: cfg, model: cfg.Model, provider: cfg.Provider}
+	a := &Agent{cfg: cfg, session: cfg.Session, contextLength: cfg.ContextLength}
+	a.events = newEventQueue(a.deliver)
 	a.exec = a.newExecutor()
 	if cfg.ToolPoolSize > 0 {
 		a.exec.SetPoolSize(cfg.ToolPoolSize)
+	}
+	for _, t := range cfg.AgentTools {
+		if r, ok := t.(EventRelay); ok {
+			r.RelayEvents(a.emit)
+		}
 	}
 	return a
 }
@@ -211,8 +222,37 @@ func New(cfg Config) *Agent {
 // SetToolPoolSize resizes the tool worker pool, also while a turn runs.
 func (a *Agent) SetToolPoolSize(n int) { a.exec.SetPoolSize(n) }
 
-// SessionID returns the current session id ("" without a store).
-func (a *Agent) SessionID() string { return a.cfg.Session.ID }
+// SessionID returns the current session id: Config.Session's, or the
+// child session a compression continued in.
+func (a *Agent) SessionID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.session.ID
+}
+
+// Session returns the current session.
+func (a *Agent) Session() SessionMeta {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.session
+}
+
+// ContextLength returns the context window the agent works with: the
+// configured one, or a smaller one an overflow error revealed.
+func (a *Agent) ContextLength() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.contextLength
+}
+
+// Model returns the model and provider calls go to now: the primary's,
+// or the fallback a Router (the provider chain) switched to.
+func (a *Agent) Model() (model, provider string) {
+	if r, ok := a.cfg.Client.(Router); ok {
+		return r.Active()
+	}
+	return a.cfg.Model, a.cfg.Provider
+}
 
 // History returns a copy of the agent's history.
 func (a *Agent) History() []llm.Message {
@@ -267,13 +307,27 @@ func (a *Agent) Interrupt() {
 	}
 }
 
+// emit queues an event for the observers. Events of subagents (relayed
+// through EventRelay) keep their own AgentID and Depth.
 func (a *Agent) emit(e Event) {
-	if a.cfg.Observer == nil {
-		return
-	}
 	if e.Time.IsZero() {
 		e.Time = a.cfg.Now()
 	}
-	e.AgentID, e.Depth = a.cfg.AgentID, a.cfg.Depth
-	a.cfg.Observer(e)
+	if e.AgentID == "" && e.Depth == 0 {
+		e.AgentID, e.Depth = a.cfg.AgentID, a.cfg.Depth
+	}
+	a.events.push(e)
+}
+
+// deliver runs on the event queue's goroutine.
+func (a *Agent) deliver(e Event) {
+	if a.cfg.Observer != nil {
+		a.cfg.Observer(e)
+	}
+	a.mu.Lock()
+	s := a.stream
+	a.mu.Unlock()
+	if s != nil {
+		s(e)
+	}
 }

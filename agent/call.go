@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -37,6 +36,15 @@ func (t *turn) call(req *llm.Request) (*llm.Response, error) {
 			a.emit(Event{Kind: EventReasoningDelta, Text: d.Text})
 		case llm.DeltaToolCall:
 			a.emit(Event{Kind: EventToolGenerating, Tool: &ToolEvent{Name: d.ToolName}})
+		case llm.DeltaRetry, llm.DeltaFallback:
+			if d.Restart {
+				streamed = streamed[:0] // what was shown is void; it streams again
+			}
+			kind := EventRetry
+			if d.Kind == llm.DeltaFallback {
+				kind = EventFallback
+			}
+			a.emit(Event{Kind: kind, Text: d.Text, Restart: d.Restart})
 		}
 	}
 	type ret struct {
@@ -44,7 +52,7 @@ func (t *turn) call(req *llm.Request) (*llm.Response, error) {
 		err  error
 	}
 	done := make(chan ret, 1)
-	start := time.Now()
+	start := a.cfg.Now()
 	go func() {
 		resp, err := a.cfg.Client.Complete(callCtx, req, sink)
 		done <- ret{resp, err}
@@ -61,7 +69,7 @@ func (t *turn) call(req *llm.Request) (*llm.Response, error) {
 	mu.Unlock()
 
 	if t.ctx.Err() != nil {
-		text := fmt.Sprintf("Operation interrupted: waiting for model response (%.1fs elapsed).", time.Since(start).Seconds())
+		text := fmt.Sprintf("Operation interrupted: waiting for model response (%.1fs elapsed).", a.cfg.Now().Sub(start).Seconds())
 		if a.cfg.KeepPartialOnInterrupt && partial != "" {
 			visible, _ := llm.SplitThink(partial)
 			if visible != "" {
@@ -69,7 +77,7 @@ func (t *turn) call(req *llm.Request) (*llm.Response, error) {
 				text = visible
 			}
 		}
-		t.endInterrupted(ExitInterruptedDuringAPI, text)
+		t.end(ExitInterruptedDuringAPI, text, nil)
 		return nil, errTurnOver
 	}
 	if r.err == nil && r.resp == nil {
@@ -101,12 +109,9 @@ func (t *turn) handleCallError(err error) {
 		}
 		return
 	}
-	t.res.Failed = true
-	t.res.Error = fmt.Errorf("model call failed: %w", err)
-	t.res.ExitReason = ExitProviderError
+	var exit ExitReason = ExitProviderError
 	if ok && pe.Kind == llm.ErrInvalidResponse {
-		t.res.ExitReason = ExitInvalidResponse
+		exit = ExitInvalidResponse
 	}
-	t.res.FinalResponse = fmt.Sprintf("The model call failed: %v", err)
-	t.done = true
+	t.end(exit, fmt.Sprintf("The model call failed: %v", err), fmt.Errorf("model call failed: %w", err))
 }

@@ -15,17 +15,18 @@ import (
 func (t *turn) preflightCompress(req *llm.Request) bool {
 	a := t.a
 	c := a.cfg.Compressor
-	if c == nil || a.cfg.ContextLength <= 0 {
+	window := a.ContextLength()
+	if c == nil || window <= 0 {
 		return false
 	}
 	tokens := c.EstimateTokens(req.Messages, req.Tools)
-	if !c.ShouldCompress(tokens, a.cfg.ContextLength) {
+	if !c.ShouldCompress(tokens, window) {
 		return false
 	}
 	if t.compressions >= maxCompressionsPerTurn {
 		return false
 	}
-	return t.compress(fmt.Sprintf("request of ~%d tokens passes the compression threshold of a %d-token context", tokens, a.cfg.ContextLength))
+	return t.compress(fmt.Sprintf("request of ~%d tokens passes the compression threshold of a %d-token context", tokens, window))
 }
 
 // compressAfterOverflow handles a context-overflow error: compress, then
@@ -33,26 +34,25 @@ func (t *turn) preflightCompress(req *llm.Request) bool {
 // CompressionExhausted.
 func (t *turn) compressAfterOverflow(pe *llm.ProviderError) bool {
 	a := t.a
-	if pe.ContextLimit > 0 && (a.cfg.ContextLength == 0 || pe.ContextLimit < a.cfg.ContextLength) {
-		a.cfg.ContextLength = pe.ContextLimit
-		if a.cfg.LearnContextLimit != nil {
-			a.cfg.LearnContextLimit(a.model, pe.ContextLimit)
+	if pe.ContextLimit > 0 {
+		a.mu.Lock()
+		learned := a.contextLength == 0 || pe.ContextLimit < a.contextLength
+		if learned {
+			a.contextLength = pe.ContextLimit
+		}
+		a.mu.Unlock()
+		if learned && a.cfg.LearnContextLimit != nil {
+			model, _ := a.Model()
+			a.cfg.LearnContextLimit(model, pe.ContextLimit)
 		}
 	}
+	const doesNotFit = "The conversation no longer fits the model's context window. Start a new session or compress this one."
 	if a.cfg.Compressor == nil || t.compressions >= maxCompressionsPerTurn {
-		t.res.Failed = true
-		t.res.ExitReason = ExitCompressionExhausted
-		t.res.CompressionExhausted = a.cfg.Compressor != nil
-		t.res.Error = fmt.Errorf("context window exceeded and the history could not be compressed further: %w", pe)
-		t.res.FinalResponse = "The conversation no longer fits the model's context window. Start a new session or compress this one."
-		t.done = true
+		t.end(ExitCompressionExhausted, doesNotFit, fmt.Errorf("context window exceeded and the history could not be compressed further: %w", pe))
 		return false
 	}
 	if !t.compress("the provider reported a context overflow") {
-		t.res.Failed = true
-		t.res.ExitReason = ExitCompressionExhausted
-		t.res.Error = fmt.Errorf("context window exceeded and compression failed: %w", pe)
-		t.done = true
+		t.end(ExitCompressionExhausted, doesNotFit, fmt.Errorf("context window exceeded and compression failed: %w", pe))
 		return false
 	}
 	return true
@@ -73,7 +73,7 @@ func (t *turn) compress(reason string) bool {
 		return false
 	}
 	a.replaceHistory(t.ctx, out, t.warn)
-	a.emit(Event{Kind: EventCompression, Text: fmt.Sprintf("compressed %d messages into %d; continuing in session %s", len(h), len(out), a.cfg.Session.ID)})
+	a.emit(Event{Kind: EventCompression, Text: fmt.Sprintf("compressed %d messages into %d; continuing in session %s", len(h), len(out), a.SessionID())})
 	return true
 }
 
@@ -83,21 +83,23 @@ func (a *Agent) replaceHistory(ctx context.Context, out []llm.Message, warn func
 	a.mu.Lock()
 	a.history = out
 	a.systemPrompt = "" // rebuilt for the new session on the next call
-	old := a.cfg.Session
+	old := a.session
+	a.sessionReady = true
 	a.mu.Unlock()
 	if a.cfg.Store != nil && a.cfg.NewSessionID != nil {
-		child := SessionMeta{ID: a.cfg.NewSessionID(), Source: old.Source, ParentID: old.ID}
-		a.mu.Lock()
-		model, prov := a.model, a.provider
-		a.mu.Unlock()
-		err := a.cfg.Store.EnsureSession(ctx, child, model, prov)
+		child := old
+		child.ID, child.ParentID = a.cfg.NewSessionID(), old.ID
+		child.Model, child.Provider = a.Model()
+		err := a.cfg.Store.EnsureSession(ctx, child)
 		for i := 0; err == nil && i < len(out); i++ {
 			err = a.cfg.Store.AppendMessage(ctx, child.ID, out[i])
 		}
 		if err != nil {
 			warn(fmt.Sprintf("session store: starting the continuation session: %v", err))
 		} else {
-			a.cfg.Session = child
+			a.mu.Lock()
+			a.session = child
+			a.mu.Unlock()
 			if e, ok := a.cfg.Store.(SessionEnder); ok {
 				if err := e.EndSession(ctx, old.ID, "compression"); err != nil {
 					warn(fmt.Sprintf("session store: %v", err))
@@ -105,9 +107,8 @@ func (a *Agent) replaceHistory(ctx context.Context, out []llm.Message, warn func
 			}
 		}
 	}
-	a.sessionReady = true
 	if a.cfg.OnCompressed != nil {
-		if err := a.cfg.OnCompressed(ctx, out, a.cfg.Session.ID); err != nil {
+		if err := a.cfg.OnCompressed(ctx, out, a.SessionID()); err != nil {
 			warn(fmt.Sprintf("after compression: %v", err))
 		}
 	}
@@ -125,6 +126,7 @@ func (a *Agent) Compress(ctx context.Context, focus string) error {
 	h := llm.CloneMessages(a.history)
 	a.mu.Unlock()
 	defer func() {
+		a.events.flush()
 		a.mu.Lock()
 		a.running = false
 		a.mu.Unlock()

@@ -22,7 +22,7 @@ type memStore struct {
 func newMemStore() *memStore {
 	return &memStore{sessions: map[string]SessionMeta{}, msgs: map[string][]llm.Message{}, prompts: map[string]string{}, ended: map[string]string{}}
 }
-func (s *memStore) EnsureSession(ctx context.Context, m SessionMeta, model, prov string) error {
+func (s *memStore) EnsureSession(ctx context.Context, m SessionMeta) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sessions[m.ID]; !ok {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,12 +13,36 @@ import (
 
 func jsonValid(s string) bool { return json.Valid([]byte(s)) }
 
+// afterEvents runs an interactive tool once the events queued before it
+// were delivered.
+type afterEvents struct {
+	tool.Tool
+	events *eventQueue
+}
+
+func (t afterEvents) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+	t.events.flush()
+	return t.Tool.Run(ctx, call)
+}
+
 // newExecutor builds the executor: agent-level tools resolve before the
-// registry.
+// registry. Whatever talks to the user (an approval prompt, an interactive
+// tool such as clarify) first waits until the events before it were
+// delivered, so the question never shows above the progress it follows.
 func (a *Agent) newExecutor() *tool.Executor {
 	local := map[string]tool.Tool{}
 	for _, t := range a.cfg.AgentTools {
+		if t.Spec().Class == tool.Interactive {
+			t = afterEvents{t, a.events}
+		}
 		local[t.Spec().Name] = t
+	}
+	var approver tool.Approver
+	if a.cfg.Approver != nil {
+		approver = tool.ApproverFunc(func(ctx context.Context, req tool.ApprovalRequest) error {
+			a.events.flush()
+			return a.cfg.Approver.Approve(ctx, req)
+		})
 	}
 	e := &tool.Executor{
 		Resolve: func(name string) (tool.Tool, bool) {
@@ -36,7 +61,7 @@ func (a *Agent) newExecutor() *tool.Executor {
 		},
 		Pre:            a.cfg.PreHooks,
 		Post:           a.cfg.PostHooks,
-		Approver:       a.cfg.Approver,
+		Approver:       approver,
 		Timeout:        a.cfg.ToolTimeout,
 		MaxResultChars: a.cfg.MaxResultChars,
 		SpillDir:       a.cfg.SpillDir,
@@ -92,9 +117,10 @@ func (t *turn) runTools(msg llm.Message) {
 	msg.Content = stripVisibleThink(msg.Content)
 	t.appendMsg(msg)
 
+	sessionID := a.SessionID()
 	calls := make([]tool.Call, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
-		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments), TaskID: t.taskID, SessionID: a.cfg.Session.ID}
+		calls[i] = tool.Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments), TaskID: t.taskID, SessionID: sessionID}
 	}
 	var mu sync.Mutex
 	ready := make([]*tool.Outcome, len(calls))
@@ -126,13 +152,9 @@ func (t *turn) runTools(msg llm.Message) {
 
 	switch {
 	case t.interrupted():
-		t.endInterrupted(ExitInterrupted, "Operation interrupted while tools were running.")
+		t.end(ExitInterrupted, "Operation interrupted while tools were running.", nil)
 	case halt != "":
-		t.res.ExitReason = ExitGuardrailHalt
-		t.res.Failed = true
-		t.res.Error = fmt.Errorf("tool loop guardrail: %s", halt)
-		t.res.FinalResponse = "Stopped: the same tool call kept failing. " + halt
-		t.done = true
+		t.end(ExitGuardrailHalt, "Stopped: the same tool call kept failing. "+halt, fmt.Errorf("tool loop guardrail: %s", halt))
 	}
 }
 

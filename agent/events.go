@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/llm"
@@ -25,6 +26,8 @@ const (
 	EventFallback       EventKind = "fallback"        // Text: the provider chain switched model
 	EventCompression    EventKind = "compression"     // Text: the context was compressed
 	EventAssistant      EventKind = "assistant"       // Message: an assistant message entered the history
+	EventRetry          EventKind = "retry"           // Text: the model call is tried again (Restart: discard its streamed text)
+	EventDone           EventKind = "done"            // Result: the turn ended (Stream's last event)
 )
 
 // Event is one progress report. Only the fields its Kind names are set.
@@ -36,6 +39,13 @@ type Event struct {
 	Tool    *ToolEvent
 	Repairs llm.Repairs
 	Message *llm.Message
+	// Restart, on EventRetry and EventFallback, says that the text and
+	// reasoning streamed since the last step belong to an abandoned
+	// attempt: a surface showing them clears them, the answer streams
+	// again from its start.
+	Restart bool
+	// Result is the turn's outcome, on EventDone.
+	Result *Result
 	// AgentID names the agent that emitted the event ("" for the top
 	// agent; subagents are "<parent>/<n>") and Depth its nesting.
 	AgentID string
@@ -53,6 +63,74 @@ type ToolEvent struct {
 	Duration time.Duration
 }
 
-// Observer receives events. It is called on the loop's goroutines (tool
-// events may come from several at once) and must not block for long.
+// Observer receives events, in the order they happened, from one
+// goroutine at a time: the agent queues what the loop and its tools
+// report and delivers it in order, so a slow observer delays the display,
+// never the loop. Run returns only after every event of its turn was
+// delivered.
 type Observer func(Event)
+
+// EventRelay is implemented by agent-level tools that run agents of their
+// own (delegate_task). New hands such a tool the agent's event sink, so
+// that the events of its agents reach this agent's observer in order,
+// from the same goroutine as the rest.
+type EventRelay interface {
+	RelayEvents(emit Observer)
+}
+
+// eventQueue delivers events to one observer in order, from a goroutine
+// of its own, without ever blocking the goroutine that emits.
+type eventQueue struct {
+	deliver Observer
+
+	mu      sync.Mutex
+	pending []Event
+	running bool // a delivery goroutine is draining pending
+	idle    *sync.Cond
+}
+
+func newEventQueue(deliver Observer) *eventQueue {
+	q := &eventQueue{deliver: deliver}
+	q.idle = sync.NewCond(&q.mu)
+	return q
+}
+
+// push queues e and starts a delivery goroutine when none runs.
+func (q *eventQueue) push(e Event) {
+	q.mu.Lock()
+	q.pending = append(q.pending, e)
+	start := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if start {
+		go q.drain()
+	}
+}
+
+func (q *eventQueue) drain() {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.running = false
+			q.idle.Broadcast()
+			q.mu.Unlock()
+			return
+		}
+		batch := q.pending
+		q.pending = nil
+		q.mu.Unlock()
+		for _, e := range batch {
+			q.deliver(e)
+		}
+	}
+}
+
+// flush waits until every event pushed so far was delivered. It must not
+// be called from the observer itself.
+func (q *eventQueue) flush() {
+	q.mu.Lock()
+	for q.running {
+		q.idle.Wait()
+	}
+	q.mu.Unlock()
+}

@@ -1,42 +1,22 @@
 package agent
 
-// Router is implemented by clients that may switch provider within a turn
-// (the fallback chain). The agent calls ResetTurn at the start of every
-// turn: fallback is turn-scoped. It reports whether the router is back
-// on its primary.
+// Router is implemented by clients that may switch model within a turn
+// (provider.Chain, the fallback chain). The router owns the fallback
+// state; the agent asks it. It calls ResetTurn at the start of every turn
+// (fallback is turn-scoped) and Active for the model a result names. A
+// router that rewrites the system prompt for a fallback model does so in
+// the requests it sends; the agent always hands it the primary's prompt.
 type Router interface {
+	// ResetTurn returns to the primary when it may, and reports whether
+	// it did.
 	ResetTurn() bool
-}
-
-// SwitchModel records that calls now go to model at provider (a fallback
-// happened). The system prompt sent from now on carries the new Model:
-// and Provider: lines; the stored prompt keeps the primary's. Safe from
-// any goroutine.
-func (a *Agent) SwitchModel(model, provider string) {
-	a.mu.Lock()
-	a.model, a.provider = model, provider
-	a.mu.Unlock()
-	a.emit(Event{Kind: EventFallback, Text: "switched to " + provider + "/" + model})
+	// Active names the model and provider calls go to now.
+	Active() (model, provider string)
 }
 
 // resetTurnRouting returns to the primary model at the start of a turn.
 func (a *Agent) resetTurnRouting() {
-	r, ok := a.cfg.Client.(Router)
-	if !ok {
-		return
+	if r, ok := a.cfg.Client.(Router); ok {
+		r.ResetTurn()
 	}
-	if r.ResetTurn() {
-		a.mu.Lock()
-		a.model, a.provider = a.cfg.Model, a.cfg.Provider
-		a.mu.Unlock()
-	}
-}
-
-// sentSystemPrompt is the system prompt for the active model. Callers hold a.mu.
-func (a *Agent) sentSystemPrompt() string {
-	p := a.systemPrompt
-	if a.cfg.RewritePrompt != nil && (a.model != a.cfg.Model || a.provider != a.cfg.Provider) {
-		p = a.cfg.RewritePrompt(p, a.model, a.provider)
-	}
-	return p
 }

@@ -7,18 +7,16 @@ import (
 )
 
 // SessionMeta describes the session a Store records.
-type SessionMeta struct {
-	ID       string
-	Source   string // cli, api, acp, subagent, ...
-	ParentID string
-}
+type SessionMeta = llm.SessionMeta
 
 // Store persists a session incrementally: the user message before the
 // model call, the assistant tool-call message before its tools run, each
 // tool result as it is appended, usage after every call, the final answer.
-// Its errors are reported as warnings; the turn goes on.
+// Its errors are reported as warnings; the turn goes on. *session.Store
+// implements it (and SessionEnder).
 type Store interface {
-	EnsureSession(ctx context.Context, meta SessionMeta, model, provider string) error
+	// EnsureSession records meta unless the session exists (a resume).
+	EnsureSession(ctx context.Context, meta SessionMeta) error
 	AppendMessage(ctx context.Context, sessionID string, m llm.Message) error
 	AddUsage(ctx context.Context, sessionID string, u llm.Usage, apiCalls int) error
 	SetSystemPrompt(ctx context.Context, sessionID, prompt string) error
@@ -31,6 +29,7 @@ type SessionEnder interface {
 }
 
 // Compressor shrinks a history that nears the context window.
+// *compress.Compressor implements it.
 type Compressor interface {
 	// ShouldCompress reports whether a request of tokens needs compressing.
 	ShouldCompress(tokens, contextLength int) bool

@@ -2,11 +2,11 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -49,10 +49,51 @@ type turn struct {
 	tools        []llm.ToolDef // offered this turn
 }
 
+// end is the one way a turn ends: its exit reason, the text the caller
+// reads (the answer, a summary, or what went wrong; "" keeps the answer
+// already set), and, for a turn that did not complete, why. The Result's
+// flags follow from the exit reason (see outcome).
+func (t *turn) end(exit ExitReason, final string, err error) {
+	r := t.res
+	r.ExitReason = exit
+	if final != "" {
+		r.FinalResponse = final
+	}
+	if err == nil && exit != ExitText {
+		err = errors.New(string(exit))
+	}
+	r.Error = err
+	r.Completed, r.Interrupted, r.Partial, r.Failed = exit.outcome()
+	r.CompressionExhausted = exit == ExitCompressionExhausted
+	t.scaffold = nil
+	t.done = true
+}
+
+// outcome maps an exit reason to the Result's flags: a text answer
+// completes the turn; an interrupt interrupts it; an answer cut by the
+// output limit or by the iteration budget is partial; anything else failed.
+func (e ExitReason) outcome() (completed, interrupted, partial, failed bool) {
+	switch e {
+	case ExitText:
+		return true, false, false, false
+	case ExitInterrupted, ExitInterruptedDuringAPI:
+		return false, true, false, false
+	case ExitLength, ExitMaxIterations:
+		return false, false, true, false
+	}
+	return false, false, false, true
+}
+
 // Run runs one turn. Its error is non-nil only when the turn could not
 // start (ErrBusy, a bad Input); everything that happens once it started is
-// in the Result.
+// in the Result. The turn's last event is EventDone; Run returns after the
+// observer has received it.
 func (a *Agent) Run(ctx context.Context, in Input) (*Result, error) {
+	return a.run(ctx, in, nil)
+}
+
+// run is Run with stream receiving the turn's events besides the observer.
+func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, error) {
 	a.mu.Lock()
 	if a.running {
 		a.mu.Unlock()
@@ -69,15 +110,16 @@ func (a *Agent) Run(ctx context.Context, in Input) (*Result, error) {
 		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	a.running, a.interrupt = true, cancel
+	a.running, a.interrupt, a.stream = true, cancel, stream
 	if in.History != nil {
 		a.history = llm.CloneMessages(in.History)
 	}
 	a.mu.Unlock()
 	defer func() {
 		cancel(nil)
+		a.events.flush()
 		a.mu.Lock()
-		a.running, a.interrupt = false, nil
+		a.running, a.interrupt, a.stream = false, nil, nil
 		a.mu.Unlock()
 	}()
 
@@ -86,16 +128,17 @@ func (a *Agent) Run(ctx context.Context, in Input) (*Result, error) {
 		ctx:    ctx,
 		budget: NewIterationBudget(a.cfg.MaxIterations),
 		taskID: in.TaskID,
-		res:    &Result{SessionID: a.cfg.Session.ID},
+		res:    &Result{SessionID: a.SessionID()},
 		guard:  guardrail{warnAfter: a.cfg.GuardrailWarnAfter, haltAfter: a.cfg.GuardrailHaltAfter},
 	}
 	if t.taskID == "" {
-		t.taskID = newUUID()
+		t.taskID = uuid.NewString()
 	}
 	t.res.TaskID = t.taskID
 	t.prologue(in)
 	t.loop()
 	t.epilogue()
+	a.emit(Event{Kind: EventDone, Result: t.res})
 	return t.res, nil
 }
 
@@ -109,38 +152,48 @@ func (t *turn) prologue(in Input) {
 	}
 }
 
+// ensureSystemPrompt records the session (once) and builds its system
+// prompt when it has none. The prompt names the primary model; a router
+// rewrites it for a fallback.
 func (t *turn) ensureSystemPrompt(override string) {
 	a := t.a
-	if !a.sessionReady && a.cfg.Store != nil {
-		if err := a.cfg.Store.EnsureSession(t.ctx, a.cfg.Session, a.model, a.provider); err != nil {
+	a.mu.Lock()
+	ready, sess, prompt := a.sessionReady, a.session, a.systemPrompt
+	a.sessionReady = true
+	a.mu.Unlock()
+	if !ready && a.cfg.Store != nil {
+		if sess.Model == "" {
+			sess.Model, sess.Provider = a.cfg.Model, a.cfg.Provider
+		}
+		if err := a.cfg.Store.EnsureSession(t.ctx, sess); err != nil {
 			t.warn(fmt.Sprintf("session store: %v", err))
 		}
 	}
-	if a.systemPrompt == "" {
-		p := override
-		if p == "" && a.cfg.SystemPrompt != nil {
-			var err error
-			if p, err = a.cfg.SystemPrompt(t.ctx, a.model, a.provider); err != nil {
-				t.warn(fmt.Sprintf("system prompt: %v", err))
-			}
-		}
-		a.mu.Lock()
-		a.systemPrompt = p
-		a.mu.Unlock()
-		if p != "" && a.cfg.Store != nil {
-			if err := a.cfg.Store.SetSystemPrompt(t.ctx, a.cfg.Session.ID, p); err != nil {
-				t.warn(fmt.Sprintf("session store: %v", err))
-			}
+	if prompt != "" {
+		return
+	}
+	p := override
+	if p == "" && a.cfg.SystemPrompt != nil {
+		var err error
+		if p, err = a.cfg.SystemPrompt(t.ctx, a.cfg.Model, a.cfg.Provider); err != nil {
+			t.warn(fmt.Sprintf("system prompt: %v", err))
 		}
 	}
-	a.sessionReady = true
+	a.mu.Lock()
+	a.systemPrompt = p
+	a.mu.Unlock()
+	if p != "" && a.cfg.Store != nil {
+		if err := a.cfg.Store.SetSystemPrompt(t.ctx, sess.ID, p); err != nil {
+			t.warn(fmt.Sprintf("session store: %v", err))
+		}
+	}
 }
 
 // loop runs iterations until a final answer or another end (steps 4-9).
 func (t *turn) loop() {
 	for !t.done {
 		if t.interrupted() {
-			t.endInterrupted(ExitInterrupted, "Operation interrupted.")
+			t.end(ExitInterrupted, "Operation interrupted.", nil)
 			return
 		}
 		if !t.budget.Consume() {
@@ -171,9 +224,10 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 	a.mu.Lock()
 	msgs := make([]llm.Message, 0, len(a.history)+len(t.scaffold)+1)
 	if a.systemPrompt != "" {
-		msgs = append(msgs, llm.System(a.sentSystemPrompt()))
+		msgs = append(msgs, llm.System(a.systemPrompt))
 	}
 	msgs = append(msgs, a.history...)
+	sessionID := a.session.ID
 	a.mu.Unlock()
 	msgs = append(msgs, t.scaffold...)
 	api, repairs := llm.Sanitize(msgs)
@@ -187,16 +241,13 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 			a.emit(Event{Kind: EventBudgetWarning, Text: text, Step: t.budget.Used()})
 		}
 	}
-	a.mu.Lock()
-	model := a.model
-	a.mu.Unlock()
 	req := &llm.Request{
-		Model:           model,
+		Model:           a.cfg.Model, // a router puts its active endpoint's model
 		Messages:        api,
 		MaxTokens:       a.cfg.MaxTokens,
 		ReasoningEffort: a.cfg.ReasoningEffort,
 		Cache:           a.cfg.Cache,
-		SessionID:       a.cfg.Session.ID,
+		SessionID:       sessionID,
 	}
 	if withTools {
 		if t.tools == nil {
@@ -243,32 +294,28 @@ func (t *turn) handleResponse(resp *llm.Response) {
 		t.emptyResponse(msg)
 		return
 	}
-	t.finalAnswer(msg, ExitText)
+	t.finalAnswer(msg, ExitText, nil)
 }
 
 // finalAnswer appends the answer (with any truncated fragments before it)
 // and ends the turn.
-func (t *turn) finalAnswer(msg llm.Message, exit string) {
+func (t *turn) finalAnswer(msg llm.Message, exit ExitReason, err error) {
 	if len(t.fragments) > 0 {
 		msg.Content = strings.Join(t.fragments, "") + msg.Content
 		t.fragments = nil
 	}
 	msg.ToolCalls = nil
-	t.scaffold = nil
 	t.appendMsg(msg)
 	t.res.FinalResponse = msg.Content
 	t.res.LastReasoning = msg.Reasoning
-	t.res.ExitReason = exit
-	t.done = true
+	t.end(exit, "", err)
 }
 
 func (t *turn) lengthCut(msg llm.Message) {
 	t.fragments = append(t.fragments, msg.Content)
 	if t.lengthRetry >= maxLengthContinuations {
 		msg.Content = ""
-		t.finalAnswer(msg, ExitLength)
-		t.res.Partial = true
-		t.res.Error = fmt.Errorf("response remained truncated after %d continuation attempts", maxLengthContinuations)
+		t.finalAnswer(msg, ExitLength, fmt.Errorf("response remained truncated after %d continuation attempts", maxLengthContinuations))
 		return
 	}
 	t.lengthRetry++
@@ -279,10 +326,7 @@ func (t *turn) lengthCut(msg llm.Message) {
 
 func (t *turn) truncatedToolCall() {
 	if t.truncRetry >= maxTruncatedToolRetry {
-		t.res.Partial = true
-		t.res.ExitReason = ExitLength
-		t.res.Error = errors.New("response truncated due to output length limit: the tool call's arguments were cut off and it was not run")
-		t.done = true
+		t.end(ExitLength, "", errors.New("response truncated due to output length limit: the tool call's arguments were cut off and it was not run"))
 		return
 	}
 	t.truncRetry++
@@ -306,11 +350,7 @@ func (t *turn) emptyResponse(msg llm.Message) {
 		t.emptyRetry++
 		a.emit(Event{Kind: EventStatus, Text: fmt.Sprintf("empty response; retrying (%d/%d)", t.emptyRetry, maxEmptyRetries)})
 	default:
-		t.res.Failed = true
-		t.res.ExitReason = ExitEmptyResponse
-		t.res.FinalResponse = "(empty)"
-		t.res.Error = fmt.Errorf("the model returned empty responses %d times in a row", maxEmptyRetries+1)
-		t.done = true
+		t.end(ExitEmptyResponse, "(empty)", fmt.Errorf("the model returned empty responses %d times in a row", maxEmptyRetries+1))
 	}
 }
 
@@ -322,66 +362,43 @@ func (t *turn) contentFiltered(resp *llm.Response) {
 	if why == "" {
 		why = "no explanation given"
 	}
-	t.res.Failed = true
-	t.res.ExitReason = ExitContentFilter
-	t.res.Error = fmt.Errorf("content_policy_blocked: %s", why)
-	t.res.FinalResponse = "The model declined to respond to this request (safety refusal, not a Hermes failure).\n\nModel's explanation: " + why +
-		"\n\nTry rephrasing the request, narrowing the context, or adding a fallback provider."
-	t.done = true
+	t.end(ExitContentFilter, "The model declined to respond to this request (safety refusal, not a Hermes failure).\n\nModel's explanation: "+why+
+		"\n\nTry rephrasing the request, narrowing the context, or adding a fallback provider.", fmt.Errorf("content_policy_blocked: %s", why))
 }
 
 // maxIterations is the 100% budget path: one call without tools asking
-// for a summary of the work done.
+// for a summary of the work done. The turn is partial either way; without
+// the summary, FinalResponse says why it is missing.
 func (t *turn) maxIterations() {
 	a := t.a
-	t.res.ExitReason = ExitMaxIterations
+	exhausted := fmt.Errorf("iteration budget of %d exhausted", t.budget.Max())
 	a.emit(Event{Kind: EventBudgetWarning, Text: fmt.Sprintf("iteration budget of %d used up; asking for a summary", t.budget.Max())})
 	t.scaffold = append(t.scaffold, llm.User(maxIterationsPrompt))
 	req := t.buildRequest(false)
 	t.res.APICalls++
 	resp, err := t.call(req)
 	t.scaffold = nil
-	if err != nil {
-		if t.interrupted() {
-			t.endInterrupted(ExitInterruptedDuringAPI, "Operation interrupted: waiting for model response.")
-			t.res.ExitReason = ExitMaxIterations
-			return
-		}
-		t.res.Error = fmt.Errorf("iteration budget of %d exhausted; the summary call failed: %w", t.budget.Max(), err)
-		t.res.Failed = true
-		t.done = true
-		return
+	switch {
+	case errors.Is(err, errTurnOver): // interrupted: call ended the turn
+	case err != nil:
+		t.end(ExitMaxIterations, "", fmt.Errorf("%w; the summary call failed: %w", exhausted, err))
+	default:
+		t.addUsage(resp.Usage)
+		msg := resp.Message
+		msg.Role, msg.Time, msg.FinishReason = llm.RoleAssistant, a.cfg.Now(), resp.FinishReason
+		t.finalAnswer(msg, ExitMaxIterations, exhausted)
 	}
-	t.addUsage(resp.Usage)
-	msg := resp.Message
-	msg.Role, msg.Time, msg.FinishReason = llm.RoleAssistant, a.cfg.Now(), resp.FinishReason
-	t.finalAnswer(msg, ExitMaxIterations)
-	t.res.Error = fmt.Errorf("iteration budget of %d exhausted", t.budget.Max())
 }
 
 func (t *turn) interrupted() bool { return t.ctx.Err() != nil }
-
-func (t *turn) endInterrupted(exit, text string) {
-	t.res.Interrupted = true
-	t.res.ExitReason = exit
-	t.res.FinalResponse = text
-	t.scaffold = nil
-	t.done = true
-}
 
 // epilogue fills the Result and runs the end-of-turn hook.
 func (t *turn) epilogue() {
 	a := t.a
 	r := t.res
 	r.Messages = a.History()
-	a.mu.Lock()
-	r.Model, r.Provider = a.model, a.provider
-	a.mu.Unlock()
-	r.SessionID = a.cfg.Session.ID
-	r.Completed = !r.Failed && !r.Interrupted && !r.Partial && r.ExitReason == ExitText
-	if r.Failed && r.Error == nil {
-		r.Error = errors.New(r.ExitReason)
-	}
+	r.Model, r.Provider = a.Model()
+	r.SessionID = a.SessionID()
 	if a.cfg.OnTurnEnd != nil {
 		if err := a.cfg.OnTurnEnd(context.WithoutCancel(t.ctx), r); err != nil {
 			t.warn(fmt.Sprintf("end of turn: %v", err))
@@ -400,7 +417,7 @@ func (t *turn) appendMsg(m llm.Message) {
 		a.emit(Event{Kind: EventAssistant, Message: &mc})
 	}
 	if a.cfg.Store != nil {
-		if err := a.cfg.Store.AppendMessage(context.WithoutCancel(t.ctx), a.cfg.Session.ID, m); err != nil {
+		if err := a.cfg.Store.AppendMessage(context.WithoutCancel(t.ctx), a.SessionID(), m); err != nil {
 			t.warn(fmt.Sprintf("session store: saving %s message: %v", m.Role, err))
 		}
 	}
@@ -409,7 +426,7 @@ func (t *turn) appendMsg(m llm.Message) {
 func (t *turn) addUsage(u llm.Usage) {
 	t.res.Usage = t.res.Usage.Add(u)
 	if s := t.a.cfg.Store; s != nil {
-		if err := s.AddUsage(context.WithoutCancel(t.ctx), t.a.cfg.Session.ID, u, 1); err != nil {
+		if err := s.AddUsage(context.WithoutCancel(t.ctx), t.a.SessionID(), u, 1); err != nil {
 			t.warn(fmt.Sprintf("session store: saving usage: %v", err))
 		}
 	}
@@ -428,13 +445,4 @@ func hasInvalidArgs(calls []llm.ToolCall) bool {
 		}
 	}
 	return false
-}
-
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
-	"github.com/hermes-go/hermes/provider"
 )
 
 // Defaults of the compression.* keys.
@@ -54,8 +53,10 @@ type Compressor struct {
 	// BeforeCompress runs first (memory flush, persisting pending rows).
 	// Its error aborts the compression with the history unchanged.
 	BeforeCompress func(ctx context.Context) error
-	// Todos returns the active task list to re-inject (nil: none).
-	Todos func() []Todo
+	// Todos returns the unfinished part of the task list, under
+	// TodoHeader, to re-inject after the summary (nil or "": none). The
+	// todo tool's Store.Reminder is made for it.
+	Todos func() string
 }
 
 // Result is a compressed history and what it cost.
@@ -80,7 +81,7 @@ func (r Result) MadeProgress(before int) bool {
 
 // EstimateTokens estimates a request's size (characters / 4).
 func (c *Compressor) EstimateTokens(msgs []llm.Message, tools []llm.ToolDef) int {
-	return provider.EstimateTokens(msgs, tools)
+	return llm.EstimateTokens(msgs, tools)
 }
 
 // ShouldCompress is the preflight check: tokens at or above Threshold of
@@ -131,10 +132,19 @@ func (c *Compressor) Boundaries(msgs []llm.Message) (head, tail int, ok bool) {
 	return head, tail, tail > head
 }
 
-// Compress summarises the messages between the protected head and tail
-// into one summary message. msgs is not modified. On any error the
-// returned Result holds msgs unchanged.
-func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, focus string) (Result, error) {
+// Compress returns msgs with the messages between the protected head and
+// tail replaced by one summary message: *Compressor is an
+// agent.Compressor. On error it returns msgs unchanged. msgs is not
+// modified.
+func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, focus string) ([]llm.Message, error) {
+	r, err := c.Summarize(ctx, msgs, focus)
+	return r.Messages, err
+}
+
+// Summarize is Compress with what it did: the summary, how many messages
+// it replaced, the sizes before and after. On any error the returned
+// Result holds msgs unchanged.
+func (c *Compressor) Summarize(ctx context.Context, msgs []llm.Message, focus string) (Result, error) {
 	unchanged := Result{Messages: msgs}
 	head, tail, ok := c.Boundaries(msgs)
 	if !ok {
@@ -153,7 +163,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, focus str
 			return unchanged, fmt.Errorf("before compressing: %w", err)
 		}
 	}
-	turnTokens := provider.EstimateTokens(turns, nil)
+	turnTokens := llm.EstimateTokens(turns, nil)
 	req := summaryRequest(c.Model, turns, previous, focus, c.summaryBudget(turnTokens))
 	resp, err := c.Summarizer.Complete(ctx, req, nil)
 	if err != nil {
@@ -168,7 +178,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, focus str
 	}
 	var todos string
 	if c.Todos != nil {
-		todos = FormatTodos(c.Todos())
+		todos = c.Todos()
 	}
 	content := summaryText(summary, todos)
 	out := assemble(msgs[:head], middle, content, msgs[tail:])
@@ -176,9 +186,9 @@ func (c *Compressor) Compress(ctx context.Context, msgs []llm.Message, focus str
 		Messages:      out,
 		Removed:       len(middle),
 		Summary:       summary,
-		SummaryTokens: provider.EstimateMessageTokens(llm.Message{Content: summary}),
-		BeforeTokens:  provider.EstimateTokens(msgs, nil),
-		AfterTokens:   provider.EstimateTokens(out, nil),
+		SummaryTokens: llm.EstimateMessageTokens(llm.Message{Content: summary}),
+		BeforeTokens:  llm.EstimateTokens(msgs, nil),
+		AfterTokens:   llm.EstimateTokens(out, nil),
 	}, nil
 }
 
@@ -262,14 +272,4 @@ func summaryRole(prev, next llm.Role) (llm.Role, bool) {
 		return llm.RoleAssistant, false
 	}
 	return "", true
-}
-
-// Messages adapts a Compressor to callers that want only the new history
-// (the agent's Compressor interface).
-type Messages struct{ *Compressor }
-
-// Compress returns the compressed history, or msgs and the error.
-func (m Messages) Compress(ctx context.Context, msgs []llm.Message, focus string) ([]llm.Message, error) {
-	r, err := m.Compressor.Compress(ctx, msgs, focus)
-	return r.Messages, err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -121,9 +122,9 @@ func TestCompressKeepsAlternationAndToolPairsOnRandomHistories(t *testing.T) {
 			ProtectLastN:  r.IntN(30) - 1,
 		}
 		if r.IntN(3) == 0 {
-			c.Todos = func() []Todo { return []Todo{{ID: "1", Content: "ship it", Status: "in_progress"}} }
+			c.Todos = func() string { return TodoHeader + "\n- [>] 1. ship it (in_progress)" }
 		}
-		res, err := c.Compress(context.Background(), msgs, "")
+		res, err := c.Summarize(context.Background(), msgs, "")
 		if !reflect.DeepEqual(msgs, orig) {
 			t.Fatalf("case %d: input history modified", i)
 		}
@@ -224,7 +225,7 @@ func TestMergedSummaryPrecedesTheKeptMessage(t *testing.T) {
 	// both roles collide, so the summary is merged into that message.
 	msgs := []llm.Message{llm.User("u0"), llm.Assistant("a0"), llm.User("u1"), llm.Assistant("a1"), llm.User("latest question")}
 	c := &Compressor{Summarizer: &summarizer{reply: "S"}, ProtectFirstN: 2, ProtectLastN: 1}
-	res, err := c.Compress(context.Background(), msgs, "")
+	res, err := c.Summarize(context.Background(), msgs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestFailedSummaryKeepsTheHistory(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := &Compressor{Summarizer: s}
-			res, err := c.Compress(context.Background(), msgs, "")
+			res, err := c.Summarize(context.Background(), msgs, "")
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -337,7 +338,7 @@ func TestBeforeCompressRunsFirstAndCanAbort(t *testing.T) {
 	}
 	flushErr := errors.New("disk full")
 	c.BeforeCompress = func(context.Context) error { return flushErr }
-	res, err := c.Compress(context.Background(), msgs, "")
+	res, err := c.Summarize(context.Background(), msgs, "")
 	if !errors.Is(err, flushErr) || len(res.Messages) != len(msgs) {
 		t.Fatalf("err = %v, %d messages", err, len(res.Messages))
 	}
@@ -380,12 +381,12 @@ func TestSecondCompressionUpdatesThePreviousSummary(t *testing.T) {
 	msgs := randomHistory(rand.New(rand.NewPCG(9, 9)), 120, false)
 	s := &summarizer{reply: "## Active Task\nfirst summary body"}
 	c := &Compressor{Summarizer: s}
-	first, err := c.Compress(context.Background(), msgs, "")
+	first, err := c.Summarize(context.Background(), msgs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Compressing again right away: only the summary lies in the middle.
-	again, err := c.Compress(context.Background(), first.Messages, "")
+	again, err := c.Summarize(context.Background(), first.Messages, "")
 	if !errors.Is(err, ErrNothingToCompress) || !reflect.DeepEqual(again.Messages, first.Messages) {
 		t.Fatalf("recompressing a fresh summary: err = %v", err)
 	}
@@ -395,7 +396,7 @@ func TestSecondCompressionUpdatesThePreviousSummary(t *testing.T) {
 		grown, _ = llm.Sanitize(grown)
 	}
 	s.reply = "## Active Task\nsecond summary body"
-	second, err := c.Compress(context.Background(), grown, "")
+	second, err := c.Summarize(context.Background(), grown, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +428,7 @@ func TestLongMiddleIsCappedForTheSummarizer(t *testing.T) {
 	}
 	s := &summarizer{}
 	c := &Compressor{Summarizer: s}
-	res, err := c.Compress(context.Background(), msgs, "")
+	res, err := c.Summarize(context.Background(), msgs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,35 +464,14 @@ func TestShouldCompressThresholds(t *testing.T) {
 	}
 }
 
-func TestFormatTodosKeepsActiveItemsAndAncestors(t *testing.T) {
-	todos := []Todo{
-		{ID: "1", Content: "Plan", Status: "completed"},
-		{ID: "2", Content: "Build", Status: "completed"},
-		{ID: "2.1", Content: "API", Status: "in_progress", Parent: "2"},
-		{ID: "2.2", Content: "UI", Status: "pending", Parent: "2"},
-		{ID: "3", Content: "Cancelled idea", Status: "cancelled"},
-		{ID: "4", Content: "Loop", Status: "pending", Parent: "5"},
-		{ID: "5", Content: "Cycle", Status: "completed", Parent: "4"},
-	}
-	got := FormatTodos(todos)
-	want := TodoHeader + "\n- [x] 2. Build (completed)\n  - [>] 2.1. API (in_progress)\n  - [ ] 2.2. UI (pending)\n" +
-		"  - [ ] 4. Loop (pending)\n  - [x] 5. Cycle (completed)"
-	if got != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-	}
-	if FormatTodos([]Todo{{ID: "1", Status: "completed"}}) != "" {
-		t.Fatal("a finished list was re-injected")
-	}
-}
-
-func TestMessagesAdapterReturnsTheHistory(t *testing.T) {
+func TestCompressReturnsTheNewHistory(t *testing.T) {
 	msgs := randomHistory(rand.New(rand.NewPCG(2, 2)), 60, false)
-	m := Messages{&Compressor{Summarizer: &summarizer{}}}
-	out, err := m.Compress(context.Background(), msgs, "")
+	c := &Compressor{Summarizer: &summarizer{}}
+	out, err := c.Compress(context.Background(), msgs, "")
 	if err != nil || len(out) >= len(msgs) {
 		t.Fatalf("err %v, %d -> %d messages", err, len(msgs), len(out))
 	}
-	if m.EstimateTokens(out, nil) == 0 || !m.ShouldCompress(60, 100) {
-		t.Fatal("adapter lost the compressor's methods")
+	if !slices.ContainsFunc(out, func(m llm.Message) bool { return IsSummary(m.Content) }) {
+		t.Fatal("the new history holds no summary")
 	}
 }

@@ -121,6 +121,10 @@ const (
 	DeltaText      DeltaKind = iota + 1 // visible text
 	DeltaReasoning                      // reasoning text
 	DeltaToolCall                       // a tool call's name first seen (once per call)
+	// DeltaRetry and DeltaFallback come from a client that retries or
+	// switches endpoints itself (provider.Chain), never from a transport.
+	DeltaRetry    // Text: the call is tried again (after a wait, or new credentials)
+	DeltaFallback // Text: the call moved to another endpoint; Model and Provider name it
 )
 
 // Delta is one streamed fragment.
@@ -130,6 +134,13 @@ type Delta struct {
 	// ToolName and ToolIndex identify the call for DeltaToolCall.
 	ToolName  string
 	ToolIndex int
+	// Model and Provider name the endpoint a DeltaFallback moved to.
+	Model    string
+	Provider string
+	// Restart, on a DeltaRetry or DeltaFallback, says that the deltas
+	// streamed so far belong to an abandoned attempt: the answer streams
+	// again from its start.
+	Restart bool
 }
 
 // Options configures a transport: where it connects and how it

@@ -31,6 +31,14 @@ type RetryEvent struct {
 	CredentialRefresh bool
 }
 
+// String is the status line a surface shows for the retry.
+func (ev RetryEvent) String() string {
+	if ev.CredentialRefresh {
+		return fmt.Sprintf("%s: %v; credentials refreshed, retrying", ev.Endpoint, ev.Err)
+	}
+	return fmt.Sprintf("%s: %v; retrying in %s (%d/%d)", ev.Endpoint, ev.Err, ev.Wait.Round(100*time.Millisecond), ev.Attempt, ev.MaxRetries)
+}
+
 // FallbackEvent reports a switch to the next endpoint of the chain.
 type FallbackEvent struct {
 	From, To Endpoint // without their keys
@@ -41,6 +49,11 @@ type FallbackEvent struct {
 	// Streamed means the last attempt on From had already sent deltas to
 	// the sink; a surface showing them should discard them.
 	Streamed bool
+}
+
+// String is the status line a surface shows for the switch.
+func (ev FallbackEvent) String() string {
+	return fmt.Sprintf("switched to %s/%s (%s failed: %v)", ev.To.Provider, ev.To.Model, ev.From, ev.Err)
 }
 
 // ChainOptions configures a Chain. Factory is required (transport.New
@@ -63,6 +76,9 @@ type ChainOptions struct {
 	// for minutes before its first token.
 	StaleTimeout time.Duration
 
+	// OnRetry and OnFallback are told of retries and switches. A caller
+	// that streams also reads them from its sink, in order with the
+	// deltas, as llm.DeltaRetry and llm.DeltaFallback.
 	OnRetry    func(RetryEvent)
 	OnFallback func(FallbackEvent)
 
@@ -113,6 +129,15 @@ func NewChain(entries []Endpoint, opts ChainOptions) (*Chain, error) {
 		entries: append([]Endpoint(nil), entries...),
 		clients: make([]llm.Client, len(entries)),
 	}, nil
+}
+
+// Active names the model and provider calls go to now. The agent asks
+// it: the chain is the one owner of the fallback state.
+func (c *Chain) Active() (model, provider string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ep := c.entries[c.active]
+	return ep.Model, ep.Provider
 }
 
 // Current is the endpoint calls go to now (without its key).
@@ -171,8 +196,12 @@ func (c *Chain) Complete(ctx context.Context, req *llm.Request, sink func(llm.De
 		}
 		from, to := c.advance(idx, err)
 		idx++
+		ev := FallbackEvent{From: from, To: to, Index: idx, Err: err, Streamed: o.streamed}
 		if c.opts.OnFallback != nil {
-			c.opts.OnFallback(FallbackEvent{From: from, To: to, Index: idx, Err: err, Streamed: o.streamed})
+			c.opts.OnFallback(ev)
+		}
+		if sink != nil {
+			sink(llm.Delta{Kind: llm.DeltaFallback, Text: ev.String(), Model: to.Model, Provider: to.Provider, Restart: o.streamed})
 		}
 	}
 }
@@ -256,7 +285,7 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 				return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: %w (%v)", ep, err, rerr)
 			}
 			if changed {
-				c.emitRetry(RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Err: pe, Streamed: streamed, CredentialRefresh: true})
+				c.emitRetry(sink, RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Err: pe, Streamed: streamed, CredentialRefresh: true})
 				continue
 			}
 			return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
@@ -269,7 +298,7 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 		}
 
 		wait := Backoff(pe, attempt, c.opts.Rand)
-		c.emitRetry(RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Wait: wait, Err: pe, Streamed: streamed})
+		c.emitRetry(sink, RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Wait: wait, Err: pe, Streamed: streamed})
 		if err := c.opts.Sleep(ctx, wait); err != nil {
 			return nil, outcome{streamed: streamed}, err
 		}
@@ -290,9 +319,12 @@ func fallbackAfter(kind llm.ErrorKind, maxRetries int) int {
 	return maxRetries + 1
 }
 
-func (c *Chain) emitRetry(ev RetryEvent) {
+func (c *Chain) emitRetry(sink func(llm.Delta), ev RetryEvent) {
 	if c.opts.OnRetry != nil {
 		c.opts.OnRetry(ev)
+	}
+	if sink != nil {
+		sink(llm.Delta{Kind: llm.DeltaRetry, Text: ev.String(), Restart: ev.Streamed})
 	}
 }
 

@@ -470,14 +470,24 @@ func TestRetryEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary)
 	var got []string
-	if _, err := c.Complete(context.Background(), userRequest(), func(d llm.Delta) { got = append(got, d.Text) }); err != nil {
+	restart := false
+	if _, err := c.Complete(context.Background(), userRequest(), func(d llm.Delta) {
+		if d.Kind == llm.DeltaRetry {
+			restart = d.Restart
+			got = append(got, "<retry>")
+			return
+		}
+		got = append(got, d.Text)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.retries) != 1 || !rec.retries[0].Streamed {
 		t.Fatalf("retry events = %+v", rec.retries)
 	}
-	if !slices.Equal(got, []string{"Hel", "Hello"}) {
-		t.Fatalf("sink got %q", got)
+	// The sink hears of the retry between the abandoned text and the new
+	// answer, with the mark that what it showed is void.
+	if !slices.Equal(got, []string{"Hel", "<retry>", "Hello"}) || !restart {
+		t.Fatalf("sink got %q (restart %v)", got, restart)
 	}
 }
 
@@ -561,11 +571,20 @@ func TestFallbackEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
 		on("http://backup", step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "whole"}}, text: "whole"})
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
-	if _, err := c.Complete(context.Background(), userRequest(), func(llm.Delta) {}); err != nil {
+	var deltas []llm.Delta
+	if _, err := c.Complete(context.Background(), userRequest(), func(d llm.Delta) { deltas = append(deltas, d) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.fallbacks) != 1 || !rec.fallbacks[0].Streamed {
 		t.Fatalf("fallbacks = %+v", rec.fallbacks)
+	}
+	// The sink hears of the switch in order, with the endpoint it moved to.
+	if len(deltas) != 3 || deltas[1].Kind != llm.DeltaFallback || !deltas[1].Restart ||
+		deltas[1].Provider != "anthropic" || deltas[1].Model != "claude-haiku-4-5" || deltas[2].Text != "whole" {
+		t.Fatalf("deltas = %+v", deltas)
+	}
+	if m, p := c.Active(); m != "claude-haiku-4-5" || p != "anthropic" {
+		t.Fatalf("Active = %s, %s", m, p)
 	}
 	n2 := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, 0)).on("http://backup", ok("b"))
 	rec2 := &recorder{}

@@ -24,8 +24,8 @@
 // web_extract) get their own Chain from auxiliary.<task>, with "main"
 // meaning the primary model.
 //
-// Token accounting (EstimateTokens, ContextLength, ContextCache) lives
-// here too, because the context window belongs to the endpoint.
+// The context window (ContextLength, ContextCache) lives here too,
+// because it belongs to the endpoint; token estimates are llm.EstimateTokens.
 //
 // Concurrency: Endpoint, Config and the resolution functions are plain
 // values and pure apart from running key commands. A Chain is safe for

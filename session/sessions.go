@@ -101,6 +101,15 @@ func (s *Store) Ensure(ctx context.Context, in Session) (Session, error) {
 	return x, err
 }
 
+// EnsureSession records the session meta describes, unless it exists
+// already (a resumed session). It is what the agent calls before the
+// first message of a session; *Store is an agent.Store.
+func (s *Store) EnsureSession(ctx context.Context, meta llm.SessionMeta) error {
+	_, err := s.Ensure(ctx, Session{ID: meta.ID, Source: meta.Source, ParentID: meta.ParentID,
+		Model: meta.Model, Provider: meta.Provider, Cwd: meta.Cwd})
+	return err
+}
+
 // createConflict explains which constraint a new session broke.
 func (s *Store) createConflict(ctx context.Context, in Session, err error) error {
 	if _, gerr := s.Get(ctx, in.ID); gerr == nil {

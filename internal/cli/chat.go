@@ -47,16 +47,14 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	}
 	defer rt.Close()
 	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
-	rt.obs.add(prog.observe)
+	rt.Observe(prog.observe)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
-	defer rt.endSession("user_exit")
-	titles := &titler{rt: rt}
-	defer titles.wait()
-	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n", Version, rt.endpoint, rt.agent.SessionID())
+	defer rt.endSession(e.stderr, "user_exit")
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n", Version, rt.Endpoint(), rt.Agent().SessionID())
 	for {
 		fmt.Fprint(e.stderr, "\n> ")
 		// Ctrl-C at the prompt ends the chat; during a turn it interrupts it.
@@ -88,11 +86,11 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 		go func() {
 			select {
 			case <-sigs:
-				rt.agent.Interrupt()
+				rt.Agent().Interrupt()
 			case <-done:
 			}
 		}()
-		res, err := rt.agent.Run(ctx, agent.Input{Message: line})
+		res, err := rt.Agent().Run(ctx, agent.Input{Message: line})
 		close(done)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "hermes:", err)
@@ -102,7 +100,7 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 			fmt.Fprint(e.stderr, res.FinalResponse) // the model did not stream it
 		}
 		fmt.Fprintln(e.stderr)
-		titles.afterTurn(ctx, res, line)
+		rt.TitleSession(ctx, res, line)
 		switch {
 		case res.Interrupted:
 			fmt.Fprintln(e.stderr, "(interrupted)")

@@ -22,17 +22,17 @@ func newCompressCmd(e *env, f *runFlags, asJSON *bool) *cobra.Command {
 				return &exitError{code: exitFor(err), err: err}
 			}
 			defer rt.Close()
-			before := len(rt.agent.History())
-			from := rt.agent.SessionID()
-			if err := rt.agent.Compress(ctx, focus); err != nil {
+			before := len(rt.Agent().History())
+			from := rt.Agent().SessionID()
+			if err := rt.Agent().Compress(ctx, focus); err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
-			after := len(rt.agent.History())
-			v := map[string]any{"from_session": from, "session": rt.agent.SessionID(), "messages_before": before, "messages_after": after}
+			after := len(rt.Agent().History())
+			v := map[string]any{"from_session": from, "session": rt.Agent().SessionID(), "messages_before": before, "messages_after": after}
 			if *asJSON {
 				return printJSON(e.stdout, v)
 			}
-			fmt.Fprintf(e.stdout, "compressed %d messages into %d; continue with: hermes chat --resume %s\n", before, after, rt.agent.SessionID())
+			fmt.Fprintf(e.stdout, "compressed %d messages into %d; continue with: hermes chat --resume %s\n", before, after, rt.Agent().SessionID())
 			return nil
 		},
 	}

@@ -28,7 +28,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	}
 	defer rt.Close()
 	if withProgress {
-		rt.obs.add((&progress{w: e.stderr, verbose: f.verbose}).observe)
+		rt.Observe((&progress{w: e.stderr, verbose: f.verbose}).observe)
 	}
 
 	// Ctrl-C interrupts the turn; the loop returns promptly with what it has.
@@ -40,14 +40,14 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	go func() {
 		select {
 		case <-sigs:
-			rt.agent.Interrupt()
+			rt.Agent().Interrupt()
 		case <-done:
 		}
 	}()
 
-	res, err := rt.agent.Run(ctx, agent.Input{Message: prompt})
+	res, err := rt.Agent().Run(ctx, agent.Input{Message: prompt})
 	if res != nil {
-		rt.endSession(res.ExitReason)
+		rt.endSession(e.stderr, string(res.ExitReason))
 	}
 	if f.usageFile != "" {
 		if werr := writeUsage(f.usageFile, reportFrom(res, err)); werr != nil {

@@ -42,7 +42,7 @@ func (p *progress) observe(e agent.Event) {
 			p.midLine = !strings.HasSuffix(e.Text, "\n")
 		}
 		return
-	case agent.EventReasoningDelta, agent.EventToolGenerating, agent.EventAssistant:
+	case agent.EventReasoningDelta, agent.EventToolGenerating, agent.EventAssistant, agent.EventDone:
 		return
 	}
 	if p.midLine {
@@ -66,7 +66,7 @@ func (p *progress) observe(e agent.Event) {
 		if p.verbose {
 			fmt.Fprintf(p.w, "%s· step %d\n", indent, e.Step)
 		}
-	case agent.EventStatus, agent.EventBudgetWarning, agent.EventFallback, agent.EventCompression:
+	case agent.EventStatus, agent.EventRetry, agent.EventBudgetWarning, agent.EventFallback, agent.EventCompression:
 		fmt.Fprintf(p.w, "%s· %s\n", indent, e.Text)
 	case agent.EventWarning, agent.EventRepair:
 		fmt.Fprintf(p.w, "%s! %s\n", indent, e.Text)

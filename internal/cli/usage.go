@@ -31,7 +31,7 @@ func reportFrom(res *agent.Result, err error) usageReport {
 	if res != nil {
 		r = usageReport{
 			APICalls: res.APICalls, Completed: res.Completed, Failed: res.Failed, Interrupted: res.Interrupted,
-			Partial: res.Partial, ExitReason: res.ExitReason, Usage: res.Usage, Model: res.Model,
+			Partial: res.Partial, ExitReason: string(res.ExitReason), Usage: res.Usage, Model: res.Model,
 			Provider: res.Provider, TaskID: res.TaskID, SessionID: res.SessionID,
 		}
 		if res.Error != nil {

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -127,25 +126,18 @@ func Post(hooks []Hook, opts Options) ([]tool.PostHook, error) {
 	return out, nil
 }
 
-// FromConfig builds the hooks of a config.yaml hooks section.
-func FromConfig(c config.Hooks, opts Options) ([]tool.PreHook, []tool.PostHook, error) {
-	pre, err := Pre(fromConfig(c.PreToolCall), opts)
+// Build builds the pre_tool_call and post_tool_call hooks of one
+// configuration (config.yaml's hooks section, converted by the runtime).
+func Build(preHooks, postHooks []Hook, opts Options) ([]tool.PreHook, []tool.PostHook, error) {
+	pre, err := Pre(preHooks, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	post, err := Post(fromConfig(c.PostToolCall), opts)
+	post, err := Post(postHooks, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return pre, post, nil
-}
-
-func fromConfig(in []config.ShellHook) []Hook {
-	out := make([]Hook, len(in))
-	for i, h := range in {
-		out[i] = Hook{Matcher: h.Matcher, Command: h.Command, Timeout: config.Seconds(h.Timeout), FailOpen: h.FailOpen}
-	}
-	return out
 }
 
 // pre runs a pre_tool_call hook for call.

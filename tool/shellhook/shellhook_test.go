@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -326,13 +325,10 @@ func TestFromConfigAppliesTimeoutsAndOrder(t *testing.T) {
 		return never
 	}}
 	log := filepath.Join(t.TempDir(), "log")
-	pre, post, err := FromConfig(config.Hooks{
-		PreToolCall: []config.ShellHook{
-			{Command: "echo first >> " + log},
-			{Matcher: "terminal", Command: "echo second >> " + log, Timeout: 5},
-		},
-		PostToolCall: []config.ShellHook{{Command: "echo post >> " + log}},
-	}, opts)
+	pre, post, err := Build([]Hook{
+		{Command: "echo first >> " + log},
+		{Matcher: "terminal", Command: "echo second >> " + log, Timeout: 5 * time.Second},
+	}, []Hook{{Command: "echo post >> " + log}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,10 +366,8 @@ func (e *echoTool) Run(_ context.Context, c tool.Call) (tool.Result, error) {
 func TestHooksThroughTheExecutor(t *testing.T) {
 	guard := script(t, `case "$(cat)" in *'rm -rf'*) echo 'destructive commands are off' >&2; exit 2;; esac`+"\n")
 	audit := filepath.Join(t.TempDir(), "audit")
-	pre, post, err := FromConfig(config.Hooks{
-		PreToolCall:  []config.ShellHook{{Matcher: "terminal", Command: guard}},
-		PostToolCall: []config.ShellHook{{Command: "cat >> " + audit + "; echo >> " + audit}},
-	}, Options{})
+	pre, post, err := Build([]Hook{{Matcher: "terminal", Command: guard}},
+		[]Hook{{Command: "cat >> " + audit + "; echo >> " + audit}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

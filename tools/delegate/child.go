@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/tool"
 )
@@ -31,10 +33,11 @@ func (d *Tool) spec(i int, t task, parentSession string) (ChildSpec, []string) {
 		Index: i, Number: n,
 		AgentID: fmt.Sprintf("%s/%d", o.AgentID, n), Depth: o.Depth + 1,
 		Goal: t.Goal, Context: t.Context, Toolsets: t.Toolsets,
-		TaskID:          newUUID(),
+		TaskID:          uuid.NewString(),
 		ParentSessionID: parentSession,
 		Approver:        o.ChildApprover,
 		MaxIterations:   o.MaxIterations,
+		Observer:        d.observer(),
 	}
 	if o.Store != nil {
 		s.SessionID = o.NewSessionID()
@@ -149,8 +152,8 @@ func (d *Tool) startTimer(fire func()) (stop func()) {
 
 // emit reports a child's lifecycle to the parent's observer.
 func (d *Tool) emit(spec ChildSpec, text string) {
-	if d.o.Observer == nil {
+	if spec.Observer == nil {
 		return
 	}
-	d.o.Observer(agent.Event{Kind: agent.EventStatus, Time: d.o.Now(), Text: text, AgentID: spec.AgentID, Depth: spec.Depth})
+	spec.Observer(agent.Event{Kind: agent.EventStatus, Time: d.o.Now(), Text: text, AgentID: spec.AgentID, Depth: spec.Depth})
 }

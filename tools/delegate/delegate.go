@@ -9,13 +9,28 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/tool"
 )
 
 // Tool is delegate_task. Create it with New.
 type Tool struct {
-	o   Options
-	seq atomic.Int64 // children started, for their AgentIDs
+	o     Options
+	seq   atomic.Int64 // children started, for their AgentIDs
+	relay atomic.Pointer[agent.Observer]
+}
+
+// RelayEvents makes emit (the parent agent's event sink) receive the
+// children's events instead of Options.Observer: agent.New calls it, so
+// that they reach the parent's observer in order with its own.
+func (d *Tool) RelayEvents(emit agent.Observer) { d.relay.Store(&emit) }
+
+// observer is where children's events go.
+func (d *Tool) observer() agent.Observer {
+	if p := d.relay.Load(); p != nil {
+		return *p
+	}
+	return d.o.Observer
 }
 
 // New returns the tool.

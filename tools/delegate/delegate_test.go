@@ -348,7 +348,7 @@ func TestDelegationThroughTheParentAgent(t *testing.T) {
 		t.Fatalf("parent: %+v %v", res, err)
 	}
 
-	want := []agent.SessionMeta{{ID: "parent-session", Source: "cli"}, {ID: "child-session-1", Source: "subagent", ParentID: "parent-session"}}
+	want := []agent.SessionMeta{{ID: "parent-session", Source: "cli", Model: "m"}, {ID: "child-session-1", Source: "subagent", ParentID: "parent-session", Model: "m"}}
 	if !slices.Equal(st.sessions, want) {
 		t.Fatalf("sessions = %+v", st.sessions)
 	}

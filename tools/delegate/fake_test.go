@@ -160,7 +160,7 @@ type store struct {
 	msgs     map[string][]llm.Message
 }
 
-func (s *store) EnsureSession(_ context.Context, m agent.SessionMeta, _, _ string) error {
+func (s *store) EnsureSession(_ context.Context, m agent.SessionMeta) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions = append(s.sessions, m)

@@ -2,9 +2,9 @@ package delegate
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
@@ -59,7 +59,9 @@ type Options struct {
 	// Timeout bounds each child's run; 0 means none.
 	Timeout time.Duration
 
-	// Observer is the parent's: children's events go there.
+	// Observer is the parent's: children's events go there. When the tool
+	// is one of an agent's AgentTools, the agent's own event sink takes
+	// its place (see Tool.RelayEvents).
 	Observer agent.Observer
 	// Store records child sessions; nil records nothing.
 	Store agent.Store
@@ -112,6 +114,8 @@ type ChildSpec struct {
 	AgentTools    []tool.Tool
 	Approver      tool.Approver
 	MaxIterations int
+	// Observer receives the child's events: the parent agent's sink.
+	Observer agent.Observer
 }
 
 func (o *Options) defaults() {
@@ -131,7 +135,7 @@ func (o *Options) defaults() {
 		o.ChildApprover = DenyAll
 	}
 	if o.NewSessionID == nil {
-		o.NewSessionID = newUUID
+		o.NewSessionID = uuid.NewString
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -157,7 +161,7 @@ func (o Options) ChildConfig(spec ChildSpec) agent.Config {
 		PostHooks:      o.PostHooks,
 		Approver:       spec.Approver,
 		Redact:         o.Redact,
-		Observer:       o.Observer,
+		Observer:       spec.Observer,
 		AgentID:        spec.AgentID,
 		Depth:          spec.Depth,
 		Now:            o.Now,
@@ -185,12 +189,3 @@ func (deniedError) Error() string {
 }
 
 var errDenied error = deniedError{}
-
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}

@@ -44,7 +44,7 @@ func notStarted(i int, t task) report {
 
 // fill copies what the child's Result says.
 func (r *report) fill(res *agent.Result) {
-	r.exitReason, r.apiCalls, r.usage = res.ExitReason, res.APICalls, res.Usage
+	r.exitReason, r.apiCalls, r.usage = string(res.ExitReason), res.APICalls, res.Usage
 	if r.err == nil && res.Error != nil {
 		r.err = res.Error
 	}

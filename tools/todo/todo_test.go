@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-go/hermes/compress"
 	"strings"
 	"testing"
 
@@ -190,5 +191,12 @@ func TestSpec(t *testing.T) {
 	}
 	if err := tool.NewRegistry().Register(NewTool(&Store{}, nil)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The compressor recognises a re-injected list by its header.
+func TestReminderHeaderIsTheCompressorsTodoHeader(t *testing.T) {
+	if ReminderHeader != compress.TodoHeader {
+		t.Fatalf("todo.ReminderHeader %q != compress.TodoHeader %q", ReminderHeader, compress.TodoHeader)
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package session
 
 import (
 	"context"
@@ -21,13 +21,13 @@ const (
 	maxTitleRunes = 80
 )
 
-// GenerateTitle asks c (the title_generation model) for a session title
+// GenerateTitle asks c (the auxiliary title_generation model) for a session title
 // from the first user message and the answer to it. The reply is cleaned:
 // reasoning tags, a "Title:" prefix, quotes, markdown and trailing
 // punctuation removed, at most MaxTitleWords words kept.
 func GenerateTitle(ctx context.Context, c llm.Client, userMessage, answer string) (string, error) {
-	prompt := "Write the title for this conversation.\n\nUser: " + clip(userMessage, titleInputCap) +
-		"\n\nAssistant: " + clip(answer, titleInputCap)
+	prompt := "Write the title for this conversation.\n\nUser: " + clipTitle(userMessage, titleInputCap) +
+		"\n\nAssistant: " + clipTitle(answer, titleInputCap)
 	resp, err := c.Complete(ctx, &llm.Request{Messages: []llm.Message{llm.System(titleSystem), llm.User(prompt)}}, nil)
 	if err != nil {
 		return "", fmt.Errorf("generating title: %w", err)
@@ -83,7 +83,7 @@ func CleanTitle(s string) string {
 	})
 }
 
-func clip(s string, n int) string {
+func clipTitle(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

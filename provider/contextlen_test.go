@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,32 +8,6 @@ import (
 
 	"github.com/hermes-go/hermes/llm"
 )
-
-func TestEstimateTokensIsCharsOverFour(t *testing.T) {
-	short := []llm.Message{llm.User("hi")}
-	long := []llm.Message{llm.User(strings.Repeat("a", 4000))}
-	if got := EstimateTokens(long, nil) - EstimateTokens(short, nil); got < 995 || got > 1000 {
-		t.Fatalf("4,000 more characters estimated as %d more tokens, want about 1,000", got)
-	}
-	withCall := []llm.Message{{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "terminal", Arguments: strings.Repeat("x", 400)}}}}
-	if EstimateTokens(withCall, nil) < 100 {
-		t.Fatal("tool call arguments not counted")
-	}
-	tools := []llm.ToolDef{{Name: "read_file", Description: strings.Repeat("d", 400), Parameters: json.RawMessage(`{"type":"object"}`)}}
-	if EstimateTokens(short, tools)-EstimateTokens(short, nil) < 100 {
-		t.Fatal("tool schemas not counted")
-	}
-	opaque := []llm.Message{{Role: llm.RoleAssistant, Content: "ok", ReasoningDetails: []json.RawMessage{json.RawMessage(`"` + strings.Repeat("z", 8000) + `"`)}}}
-	if EstimateTokens(opaque, nil) > 20 {
-		t.Fatal("opaque signed reasoning counted as context")
-	}
-	if EstimateTokens(nil, nil) != 0 {
-		t.Fatal("empty request is not zero")
-	}
-	if EstimateMessageTokens(long[0]) != EstimateTokens(long, nil) {
-		t.Fatal("per-message and whole estimates disagree")
-	}
-}
 
 func TestContextLengthTable(t *testing.T) {
 	tests := map[string]int{

@@ -1,6 +1,4 @@
-package provider
-
-import "github.com/hermes-go/hermes/llm"
+package llm
 
 // CharsPerToken is the rough ratio behind EstimateTokens, as upstream.
 const CharsPerToken = 4
@@ -18,7 +16,7 @@ const (
 // reasoning replayed verbatim counts as nothing (it is opaque and usually
 // not billed as context). Prefer the provider's reported prompt tokens
 // once a response has them.
-func EstimateTokens(msgs []llm.Message, tools []llm.ToolDef) int {
+func EstimateTokens(msgs []Message, tools []ToolDef) int {
 	chars := 0
 	for i := range msgs {
 		chars += messageChars(&msgs[i])
@@ -30,11 +28,11 @@ func EstimateTokens(msgs []llm.Message, tools []llm.ToolDef) int {
 }
 
 // EstimateMessageTokens is EstimateTokens for one message.
-func EstimateMessageTokens(m llm.Message) int {
+func EstimateMessageTokens(m Message) int {
 	return (messageChars(&m) + CharsPerToken - 1) / CharsPerToken
 }
 
-func messageChars(m *llm.Message) int {
+func messageChars(m *Message) int {
 	n := messageOverhead + len(m.Role) + len(m.Content) + len(m.Name) + len(m.ToolCallID)
 	for _, c := range m.ToolCalls {
 		n += toolCallOverhead + len(c.ID) + len(c.Name) + len(c.Arguments)

@@ -1,0 +1,301 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/memory"
+	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/provider/transport"
+	"github.com/hermes-go/hermes/redact"
+	"github.com/hermes-go/hermes/session"
+	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tool/approval"
+	"github.com/hermes-go/hermes/tools/clarify"
+	"github.com/hermes-go/hermes/tools/todo"
+)
+
+// Options is what differs between the surfaces that run an agent. The
+// zero value is an unattended library agent: no one answers questions,
+// so dangerous commands are denied.
+type Options struct {
+	// Source names the surface in stored sessions: cli, api_server, acp,
+	// batch, ... (default "library").
+	Source string
+	// Platform is the platform hint of the system prompt (default "cli").
+	Platform string
+	// Workdir is the workspace: the terminal's starting directory, the
+	// directory context files are read from, the session's cwd (default:
+	// the process's working directory).
+	Workdir string
+
+	// Approve asks a person about a dangerous command. Nil means nobody
+	// is there: such commands are denied unless Yolo. Hardline commands
+	// are refused either way.
+	Approve func(ctx context.Context, p approval.Prompt) (approval.Choice, error)
+	// Clarify asks a person a question for the clarify tool. Nil tells
+	// the model that no one can answer.
+	Clarify clarify.Ask
+	// Yolo runs dangerous commands without asking.
+	Yolo bool
+
+	// Resume continues a stored session: its id, its title, or "latest".
+	Resume string
+	// IgnoreRules leaves out context files (AGENTS.md, ...) and memory.
+	IgnoreRules bool
+	// NoStream makes model calls without streaming.
+	NoStream bool
+
+	// Tools are added to the built-in tools, whatever the toolsets
+	// setting says: an embedder's own tools.
+	Tools []tool.Tool
+	// Observer receives the agent's events; Runtime.Observe adds more.
+	Observer agent.Observer
+	// OnWarning receives problems found while assembling the runtime that
+	// do not stop it (a skipped fallback provider, unreadable memory).
+	// They are also kept in Runtime.Warnings.
+	OnWarning func(string)
+
+	// Getenv reads the environment for provider keys (default os.Getenv;
+	// HERMES_HOME/.env fills what it leaves unset).
+	Getenv func(string) string
+	// HTTPClient carries every model call (default http.DefaultClient).
+	HTTPClient *http.Client
+	// Factory builds the transport of each endpoint (default
+	// transport.New, the real wire formats). Tests may hand out
+	// in-process clients instead.
+	Factory provider.Factory
+	// Now is the clock of the agent and its stores (default time.Now).
+	Now func() time.Time
+}
+
+// Runtime is an assembled agent and what it runs on. Create it with New;
+// Close it when done.
+type Runtime struct {
+	cfg      *config.Config
+	opts     Options
+	getenv   func(string) string
+	workdir  string
+	endpoint provider.Endpoint
+	entries  []provider.Endpoint
+	resolver provider.Resolver
+	pcfg     provider.Config
+
+	agent    *agent.Agent
+	store    *session.Store
+	memory   *memory.Store // nil when memory is off
+	todos    *todo.Store
+	approver *approval.Approver
+	redact   func(string) string
+	obs      observers
+	warnings []string
+	closers  []func() error
+
+	titleOnce sync.Once
+	titles    sync.WaitGroup
+}
+
+// New assembles the runtime cfg describes. Configuration problems are
+// *ConfigError; a session database that cannot be opened is an error
+// naming the file.
+func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error) {
+	if cfg == nil {
+		return nil, configErr(errors.New("no configuration (use app.LoadConfig or config.Default)"))
+	}
+	if opts.Source == "" {
+		opts.Source = "library"
+	}
+	if opts.Platform == "" {
+		opts.Platform = "cli"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if cfg.Home == "" {
+		cfg.Home = config.Home(opts.Getenv)
+	}
+	rt := &Runtime{cfg: cfg, opts: opts, workdir: opts.Workdir}
+	if opts.Observer != nil {
+		rt.obs.add(opts.Observer)
+	}
+	if rt.workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		rt.workdir = wd
+	}
+	getenv, err := withDotEnv(cfg.Home, opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	rt.getenv = getenv
+	if cfg.Security.RedactSecrets == nil || *cfg.Security.RedactSecrets {
+		rt.redact = redact.String
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			rt.Close()
+		}
+	}()
+	if err := rt.resolveProviders(ctx); err != nil {
+		return nil, err
+	}
+	if err := rt.openStore(); err != nil {
+		return nil, err
+	}
+	if err := rt.buildAgent(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return rt, nil
+}
+
+// resolveProviders turns the configuration into the primary endpoint and
+// its fallbacks.
+func (rt *Runtime) resolveProviders(ctx context.Context) error {
+	pcfg := providerConfig(rt.cfg)
+	if pcfg.Model == "" && pcfg.BaseURL != "" && isLocalish(pcfg.Provider) {
+		if m, err := discoverModel(ctx, pcfg.BaseURL, pcfg.APIKey); err == nil {
+			pcfg.Model = m
+		} else {
+			pcfg.Model = "default"
+		}
+	}
+	rt.pcfg = pcfg
+	rt.resolver = provider.Resolver{Getenv: rt.getenv}
+	entries, problems, err := rt.resolver.Chain(ctx, pcfg)
+	if err != nil {
+		return configErr(err)
+	}
+	for _, p := range problems {
+		rt.warn("fallback provider skipped: " + p.Error())
+	}
+	rt.entries, rt.endpoint = entries, entries[0]
+	return nil
+}
+
+func isLocalish(id string) bool {
+	switch strings.ToLower(id) {
+	case "", "auto", "custom", "local", "ollama", "vllm", "llamacpp", "lmstudio":
+		return true
+	}
+	return false
+}
+
+func (rt *Runtime) openStore() error {
+	path := filepath.Join(rt.cfg.Home, "state.db")
+	st, err := session.Open(path, session.Options{Redact: rt.redact})
+	if err != nil {
+		return fmt.Errorf("session database %s: %w", path, err)
+	}
+	rt.store = st
+	rt.closers = append(rt.closers, st.Close)
+	return nil
+}
+
+// Agent is the assembled agent.
+func (rt *Runtime) Agent() *agent.Agent { return rt.agent }
+
+// Store is the session database.
+func (rt *Runtime) Store() *session.Store { return rt.store }
+
+// Config is the configuration the runtime was built from.
+func (rt *Runtime) Config() *config.Config { return rt.cfg }
+
+// Endpoint is the primary model endpoint (without its key).
+func (rt *Runtime) Endpoint() provider.Endpoint { return rt.endpoint.Redacted() }
+
+// Workdir is the workspace the runtime works in.
+func (rt *Runtime) Workdir() string { return rt.workdir }
+
+// Warnings lists the problems New found and went past.
+func (rt *Runtime) Warnings() []string { return append([]string(nil), rt.warnings...) }
+
+// Observe adds an observer of the agent's events. Events reach every
+// observer in order, from the agent's delivery goroutine.
+func (rt *Runtime) Observe(o agent.Observer) { rt.obs.add(o) }
+
+// EndSession records that this process is done with the current session
+// (a resume reopens it).
+func (rt *Runtime) EndSession(reason string) error {
+	if reason == "" {
+		reason = "ended"
+	}
+	if err := rt.store.EndSession(context.Background(), rt.agent.SessionID(), reason); err != nil {
+		return fmt.Errorf("session store: %w", err)
+	}
+	return nil
+}
+
+// Close waits for background work (a session title being written), then
+// releases the terminal's processes and the session database.
+func (rt *Runtime) Close() error {
+	rt.titles.Wait()
+	var errs []error
+	for i := len(rt.closers) - 1; i >= 0; i-- {
+		errs = append(errs, rt.closers[i]())
+	}
+	rt.closers = nil
+	return errors.Join(errs...)
+}
+
+func (rt *Runtime) warn(s string) {
+	rt.warnings = append(rt.warnings, s)
+	if rt.opts.OnWarning != nil {
+		rt.opts.OnWarning(s)
+	}
+}
+
+// event sends a warning to the observers while the runtime runs.
+func (rt *Runtime) eventWarning(s string) {
+	rt.obs.emit(agent.Event{Kind: agent.EventWarning, Time: rt.opts.Now(), Text: s})
+}
+
+func (rt *Runtime) factory() provider.Factory {
+	if rt.opts.Factory != nil {
+		return rt.opts.Factory
+	}
+	return transport.New
+}
+
+// transportOptions are what every transport of this runtime shares.
+func (rt *Runtime) transportOptions() llm.Options {
+	return llm.Options{NoStream: rt.opts.NoStream, HTTPClient: rt.opts.HTTPClient}
+}
+
+// observers fans the agent's event stream out to the surfaces listening.
+// The agent calls emit from one goroutine at a time, in order.
+type observers struct {
+	mu   sync.Mutex
+	list []agent.Observer
+}
+
+func (o *observers) add(f agent.Observer) {
+	o.mu.Lock()
+	o.list = append(o.list, f)
+	o.mu.Unlock()
+}
+
+func (o *observers) emit(e agent.Event) {
+	o.mu.Lock()
+	list := o.list
+	o.mu.Unlock()
+	for _, f := range list {
+		f(e)
+	}
+}

@@ -1,0 +1,163 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/session"
+	"github.com/hermes-go/hermes/tool"
+)
+
+// buildAgent assembles the agent over the resolved providers and the
+// opened store.
+func (rt *Runtime) buildAgent(ctx context.Context) error {
+	cfg := rt.cfg
+	chain, err := rt.newChain()
+	if err != nil {
+		return configErr(err)
+	}
+	sess, history, storedPrompt, err := rt.resumeOrNew(ctx)
+	if err != nil {
+		return err
+	}
+	reg, err := rt.buildTools()
+	if err != nil {
+		return err
+	}
+	rt.approver = rt.newApprover()
+	pre, post, err := rt.hooks()
+	if err != nil {
+		return err
+	}
+	effort := cfg.Agent.ReasoningEffort
+	if effort != "" {
+		if effort, err = provider.ParseReasoningEffort(effort); err != nil {
+			return configErr(err)
+		}
+	}
+	cache, err := rt.cacheOptions()
+	if err != nil {
+		return err
+	}
+	acfg := agent.Config{
+		Client:                 chain,
+		Model:                  rt.endpoint.Model,
+		Provider:               rt.endpoint.Provider,
+		APIMode:                rt.endpoint.APIMode,
+		Tools:                  reg,
+		MaxIterations:          cfg.Agent.MaxTurns,
+		ToolPoolSize:           cfg.Agent.ToolPoolSize,
+		BudgetWarnings:         cfg.Agent.BudgetWarnings,
+		KeepPartialOnInterrupt: cfg.Agent.KeepPartialOnInterrupt,
+		MaxTokens:              cfg.Agent.MaxTokens,
+		ReasoningEffort:        effort,
+		Cache:                  cache,
+		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
+		SpillDir:               filepath.Join(os.TempDir(), "hermes-tool-output"),
+		GuardrailWarnAfter:     cfg.Guardrails.WarnAfter,
+		GuardrailHaltAfter:     cfg.Guardrails.HaltAfter,
+		Observer:               rt.obs.emit,
+		Approver:               rt.approver,
+		PreHooks:               pre,
+		PostHooks:              post,
+		Redact:                 rt.redact,
+		Store:                  rt.store,
+		Session:                sess,
+		NewSessionID:           rt.newSessionID,
+		Now:                    rt.opts.Now,
+	}
+	rt.openMemory()
+	rt.loadTodos(ctx, sess.ID)
+	if err := rt.wireCompression(ctx, &acfg); err != nil {
+		return err
+	}
+	rt.wireAgentTools(&acfg)
+	if toolsetEnabled(cfg, "delegation") {
+		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg))
+	}
+	rt.agent = agent.New(acfg)
+	if history != nil {
+		rt.agent.SetHistory(history, storedPrompt)
+	}
+	return nil
+}
+
+func (rt *Runtime) newSessionID() string { return session.NewID(rt.opts.Now) }
+
+// newChain builds a provider chain over the resolved endpoints. Every
+// agent (the top one and each subagent) gets its own, so a fallback in
+// one never moves another. The chain owns the fallback state and reports
+// retries and switches in the stream, where the agent turns them into
+// events.
+func (rt *Runtime) newChain() (*provider.Chain, error) {
+	return provider.NewChain(rt.entries, provider.ChainOptions{
+		Factory:      rt.factory(),
+		Transport:    rt.transportOptions(),
+		Resolver:     rt.resolver,
+		StaleTimeout: provider.DefaultStaleTimeout,
+		Now:          rt.opts.Now,
+	})
+}
+
+// cacheOptions asks for prompt-caching markers on Claude models.
+func (rt *Runtime) cacheOptions() (*llm.CacheOptions, error) {
+	if rt.endpoint.APIMode != llm.AnthropicMessages && !strings.Contains(strings.ToLower(rt.endpoint.Model), "claude") {
+		return nil, nil
+	}
+	ttl := rt.cfg.PromptCaching.CacheTTL
+	switch ttl {
+	case "5m", "1h":
+	case "auto", "":
+		ttl = "1h" // a person is at the keyboard: turns come minutes apart
+	default:
+		return nil, configErr(fmt.Errorf("prompt_caching.cache_ttl: %q is not 5m, 1h or auto", ttl))
+	}
+	return &llm.CacheOptions{TTL: ttl}, nil
+}
+
+// resumeOrNew picks the session: Options.Resume loads a stored one (its
+// history, and its system prompt when it was built for the same model and
+// provider, so the prompt cache still hits); otherwise a new id.
+func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Message, string, error) {
+	ref := rt.opts.Resume
+	if ref == "" {
+		return agent.SessionMeta{ID: rt.newSessionID(), Source: rt.opts.Source, Cwd: rt.workdir}, nil, "", nil
+	}
+	s, err := rt.store.Resolve(ctx, ref)
+	if err != nil {
+		return agent.SessionMeta{}, nil, "", configErr(fmt.Errorf("resume %q: %w", ref, err))
+	}
+	msgs, err := rt.store.Messages(ctx, s.ID)
+	if err != nil {
+		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
+	}
+	stored := s.SystemPrompt
+	if stored != "" && !prompt.IdentityMatches(stored, rt.endpoint.Model, rt.endpoint.Provider) {
+		stored = "" // built for another model or provider: rebuild it
+	}
+	if err := rt.store.Reopen(ctx, s.ID); err != nil {
+		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
+	}
+	if msgs == nil {
+		msgs = []llm.Message{}
+	}
+	return agent.SessionMeta{ID: s.ID, Source: s.Source, ParentID: s.ParentID, Model: s.Model, Provider: s.Provider, Cwd: s.Cwd}, msgs, stored, nil
+}
+
+// registerAll adds tools to reg.
+func registerAll(reg *tool.Registry, tools ...tool.Tool) error {
+	for _, t := range tools {
+		if err := reg.Register(t); err != nil {
+			return configErr(err)
+		}
+	}
+	return nil
+}

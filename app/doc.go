@@ -1,0 +1,31 @@
+// Package app assembles the Hermes runtime: from a config.Config it builds
+// the agent exactly as the hermes command runs it, with the provider chain
+// and its fallbacks, the auxiliary chains (compression, titles), context
+// compression, the SQLite session store, memory, the default toolsets,
+// the dangerous-command approval policy, shell hooks, secret redaction and
+// subagents. Every surface (the CLI, the terminal UI, the API server, ACP,
+// batch runs) and every embedder starts here, so none of them copies the
+// wiring.
+//
+// A minimal embedder:
+//
+//	cfg, err := app.LoadConfig(os.Getenv) // $HERMES_HOME/config.yaml and .env
+//	rt, err := app.New(ctx, cfg, app.Options{Tools: []tool.Tool{myTool}})
+//	defer rt.Close()
+//	answer, err := rt.Agent().Chat(ctx, "What is in this directory?")
+//
+// Options holds what differs between surfaces: where sessions come from
+// (Source), who answers approval and clarify questions (nobody, by
+// default: dangerous commands are then denied), extra tools, the working
+// directory, a session to resume.
+//
+// New reads nothing but what it is given and HERMES_HOME (config.Home);
+// it makes no network call unless the configuration asks for model
+// discovery on a local server. Configuration problems are *ConfigError
+// values, so a caller can tell "fix your setup" from a runtime failure.
+//
+// Concurrency: a Runtime is safe for concurrent use as far as its parts
+// are: its Agent runs one turn at a time (agent.ErrBusy otherwise); the
+// Store is safe for concurrent use. Observe may be called at any time.
+// Close must be called once, after the last turn.
+package app

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/session"
+)
+
+// titleTimeout bounds the background title call.
+const titleTimeout = 60 * time.Second
+
+// TitleSession names the session in the background after its first
+// completed turn, with the auxiliary.title_generation model; a session
+// that already has a title keeps it. Interactive surfaces call it after
+// each turn; Close waits for a title being written. Failures are warning
+// events. One-shot runs should not call it: the process ends with the
+// turn, and a hidden extra model call would only cost the user.
+func (rt *Runtime) TitleSession(ctx context.Context, res *agent.Result, firstUser string) {
+	if res == nil || !res.Completed || res.SessionID == "" {
+		return
+	}
+	if s, err := rt.store.Get(ctx, res.SessionID); err != nil || s.Title != "" {
+		return
+	}
+	rt.titleOnce.Do(func() {
+		chain, err := rt.titleChain(ctx)
+		if err != nil {
+			rt.eventWarning("title generation: " + err.Error())
+			return
+		}
+		id := res.SessionID
+		rt.titles.Add(1)
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), titleTimeout)
+		session.GenerateTitleAsync(tctx, chain, firstUser, res.FinalResponse, func(title string, err error) {
+			defer rt.titles.Done()
+			defer cancel()
+			if err == nil {
+				err = rt.setTitle(tctx, id, title)
+			}
+			if err != nil {
+				rt.eventWarning(fmt.Sprintf("session title: %v", err))
+			}
+		})
+	})
+}
+
+func (rt *Runtime) titleChain(ctx context.Context) (llm.Client, error) {
+	chain, problems, err := provider.NewAuxiliary(ctx, provider.TaskTitleGeneration, rt.pcfg, provider.ChainOptions{
+		Factory: rt.factory(), Resolver: rt.resolver, Transport: rt.transportOptions(), MaxRetries: -1, Now: rt.opts.Now,
+	})
+	for _, p := range problems {
+		rt.eventWarning("title generation: " + p.Error())
+	}
+	return chain, err
+}
+
+// setTitle stores a title; titles are unique, so a second "Fix tests"
+// becomes "Fix tests #2".
+func (rt *Runtime) setTitle(ctx context.Context, id, title string) error {
+	err := rt.store.SetTitle(ctx, id, title)
+	if errors.Is(err, session.ErrTitleTaken) {
+		if title, err = rt.store.NextTitle(ctx, title); err == nil {
+			err = rt.store.SetTitle(ctx, id, title)
+		}
+	}
+	return err
+}

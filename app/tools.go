@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/memory"
+	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tools/clarify"
+	"github.com/hermes-go/hermes/tools/file"
+	"github.com/hermes-go/hermes/tools/sessionsearch"
+	"github.com/hermes-go/hermes/tools/terminal"
+	"github.com/hermes-go/hermes/tools/todo"
+)
+
+// buildTools registers the built-in tools, filtered by the toolsets
+// setting, then the embedder's own.
+func (rt *Runtime) buildTools() (*tool.Registry, error) {
+	cfg := rt.cfg
+	reg := &tool.Registry{}
+	term := terminal.New(terminal.Options{
+		Timeout:   config.Seconds(cfg.Terminal.Timeout),
+		MaxOutput: cfg.Terminal.MaxOutput,
+		Dir:       rt.workdir,
+		Redact:    rt.redact,
+	})
+	rt.closers = append(rt.closers, term.Close)
+	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact})
+	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
+		return nil, err
+	}
+	if len(cfg.Toolsets) > 0 {
+		reg = reg.Filter(cfg.Toolsets)
+	}
+	if err := registerAll(reg, rt.opts.Tools...); err != nil {
+		return nil, err
+	}
+	return reg, nil
+}
+
+// openMemory opens the memory files, unless rules and memory are off or
+// the memory toolset is. Unreadable files are kept as they are and the
+// session runs without memory.
+func (rt *Runtime) openMemory() {
+	if rt.opts.IgnoreRules || !toolsetEnabled(rt.cfg, "memory") {
+		return
+	}
+	m, err := memory.Open(memory.Options{Dir: memory.Dir(rt.cfg.Home)})
+	if err != nil {
+		rt.warn(fmt.Sprintf("memory disabled for this session: %v", err))
+		return
+	}
+	rt.memory = m
+}
+
+// loadTodos restores the session's task list.
+func (rt *Runtime) loadTodos(ctx context.Context, sessionID string) {
+	rt.todos = &todo.Store{}
+	if raw, err := rt.store.Todo(ctx, sessionID); err == nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, rt.todos); err != nil {
+			rt.warn(fmt.Sprintf("stored task list unreadable, starting empty: %v", err))
+		}
+	}
+}
+
+// wireAgentTools adds memory, todo, session_search and clarify to the
+// agent, and builds the system prompt builder and the end-of-turn memory
+// sync around them.
+func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
+	cfg := rt.cfg
+	mem, todos := rt.memory, rt.todos
+	if mem != nil {
+		acfg.AgentTools = append(acfg.AgentTools, memory.NewTool(mem))
+	}
+	if toolsetEnabled(cfg, "todo") {
+		acfg.AgentTools = append(acfg.AgentTools, todo.NewTool(todos, rt.store.SetTodo))
+	}
+	if toolsetEnabled(cfg, "session_search") {
+		acfg.AgentTools = append(acfg.AgentTools, sessionsearch.New(rt.store))
+	}
+	if toolsetEnabled(cfg, "clarify") {
+		acfg.AgentTools = append(acfg.AgentTools, clarify.New(rt.opts.Clarify))
+	}
+
+	acfg.SystemPrompt = func(ctx context.Context, model, prov string) (string, error) {
+		b := prompt.Builder{
+			Home: cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
+			Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: cfg.Agent.SystemPrompt,
+		}
+		if mem != nil {
+			snap := mem.Snapshot()
+			b.MemorySnapshot, b.UserSnapshot = snap.Memory, snap.User
+		}
+		for _, t := range acfg.AgentTools {
+			b.ToolNames = append(b.ToolNames, t.Spec().Name)
+		}
+		b.ToolNames = append(b.ToolNames, acfg.Tools.Names()...)
+		p, notes := b.Build()
+		for _, n := range notes {
+			rt.eventWarning("system prompt: " + n)
+		}
+		return p, nil
+	}
+	acfg.OnTurnEnd = func(ctx context.Context, res *agent.Result) error {
+		if mem == nil {
+			return nil
+		}
+		defer mem.StartTurn()
+		_, err := mem.Sync()
+		return err
+	}
+	acfg.OnCompressed = func(ctx context.Context, history []llm.Message, sessionID string) error {
+		var errs []string
+		if mem != nil {
+			// The continuation's prompt is rebuilt with what memory holds now.
+			if err := mem.Load(); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		if b, err := json.Marshal(todos); err == nil && sessionID != "" {
+			if err := rt.store.SetTodo(ctx, sessionID, b); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "; "))
+		}
+		return nil
+	}
+}
