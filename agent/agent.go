@@ -127,16 +127,16 @@ type ExitReason string
 // Exit reasons.
 const (
 	ExitText                 ExitReason = "text_response"
-	ExitMaxIterations        = "max_iterations"
-	ExitInterrupted          = "interrupted"
-	ExitInterruptedDuringAPI = "interrupted_during_api_call"
-	ExitContentFilter        = "content_filter"
-	ExitLength               = "length"
-	ExitEmptyResponse        = "empty_response_exhausted"
-	ExitProviderError        = "provider_error"
-	ExitCompressionExhausted = "compression_exhausted"
-	ExitGuardrailHalt        = "guardrail_halt"
-	ExitInvalidResponse      = "invalid_response"
+	ExitMaxIterations                   = "max_iterations"
+	ExitInterrupted                     = "interrupted"
+	ExitInterruptedDuringAPI            = "interrupted_during_api_call"
+	ExitContentFilter                   = "content_filter"
+	ExitLength                          = "length"
+	ExitEmptyResponse                   = "empty_response_exhausted"
+	ExitProviderError                   = "provider_error"
+	ExitCompressionExhausted            = "compression_exhausted"
+	ExitGuardrailHalt                   = "guardrail_halt"
+	ExitInvalidResponse                 = "invalid_response"
 )
 
 // Result is how a turn ended.

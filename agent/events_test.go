@@ -231,7 +231,7 @@ func TestTheRouterOwnsTheFallbackState(t *testing.T) {
 
 func TestExitReasonDecidesTheResultFlags(t *testing.T) {
 	tests := []struct {
-		exit                                   ExitReason
+		exit                                    ExitReason
 		completed, interrupted, partial, failed bool
 	}{
 		{ExitText, true, false, false, false},
