@@ -16,7 +16,8 @@
 // the schema from the struct (SchemaFor: json tags name the properties,
 // jsonschema tags describe them, a field is required unless omitempty,
 // and enum, default, minimum, maximum, minItems and maxItems tags add what
-// a Go type cannot say) and decodes every call into it. The derived
+// a Go type cannot say) and decodes every call into it; arguments that do
+// not decode are a failed Result, shaped by InvalidArgs. The derived
 // schema is one providers accept: an object, closed at every level, with
 // no nullable types and no $schema or $id. A hand-written Spec.Parameters
 // wins over the derivation, for schemas a struct cannot express.

@@ -48,11 +48,6 @@ func schemaOf(t reflect.Type) (json.RawMessage, error) {
 	if err := applyTags(t, s); err != nil {
 		return nil, err
 	}
-	// Defaults are checked against their property here, once, rather than
-	// by the executor on every call.
-	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		return nil, fmt.Errorf("checking defaults: %w", err)
-	}
 	return json.Marshal(s)
 }
 
@@ -139,15 +134,6 @@ func fieldKeywords(tag reflect.StructTag, p *jsonschema.Schema) error {
 			p.Enum = append(p.Enum, x)
 		}
 	}
-	if v, ok := tag.Lookup("default"); ok {
-		x, err := tagValue(p, v)
-		if err != nil {
-			return fmt.Errorf("default: %w", err)
-		}
-		if p.Default, err = json.Marshal(x); err != nil {
-			return fmt.Errorf("default: %w", err)
-		}
-	}
 	numeric := p.Type == "integer" || p.Type == "number"
 	for _, k := range []struct {
 		tag string
@@ -172,6 +158,29 @@ func fieldKeywords(tag reflect.StructTag, p *jsonschema.Schema) error {
 			}
 			*k.dst = &n
 		}
+	}
+	if v, ok := tag.Lookup("default"); ok {
+		return setDefault(p, v)
+	}
+	return nil
+}
+
+// setDefault sets p's default after checking it against p, bounds and
+// enum included.
+func setDefault(p *jsonschema.Schema, text string) error {
+	x, err := tagValue(p, text)
+	if err != nil {
+		return fmt.Errorf("default: %w", err)
+	}
+	r, err := p.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	if err := r.Validate(x); err != nil {
+		return fmt.Errorf("default %s does not fit: %w", text, err)
+	}
+	if p.Default, err = json.Marshal(x); err != nil {
+		return fmt.Errorf("default: %w", err)
 	}
 	return nil
 }

@@ -14,9 +14,10 @@ import (
 // Unless s.Parameters is set, the schema offered to the model is derived
 // from Args by SchemaFor; a hand-written Parameters wins. Arguments that
 // do not decode into Args become a failed Result the model reads
-// ("<name>: invalid arguments: ..."), and fn is not called. An error
-// means Args cannot be described as a JSON object.
-func New[Args any](s Spec, fn func(ctx context.Context, call Call, args Args) (Result, error)) (Tool, error) {
+// ("<name>: invalid arguments: ...", or what InvalidArgs makes of the
+// error), and fn is not called. An error means Args cannot be described
+// as a JSON object.
+func New[Args any](s Spec, fn func(ctx context.Context, call Call, args Args) (Result, error), opts ...Option) (Tool, error) {
 	if fn == nil {
 		return nil, errors.New("tool: new " + s.Name + ": nil function")
 	}
@@ -27,7 +28,24 @@ func New[Args any](s Spec, fn func(ctx context.Context, call Call, args Args) (R
 		}
 		s.Parameters = p
 	}
-	return typed[Args]{spec: s, fn: fn}, nil
+	t := typed[Args]{spec: s, fn: fn}
+	for _, o := range opts {
+		o(&t.options)
+	}
+	return t, nil
+}
+
+// An Option adjusts a tool made by New.
+type Option func(*options)
+
+type options struct {
+	invalidArgs func(err error) Result
+}
+
+// InvalidArgs sets the result of a call whose arguments do not decode,
+// for tools whose every result has one shape (a JSON object, say).
+func InvalidArgs(result func(err error) Result) Option {
+	return func(o *options) { o.invalidArgs = result }
 }
 
 // Must returns t, or panics when err is not nil: for tables of built-in
@@ -42,6 +60,7 @@ func Must(t Tool, err error) Tool {
 type typed[Args any] struct {
 	spec Spec
 	fn   func(ctx context.Context, call Call, args Args) (Result, error)
+	options
 }
 
 func (t typed[Args]) Spec() Spec { return t.spec }
@@ -53,6 +72,9 @@ func (t typed[Args]) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	var args Args
 	if err := json.Unmarshal(raw, &args); err != nil {
+		if t.invalidArgs != nil {
+			return t.invalidArgs(err), nil
+		}
 		return Error(fmt.Sprintf("%s: invalid arguments: %v", t.spec.Name, err)), nil
 	}
 	return t.fn(ctx, call, args)

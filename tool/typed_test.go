@@ -112,6 +112,20 @@ func TestArgumentsThatDoNotDecodeAreAResultTheModelReads(t *testing.T) {
 	}
 }
 
+func TestInvalidArgsShapesTheFailure(t *testing.T) {
+	tl := Must(New(Spec{Name: "search"}, func(ctx context.Context, c Call, a testArgs) (Result, error) {
+		return Text("ok"), nil
+	}, InvalidArgs(func(err error) Result {
+		b, _ := json.Marshal(map[string]string{"error": err.Error()})
+		return Error(string(b))
+	})))
+	res, err := tl.Run(context.Background(), Call{Name: "search", Args: json.RawMessage(`{"query":`)})
+	var out map[string]string
+	if err != nil || !res.IsError || json.Unmarshal([]byte(res.Content), &out) != nil || out["error"] == "" {
+		t.Fatalf("result %+v, err %v", res, err)
+	}
+}
+
 func TestArgumentTypesThatCannotBeASchemaAreRefused(t *testing.T) {
 	type minOnString struct {
 		S string `json:"s" minimum:"1"`
@@ -171,5 +185,17 @@ func assertSameJSON(t *testing.T, got json.RawMessage, want string) {
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Fatalf("schema\n%s\nwant\n%s", got, want)
+	}
+}
+
+// BenchmarkNewDerivesSchema is the start-up cost of one typed tool: the
+// built-in tables pay it once per tool when the runtime is assembled.
+func BenchmarkNewDerivesSchema(b *testing.B) {
+	fn := func(ctx context.Context, c Call, a testArgs) (Result, error) { return Text(""), nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(Spec{Name: "t"}, fn); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
