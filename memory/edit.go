@@ -12,7 +12,7 @@ import (
 // Op is one edit.
 type Op struct {
 	// Action is "add", "replace" or "remove".
-	Action string `json:"action"`
+	Action string `json:"action" enum:"add,replace,remove"`
 	// Content is the new entry (add, replace).
 	Content string `json:"content,omitempty"`
 	// OldText is a substring naming the entry to replace or remove.

@@ -15,60 +15,31 @@ Save only what will matter in EVERY future session regardless of task; a fact th
 
 Actions: add (content), replace (old_text: a short unique substring of the entry, content: the new entry), remove (old_text). Each target has a hard character budget; when it is full, replace or remove stale entries instead of skipping the save. Several edits to one target can be sent at once in operations; they apply all or nothing and only the final size counts. Changes are saved at once but appear in the system prompt from the next session on.`
 
-var toolSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "action": {"type": "string", "enum": ["add", "replace", "remove"], "description": "What to do (omit when sending operations)."},
-    "target": {"type": "string", "enum": ["memory", "user"], "description": "memory: your notes; user: the user profile."},
-    "content": {"type": "string", "description": "The entry to add, or the replacement entry."},
-    "old_text": {"type": "string", "description": "A short substring that identifies exactly one existing entry (replace, remove)."},
-    "operations": {
-      "type": "array",
-      "description": "Several edits to the same target, applied all or nothing.",
-      "items": {
-        "type": "object",
-        "properties": {
-          "action": {"type": "string", "enum": ["add", "replace", "remove"]},
-          "content": {"type": "string"},
-          "old_text": {"type": "string"}
-        },
-        "required": ["action"]
-      }
-    }
-  },
-  "required": ["target"]
-}`)
-
 // memoryTool is the "memory" tool over a Store.
 type memoryTool struct{ s *Store }
 
 // NewTool returns the memory tool. It is Sequential: edits to the same
 // files must not interleave, and their order is the model's order.
-func NewTool(s *Store) tool.Tool { return memoryTool{s} }
-
-func (memoryTool) Spec() tool.Spec {
-	return tool.Spec{
+func NewTool(s *Store) tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "memory",
 		Description: toolDescription,
-		Parameters:  toolSchema,
 		Toolset:     "memory",
 		Class:       tool.Sequential,
-	}
+	}, memoryTool{s}.run, tool.InvalidArgs(func(err error) tool.Result {
+		return jsonResult(Result{Error: "Invalid arguments: " + err.Error()})
+	})))
 }
 
 type toolArgs struct {
-	Action     string `json:"action"`
-	Target     Target `json:"target"`
-	Content    string `json:"content"`
-	OldText    string `json:"old_text"`
-	Operations []Op   `json:"operations"`
+	Action     string `json:"action,omitempty" jsonschema:"What to do (omit when sending operations)." enum:"add,replace,remove"`
+	Target     Target `json:"target" jsonschema:"memory: your notes; user: the user profile." enum:"memory,user"`
+	Content    string `json:"content,omitempty" jsonschema:"The entry to add, or the replacement entry."`
+	OldText    string `json:"old_text,omitempty" jsonschema:"A short substring that identifies exactly one existing entry (replace, remove)."`
+	Operations []Op   `json:"operations,omitempty" jsonschema:"Several edits to the same target, applied all or nothing."`
 }
 
-func (t memoryTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a toolArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return jsonResult(Result{Error: "Invalid arguments: " + err.Error()}), nil
-	}
+func (t memoryTool) run(ctx context.Context, call tool.Call, a toolArgs) (tool.Result, error) {
 	if a.Target == "" {
 		a.Target = TargetMemory
 	}

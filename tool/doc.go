@@ -12,6 +12,16 @@
 // becomes a Result the model reads; Go errors from Run are reported to the
 // model too, never dropped.
 //
+// A tool is usually one function and one argument struct: New derives
+// the schema from the struct (SchemaFor: json tags name the properties,
+// jsonschema tags describe them, a field is required unless omitempty,
+// and enum, default, minimum, maximum, minItems and maxItems tags add what
+// a Go type cannot say) and decodes every call into it; arguments that do
+// not decode are a failed Result, shaped by InvalidArgs. The derived
+// schema is one providers accept: an object, closed at every level, with
+// no nullable types and no $schema or $id. A hand-written Spec.Parameters
+// wins over the derivation, for schemas a struct cannot express.
+//
 // Concurrency: a Registry is safe for concurrent use. An Executor is safe
 // for concurrent batches; its pool size may change while batches run.
 package tool

@@ -17,14 +17,10 @@ var description string
 // own "Other" answer.
 const MaxChoices = 4
 
-var schema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "question": {"type": "string", "description": "The question for the user."},
-    "choices": {"type": "array", "items": {"type": "string"}, "maxItems": 4, "description": "Up to 4 suggested answers."}
-  },
-  "required": ["question"]
-}`)
+type args struct {
+	Question string   `json:"question" jsonschema:"The question for the user."`
+	Choices  []string `json:"choices,omitempty" jsonschema:"Up to 4 suggested answers." maxItems:"4"`
+}
 
 // Ask puts a question to the user and returns the answer. choices may be
 // empty (a free-form answer). It must return when ctx is cancelled.
@@ -33,19 +29,18 @@ type Ask func(ctx context.Context, question string, choices []string) (string, e
 type clarifyTool struct{ ask Ask }
 
 // New returns the clarify tool. ask is nil when no user can answer.
-func New(ask Ask) tool.Tool { return clarifyTool{ask} }
-
-func (clarifyTool) Spec() tool.Spec {
-	return tool.Spec{
+func New(ask Ask) tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "clarify",
 		Description: strings.TrimSpace(description),
-		Parameters:  schema,
 		Toolset:     "clarify",
 		Class:       tool.Interactive,
 		// A person may take a while; the call ends with the user's answer
 		// or when the turn is cancelled.
 		NoTimeout: true,
-	}
+	}, clarifyTool{ask}.run, tool.InvalidArgs(func(err error) tool.Result {
+		return errorResult("invalid arguments: " + err.Error())
+	})))
 }
 
 // NoUser is the result when nobody can answer.
@@ -57,14 +52,7 @@ type result struct {
 	UserResponse   string   `json:"user_response"`
 }
 
-func (t clarifyTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a struct {
-		Question string   `json:"question"`
-		Choices  []string `json:"choices"`
-	}
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return errorResult("invalid arguments: " + err.Error()), nil
-	}
+func (t clarifyTool) run(ctx context.Context, call tool.Call, a args) (tool.Result, error) {
 	q := strings.TrimSpace(a.Question)
 	if q == "" {
 		return errorResult("question is required."), nil

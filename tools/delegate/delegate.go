@@ -51,6 +51,10 @@ type args struct {
 	Tasks []task `json:"tasks"`
 }
 
+// The schema is written by hand, not derived with tool.New: args embeds
+// one task type whose goal is optional at the top level (tasks may be given
+// instead) but required in each item of tasks, and the tool's description
+// is computed on every Spec call.
 const schema = `{
   "type": "object",
   "properties": {

@@ -3,7 +3,6 @@ package file
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,54 +17,32 @@ var patchDescription string
 // maxDiffChars bounds the diff shown after an edit.
 const maxDiffChars = 8000
 
-var patchSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "mode": {"type": "string", "enum": ["replace", "patch"], "description": "replace (default): swap old_string for new_string in path. patch: apply a multi-file patch in the *** Begin Patch format."},
-    "path": {"type": "string", "description": "replace mode: the file to edit."},
-    "old_string": {"type": "string", "description": "replace mode: the exact text to find, with enough surrounding lines to be unique."},
-    "new_string": {"type": "string", "description": "replace mode: the text to put in its place."},
-    "replace_all": {"type": "boolean", "description": "replace mode: replace every occurrence instead of requiring exactly one."},
-    "patch": {"type": "string", "description": "patch mode: the patch text, from *** Begin Patch to *** End Patch."}
-  },
-  "additionalProperties": false
-}`)
-
 type patchArgs struct {
-	Mode       string  `json:"mode"`
-	Path       string  `json:"path"`
-	OldString  *string `json:"old_string"`
-	NewString  *string `json:"new_string"`
-	ReplaceAll bool    `json:"replace_all"`
-	Patch      string  `json:"patch"`
+	Mode       string  `json:"mode,omitempty" jsonschema:"replace (default): swap old_string for new_string in path. patch: apply a multi-file patch in the *** Begin Patch format." enum:"replace,patch"`
+	Path       string  `json:"path,omitempty" jsonschema:"replace mode: the file to edit."`
+	OldString  *string `json:"old_string,omitempty" jsonschema:"replace mode: the exact text to find, with enough surrounding lines to be unique."`
+	NewString  *string `json:"new_string,omitempty" jsonschema:"replace mode: the text to put in its place."`
+	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"replace mode: replace every occurrence instead of requiring exactly one."`
+	Patch      string  `json:"patch,omitempty" jsonschema:"patch mode: the patch text, from *** Begin Patch to *** End Patch."`
 }
 
 // Patch returns the patch tool.
-func (t *Tools) Patch() tool.Tool { return patchTool{t} }
-
-type patchTool struct{ t *Tools }
-
-func (p patchTool) Spec() tool.Spec {
-	return tool.Spec{
+func (t *Tools) Patch() tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "patch",
 		Description: patchDescription,
-		Parameters:  patchSchema,
 		Toolset:     "file",
 		Class:       tool.PathScoped,
-		Paths:       p.t.pathsOf(true),
-	}
+		Paths:       t.pathsOf(true),
+	}, t.patch))
 }
 
-func (p patchTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a patchArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return tool.Error("patch: invalid arguments: " + err.Error()), nil
-	}
+func (t *Tools) patch(ctx context.Context, call tool.Call, a patchArgs) (tool.Result, error) {
 	switch a.Mode {
 	case "", "replace":
-		return p.t.replace(call.TaskID, a), nil
+		return t.replace(call.TaskID, a), nil
 	case "patch":
-		return p.t.applyPatchText(call.TaskID, a.Patch), nil
+		return t.applyPatchText(call.TaskID, a.Patch), nil
 	}
 	return tool.Error(fmt.Sprintf("patch: unknown mode %q; use replace or patch", a.Mode)), nil
 }

@@ -19,37 +19,21 @@ import (
 //go:embed read_file.md
 var readDescription string
 
-var readSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File to read, absolute or relative to the working directory."},
-    "offset": {"type": "integer", "minimum": 1, "description": "First line to return (1-based). Default 1."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Most lines to return. Default 500."}
-  },
-  "required": ["path"],
-  "additionalProperties": false
-}`)
-
 type readArgs struct {
-	Path   string `json:"path"`
-	Offset int    `json:"offset"`
-	Limit  int    `json:"limit"`
+	Path   string `json:"path" jsonschema:"File to read, absolute or relative to the working directory."`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line to return (1-based). Default 1." minimum:"1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Most lines to return. Default 500." minimum:"1"`
 }
 
 // ReadFile returns the read_file tool.
-func (t *Tools) ReadFile() tool.Tool { return readTool{t} }
-
-type readTool struct{ t *Tools }
-
-func (r readTool) Spec() tool.Spec {
-	return tool.Spec{
+func (t *Tools) ReadFile() tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "read_file",
 		Description: readDescription,
-		Parameters:  readSchema,
 		Toolset:     "file",
 		Class:       tool.PathScoped,
-		Paths:       r.t.pathsOf(false),
-	}
+		Paths:       t.pathsOf(false),
+	}, t.readFile))
 }
 
 // pathsOf reports the paths a call touches for the executor's overlap
@@ -83,11 +67,7 @@ func (t *Tools) pathsOf(writes bool) func(json.RawMessage) ([]string, bool) {
 	}
 }
 
-func (r readTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a readArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return tool.Error("read_file: invalid arguments: " + err.Error()), nil
-	}
+func (t *Tools) readFile(ctx context.Context, call tool.Call, a readArgs) (tool.Result, error) {
 	if a.Path == "" {
 		return tool.Error("read_file: path is required"), nil
 	}
@@ -97,7 +77,6 @@ func (r readTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) 
 	if a.Limit <= 0 {
 		a.Limit = DefaultReadLines
 	}
-	t := r.t
 	path := t.resolve(call.TaskID, a.Path)
 	st, err := os.Stat(path)
 	if err != nil {

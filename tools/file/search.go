@@ -3,7 +3,6 @@ package file
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,58 +15,35 @@ import (
 //go:embed search_files.md
 var searchDescription string
 
-var searchSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "content: a regular expression (RE2 syntax; (?i) for case-insensitive). files: a glob on file names (*.go, src/**/*.ts)."},
-    "target": {"type": "string", "enum": ["content", "files"], "description": "content (default): search inside files. files: find files by name."},
-    "path": {"type": "string", "description": "Directory (or file) to search; default the working directory."},
-    "file_glob": {"type": "string", "description": "content: only search files whose name matches this glob (e.g. *.py)."},
-    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "content: matching lines (default); files_with_matches: paths only; count: matches per file."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Most results to return. Default 100."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-
 type searchArgs struct {
-	Pattern    string `json:"pattern"`
-	Target     string `json:"target"`
-	Path       string `json:"path"`
-	FileGlob   string `json:"file_glob"`
-	OutputMode string `json:"output_mode"`
-	Limit      int    `json:"limit"`
+	Pattern    string `json:"pattern" jsonschema:"content: a regular expression (RE2 syntax; (?i) for case-insensitive). files: a glob on file names (*.go, src/**/*.ts)."`
+	Target     string `json:"target,omitempty" jsonschema:"content (default): search inside files. files: find files by name." enum:"content,files"`
+	Path       string `json:"path,omitempty" jsonschema:"Directory (or file) to search; default the working directory."`
+	FileGlob   string `json:"file_glob,omitempty" jsonschema:"content: only search files whose name matches this glob (e.g. *.py)."`
+	OutputMode string `json:"output_mode,omitempty" jsonschema:"content: matching lines (default); files_with_matches: paths only; count: matches per file." enum:"content,files_with_matches,count"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"Most results to return. Default 100." minimum:"1"`
 }
 
 // SearchFiles returns the search_files tool.
-func (t *Tools) SearchFiles() tool.Tool { return searchTool{t} }
-
-type searchTool struct{ t *Tools }
-
-func (s searchTool) Spec() tool.Spec {
-	return tool.Spec{
+func (t *Tools) SearchFiles() tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "search_files",
 		Description: searchDescription,
-		Parameters:  searchSchema,
 		Toolset:     "file",
 		Class:       tool.PathScoped,
-		Paths:       s.t.pathsOf(false),
-	}
+		Paths:       t.pathsOf(false),
+	}, t.searchFiles))
 }
 
-func (s searchTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a searchArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return tool.Error("search_files: invalid arguments: " + err.Error()), nil
-	}
+func (t *Tools) searchFiles(ctx context.Context, call tool.Call, a searchArgs) (tool.Result, error) {
 	if a.Pattern == "" {
 		return tool.Error("search_files: pattern is required"), nil
 	}
 	q := searchQuery{
-		root:     s.t.resolve(call.TaskID, a.Path),
+		root:     t.resolve(call.TaskID, a.Path),
 		limit:    a.Limit,
-		maxSize:  s.t.opts.MaxFileSize,
-		maxLine:  min(s.t.opts.MaxLineLength, 300),
+		maxSize:  t.opts.MaxFileSize,
+		maxLine:  min(t.opts.MaxLineLength, 300),
 		mode:     a.OutputMode,
 		filesTgt: a.Target == "files",
 	}
@@ -106,7 +82,7 @@ func (s searchTool) Run(ctx context.Context, call tool.Call) (tool.Result, error
 	if err != nil {
 		return tool.Error("search_files: " + err.Error()), nil
 	}
-	return tool.Text(s.t.opts.Redact(res.render(s.t, call.TaskID, q))), nil
+	return tool.Text(t.opts.Redact(res.render(t, call.TaskID, q))), nil
 }
 
 // glob matches a file name (a pattern without a slash) or a path relative

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -14,53 +13,34 @@ import (
 //go:embed write_file.md
 var writeDescription string
 
-var writeSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File to create or overwrite, absolute or relative to the working directory. Parent directories are created."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
-  },
-  "required": ["path", "content"],
-  "additionalProperties": false
-}`)
-
 type writeArgs struct {
-	Path    string  `json:"path"`
-	Content *string `json:"content"`
+	Path    string  `json:"path" jsonschema:"File to create or overwrite, absolute or relative to the working directory. Parent directories are created."`
+	Content *string `json:"content" jsonschema:"The complete new content of the file."`
 }
 
 // WriteFile returns the write_file tool.
-func (t *Tools) WriteFile() tool.Tool { return writeTool{t} }
-
-type writeTool struct{ t *Tools }
-
-func (w writeTool) Spec() tool.Spec {
-	return tool.Spec{
+func (t *Tools) WriteFile() tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "write_file",
 		Description: writeDescription,
-		Parameters:  writeSchema,
 		Toolset:     "file",
 		Class:       tool.PathScoped,
-		Paths:       w.t.pathsOf(true),
-	}
+		Paths:       t.pathsOf(true),
+	}, t.writeFile))
 }
 
-func (w writeTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a writeArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return tool.Error("write_file: invalid arguments: " + err.Error()), nil
-	}
+func (t *Tools) writeFile(ctx context.Context, call tool.Call, a writeArgs) (tool.Result, error) {
 	if a.Path == "" || a.Content == nil {
 		return tool.Error("write_file: path and content are required"), nil
 	}
-	path := w.t.resolve(call.TaskID, a.Path)
+	path := t.resolve(call.TaskID, a.Path)
 	data := []byte(*a.Content)
 	old, err := os.ReadFile(path)
 	existed := err == nil
 	if existed && bytes.Equal(old, data) {
 		return tool.Text(fmt.Sprintf("No change: %s already holds exactly this content (%d bytes); nothing was written.", path, len(data))), nil
 	}
-	if err := w.t.writeVerified(path, data); err != nil {
+	if err := t.writeVerified(path, data); err != nil {
 		return tool.Error("write_file: failed: " + err.Error()), nil
 	}
 	verb := "Created"

@@ -18,16 +18,6 @@ import (
 //go:embed session_search.md
 var description string
 
-var schema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "query": {"type": "string", "description": "Words to search for in past conversations."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3, "description": "How many sessions to return."},
-    "role_filter": {"type": "string", "description": "Comma-separated roles to search: user, assistant, tool."},
-    "session_id": {"type": "string", "description": "Read this session (without query)."}
-  }
-}`)
-
 // Limits of what one call returns.
 const (
 	defaultLimit    = 3
@@ -42,34 +32,27 @@ type searchTool struct{ s *session.Store }
 
 // New returns the session_search tool. A nil store gives a tool that
 // reports that no history is available.
-func New(s *session.Store) tool.Tool { return searchTool{s} }
-
-func (searchTool) Spec() tool.Spec {
-	return tool.Spec{
+func New(s *session.Store) tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "session_search",
 		Description: strings.TrimSpace(description),
-		Parameters:  schema,
 		Toolset:     "session_search",
 		Class:       tool.Parallel,
-	}
+	}, searchTool{s}.run, tool.InvalidArgs(func(err error) tool.Result {
+		return failure("invalid arguments: " + err.Error())
+	})))
 }
 
 type args struct {
-	Query      string `json:"query"`
-	Limit      int    `json:"limit"`
-	RoleFilter string `json:"role_filter"`
-	SessionID  string `json:"session_id"`
+	Query      string `json:"query,omitempty" jsonschema:"Words to search for in past conversations."`
+	Limit      int    `json:"limit,omitempty" jsonschema:"How many sessions to return." minimum:"1" maximum:"10" default:"3"`
+	RoleFilter string `json:"role_filter,omitempty" jsonschema:"Comma-separated roles to search: user, assistant, tool."`
+	SessionID  string `json:"session_id,omitempty" jsonschema:"Read this session (without query)."`
 }
 
-func (t searchTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
+func (t searchTool) run(ctx context.Context, call tool.Call, a args) (tool.Result, error) {
 	if t.s == nil {
 		return failure("Session history is not available: no session database is open."), nil
-	}
-	var a args
-	if len(call.Args) > 0 {
-		if err := json.Unmarshal(call.Args, &a); err != nil {
-			return failure("invalid arguments: " + err.Error()), nil
-		}
 	}
 	if a.Limit <= 0 {
 		a.Limit = defaultLimit

@@ -3,7 +3,6 @@ package terminal
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -20,48 +19,28 @@ const (
 	maxWait         = 10 * time.Minute
 )
 
-var processSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "action": {"type": "string", "enum": ["list", "poll", "log", "wait", "kill"], "description": "list: all background processes; poll: status and exit code; log: output so far; wait: block until it exits (bounded by timeout); kill: stop it and its children."},
-    "id": {"type": "string", "description": "Process id from terminal with background: true (e.g. proc_1). Required except for list."},
-    "offset": {"type": "integer", "minimum": 0, "description": "log: byte offset to read from (the next_offset of a previous read). Default 0."},
-    "limit": {"type": "integer", "minimum": 1, "description": "log: most bytes to return. Default 20000."},
-    "timeout": {"type": "number", "description": "wait: seconds to wait at most. Default 30, at most 600."}
-  },
-  "required": ["action"],
-  "additionalProperties": false
-}`)
-
 type processArgs struct {
-	Action  string   `json:"action"`
-	ID      string   `json:"id"`
-	Offset  *int64   `json:"offset"`
-	Limit   int      `json:"limit"`
-	Timeout *float64 `json:"timeout"`
+	Action  string   `json:"action" jsonschema:"list: all background processes; poll: status and exit code; log: output so far; wait: block until it exits (bounded by timeout); kill: stop it and its children." enum:"list,poll,log,wait,kill"`
+	ID      string   `json:"id,omitempty" jsonschema:"Process id from terminal with background: true (e.g. proc_1). Required except for list."`
+	Offset  *int64   `json:"offset,omitempty" jsonschema:"log: byte offset to read from (the next_offset of a previous read). Default 0." minimum:"0"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"log: most bytes to return. Default 20000." minimum:"1"`
+	Timeout *float64 `json:"timeout,omitempty" jsonschema:"wait: seconds to wait at most. Default 30, at most 600."`
 }
 
 // ProcessTool returns the "process" tool managing background processes.
-func (t *Terminal) ProcessTool() tool.Tool { return processTool{t} }
-
-type processTool struct{ t *Terminal }
-
-func (pt processTool) Spec() tool.Spec {
-	return tool.Spec{
+func (t *Terminal) ProcessTool() tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "process",
 		Description: processDescription,
-		Parameters:  processSchema,
 		Toolset:     "terminal",
 		Class:       tool.Parallel,
 		Timeout:     maxWait + 30*time.Second,
-	}
+	}, processTool{t}.run))
 }
 
-func (pt processTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a processArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return tool.Error("process: invalid arguments: " + err.Error()), nil
-	}
+type processTool struct{ t *Terminal }
+
+func (pt processTool) run(ctx context.Context, call tool.Call, a processArgs) (tool.Result, error) {
 	if a.Action == "list" {
 		return pt.list(call.TaskID), nil
 	}

@@ -37,7 +37,17 @@ func (t *Terminal) Tools() []tool.Tool {
 }
 
 // TerminalTool returns the "terminal" tool.
-func (t *Terminal) TerminalTool() tool.Tool { return terminalTool{t} }
+func (t *Terminal) TerminalTool() tool.Tool {
+	return terminalTool{tool.Must(tool.New(tool.Spec{
+		Name:        "terminal",
+		Description: terminalDescription,
+		Toolset:     "terminal",
+		Class:       tool.Sequential,
+		// The tool enforces its own per-command timeout and reports it;
+		// the executor's deadline is only a backstop past the largest one.
+		Timeout: t.opts.MaxTimeout + 30*time.Second,
+	}, t.runCommand))}
+}
 
 // Workdir returns the task's current working directory: where its next
 // command will start. File tools resolve relative paths against it.
@@ -50,41 +60,18 @@ func (t *Terminal) Close() error {
 }
 
 type terminalArgs struct {
-	Command    string   `json:"command"`
-	Timeout    *float64 `json:"timeout,omitempty"`
-	Workdir    string   `json:"workdir,omitempty"`
-	Background bool     `json:"background,omitempty"`
+	Command    string   `json:"command" jsonschema:"The shell command to run (bash)."`
+	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command and all its children are killed. Defaults to the configured timeout."`
+	Workdir    string   `json:"workdir,omitempty" jsonschema:"Directory to run this command in; defaults to the session's working directory."`
+	Background bool     `json:"background,omitempty" jsonschema:"Start a long-running process (a server, a watcher) and return its id at once; manage it with the process tool."`
 }
 
-var terminalSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The shell command to run (bash)."},
-    "timeout": {"type": "number", "description": "Seconds before the command and all its children are killed. Defaults to the configured timeout."},
-    "workdir": {"type": "string", "description": "Directory to run this command in; defaults to the session's working directory."},
-    "background": {"type": "boolean", "description": "Start a long-running process (a server, a watcher) and return its id at once; manage it with the process tool."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`)
-
-type terminalTool struct{ t *Terminal }
-
-func (tt terminalTool) Spec() tool.Spec {
-	return tool.Spec{
-		Name:        "terminal",
-		Description: terminalDescription,
-		Parameters:  terminalSchema,
-		Toolset:     "terminal",
-		Class:       tool.Sequential,
-		// The tool enforces its own per-command timeout and reports it;
-		// the executor's deadline is only a backstop past the largest one.
-		Timeout: tt.t.opts.MaxTimeout + 30*time.Second,
-	}
-}
+// terminalTool is the typed tool plus the command the executor checks
+// for approval before the tool runs.
+type terminalTool struct{ tool.Tool }
 
 // Command implements tool.Commander.
-func (tt terminalTool) Command(args json.RawMessage) (string, bool) {
+func (terminalTool) Command(args json.RawMessage) (string, bool) {
 	var a terminalArgs
 	if err := json.Unmarshal(args, &a); err != nil || a.Command == "" {
 		return "", false
@@ -92,35 +79,31 @@ func (tt terminalTool) Command(args json.RawMessage) (string, bool) {
 	return a.Command, true
 }
 
-func (tt terminalTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var a terminalArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return tool.Error("terminal: invalid arguments: " + err.Error()), nil
-	}
+func (t *Terminal) runCommand(ctx context.Context, call tool.Call, a terminalArgs) (tool.Result, error) {
 	if a.Command == "" {
 		return tool.Error("terminal: command is empty"), nil
 	}
-	timeout := tt.t.opts.Timeout
+	timeout := t.opts.Timeout
 	if a.Timeout != nil {
 		if *a.Timeout <= 0 {
 			return tool.Error("terminal: timeout must be a positive number of seconds"), nil
 		}
 		timeout = time.Duration(*a.Timeout * float64(time.Second))
-		if timeout > tt.t.opts.MaxTimeout {
-			timeout = tt.t.opts.MaxTimeout
+		if timeout > t.opts.MaxTimeout {
+			timeout = t.opts.MaxTimeout
 		}
 	}
-	dir, err := tt.t.resolveDir(call.TaskID, a.Workdir)
+	dir, err := t.resolveDir(call.TaskID, a.Workdir)
 	if err != nil {
 		return tool.Error("terminal: " + err.Error()), nil
 	}
 	if a.Background {
-		p, err := tt.t.startBackground(call.TaskID, a.Command, dir)
+		p, err := t.startBackground(call.TaskID, a.Command, dir)
 		if err != nil {
 			return tool.Error("terminal: start background process: " + err.Error()), nil
 		}
 		return tool.Text(fmt.Sprintf("Started background process %s (pid %d) in %s.\nUse the process tool with id %q to poll, read its log, wait for or kill it.",
 			p.id, p.pid, dir, p.id)), nil
 	}
-	return tt.t.runForeground(ctx, call.TaskID, a.Command, dir, timeout), nil
+	return t.runForeground(ctx, call.TaskID, a.Command, dir, timeout), nil
 }

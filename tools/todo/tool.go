@@ -13,6 +13,9 @@ import (
 //go:embed todo.md
 var description string
 
+// The schema is written by hand, not derived from args: parseTodos
+// decodes the list into Patch items (an absent field means "unchanged" in
+// a merge, an id may be a number), not into the item shape offered here.
 var schema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -45,16 +48,21 @@ type todoTool struct {
 // NewTool returns the "todo" tool over s. persist, when not nil, is called
 // after every change with the call's session id (calls without one are
 // not persisted); a failure is reported in the result as a warning.
-func NewTool(s *Store, persist Persist) tool.Tool { return todoTool{s, persist} }
-
-func (todoTool) Spec() tool.Spec {
-	return tool.Spec{
+func NewTool(s *Store, persist Persist) tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
 		Name:        "todo",
 		Description: strings.TrimSpace(description),
 		Parameters:  schema,
 		Toolset:     "todo",
 		Class:       tool.Sequential,
-	}
+	}, todoTool{s, persist}.run, tool.InvalidArgs(func(err error) tool.Result {
+		return errorResult("invalid arguments: " + err.Error())
+	})))
+}
+
+type args struct {
+	Todos json.RawMessage `json:"todos"`
+	Merge bool            `json:"merge"`
 }
 
 type response struct {
@@ -64,28 +72,19 @@ type response struct {
 	Warning  string  `json:"warning,omitempty"`
 }
 
-func (t todoTool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
-	var args struct {
-		Todos json.RawMessage `json:"todos"`
-		Merge bool            `json:"merge"`
-	}
-	if len(call.Args) > 0 {
-		if err := json.Unmarshal(call.Args, &args); err != nil {
-			return errorResult("invalid arguments: " + err.Error()), nil
-		}
-	}
+func (t todoTool) run(ctx context.Context, call tool.Call, a args) (tool.Result, error) {
 	var (
 		st      State
 		changed bool
 	)
-	if raw := strings.TrimSpace(string(args.Todos)); raw == "" || raw == "null" {
+	if raw := strings.TrimSpace(string(a.Todos)); raw == "" || raw == "null" {
 		st = t.s.Get()
 	} else {
-		items, msg := parseTodos(args.Todos)
+		items, msg := parseTodos(a.Todos)
 		if msg != "" {
 			return errorResult(msg), nil
 		}
-		st, changed = t.s.Write(items, args.Merge)
+		st, changed = t.s.Write(items, a.Merge)
 	}
 	res := response{Todos: st.Todos, Revision: st.Revision, Summary: st.Summary()}
 	if res.Todos == nil {
