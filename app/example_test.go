@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -29,9 +28,13 @@ func Example() {
 
 	cfg := config.Default()
 	cfg.Home, cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = home, "custom", srv.URL(), "sk-test", "my-model"
-	weather := tool.Func{S: tool.Spec{Name: "weather", Description: "Current weather of a city",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)},
-		Fn: func(ctx context.Context, c tool.Call) (tool.Result, error) { return tool.Text("sunny, 24°C"), nil }}
+	type city struct {
+		Name string `json:"city" jsonschema:"The city to look up."`
+	}
+	weather := tool.Must(tool.New(tool.Spec{Name: "weather", Description: "Current weather in a city."},
+		func(ctx context.Context, c tool.Call, args city) (tool.Result, error) {
+			return tool.Text("sunny, 24°C in " + args.Name), nil
+		}))
 
 	rt, err := app.New(context.Background(), cfg, app.Options{Tools: []tool.Tool{weather}, Workdir: home})
 	if err != nil {
@@ -45,5 +48,5 @@ func Example() {
 	fmt.Println(len(stored), "messages stored; the tool said:", stored[2].Content)
 	// Output:
 	// Sunny in Lisbon. <nil>
-	// 4 messages stored; the tool said: sunny, 24°C
+	// 4 messages stored; the tool said: sunny, 24°C in Lisbon
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-go/hermes/compress"
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -198,5 +198,21 @@ func TestSpec(t *testing.T) {
 func TestReminderHeaderIsTheCompressorsTodoHeader(t *testing.T) {
 	if ReminderHeader != compress.TodoHeader {
 		t.Fatalf("todo.ReminderHeader %q != compress.TodoHeader %q", ReminderHeader, compress.TodoHeader)
+	}
+}
+
+// A merge names only what changes; the schema the executor checks calls
+// against must let it.
+func TestMergeThroughTheExecutorNeedsOnlyTheID(t *testing.T) {
+	st := &Store{}
+	st.Set(State{Todos: []Item{{ID: "1", Content: "write", Status: InProgress}}})
+	tl := NewTool(st, nil)
+	e := &tool.Executor{Resolve: func(string) (tool.Tool, bool) { return tl, true }}
+	out := e.Execute(context.Background(), []tool.Call{{ID: "c", Name: "todo", Args: json.RawMessage(`{"merge":true,"todos":[{"id":"1","status":"completed"}]}`)}})
+	if out[0].Result.IsError {
+		t.Fatalf("merge rejected: %s", out[0].Result.Content)
+	}
+	if got := st.Get().Todos[0]; got.Status != Completed || got.Content != "write" {
+		t.Fatalf("item after merge = %+v", got)
 	}
 }

@@ -26,11 +26,11 @@ var schema = json.RawMessage(`{
         "type": "object",
         "properties": {
           "id": {"type": "string"},
-          "content": {"type": "string"},
+          "content": {"type": "string", "description": "What the task is (required for a new item; a merge may leave it out)."},
           "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]},
           "parent": {"type": "string", "description": "Id of the item this one is a sub-task of."}
         },
-        "required": ["id", "content", "status"]
+        "required": ["id"]
       }
     },
     "merge": {"type": "boolean", "default": false, "description": "true: update items by id and append new ones; false: replace the list."}
