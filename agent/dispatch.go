@@ -66,6 +66,7 @@ func (a *Agent) newExecutor() *tool.Executor {
 		MaxResultChars: a.cfg.MaxResultChars,
 		SpillDir:       a.cfg.SpillDir,
 		Redact:         a.cfg.Redact,
+		Now:            a.cfg.Now,
 	}
 	e.OnStart = func(c tool.Call) {
 		a.emit(Event{Kind: EventToolStarted, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Args: string(c.Args)}})

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/tool"
@@ -250,6 +251,28 @@ func TestExitReasonDecidesTheResultFlags(t *testing.T) {
 		c, i, p, f := tt.exit.outcome()
 		if c != tt.completed || i != tt.interrupted || p != tt.partial || f != tt.failed {
 			t.Errorf("%s: completed %v interrupted %v partial %v failed %v", tt.exit, c, i, p, f)
+		}
+	}
+}
+
+// Durations and event times come from the injected clock.
+func TestTheInjectedClockTimesToolsAndEvents(t *testing.T) {
+	base := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	var ticks atomic.Int64
+	now := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }
+	s := (&scripted{}).add(calls(call("c1", "echo", `{"text":"x"}`)), text("ok"))
+	rec := &recorder{}
+	a := New(Config{Client: s, Model: "m", Tools: tool.NewRegistry(echoTool()), Observer: rec.observe, Now: now})
+	if _, err := a.Run(context.Background(), Input{Message: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	fin := rec.of(EventToolFinished)
+	if len(fin) != 1 || fin[0].Tool.Duration <= 0 || fin[0].Tool.Duration%time.Second != 0 {
+		t.Fatalf("tool duration %v is not from the injected clock", fin[0].Tool.Duration)
+	}
+	for _, e := range rec.events {
+		if e.Time.Before(base) || e.Time.Sub(base)%time.Second != 0 {
+			t.Fatalf("%s event at %v, not from the injected clock", e.Kind, e.Time)
 		}
 	}
 }

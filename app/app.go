@@ -199,7 +199,7 @@ func isLocalish(id string) bool {
 
 func (rt *Runtime) openStore() error {
 	path := filepath.Join(rt.cfg.Home, "state.db")
-	st, err := session.Open(path, session.Options{Redact: rt.redact})
+	st, err := session.Open(path, session.Options{Redact: rt.redact, Now: rt.opts.Now})
 	if err != nil {
 		return fmt.Errorf("session database %s: %w", path, err)
 	}

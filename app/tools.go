@@ -29,6 +29,7 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 		MaxOutput: cfg.Terminal.MaxOutput,
 		Dir:       rt.workdir,
 		Redact:    rt.redact,
+		Now:       rt.opts.Now,
 	})
 	rt.closers = append(rt.closers, term.Close)
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact})

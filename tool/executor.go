@@ -51,6 +51,8 @@ type Executor struct {
 	SpillDir string
 	// Redact masks secrets in results before the model sees them.
 	Redact func(string) string
+	// Now is the clock of call durations (default time.Now).
+	Now func() time.Time
 
 	// OnStart and OnFinish observe calls; they run on the call's goroutine.
 	OnStart  func(Call)
@@ -211,7 +213,11 @@ func (e *Executor) cancelled(p *prepared, err error) Outcome {
 // runPrepared runs the per-call pipeline: pre hooks, approval, the tool,
 // post hooks, redaction and the size cap.
 func (e *Executor) runPrepared(ctx context.Context, p *prepared) Outcome {
-	start := time.Now()
+	now := e.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
 	var o Outcome
 	if p.early != nil {
 		o = *p.early
@@ -223,7 +229,7 @@ func (e *Executor) runPrepared(ctx context.Context, p *prepared) Outcome {
 		}
 		o = e.pipeline(ctx, p)
 	}
-	o.Duration = time.Since(start)
+	o.Duration = now().Sub(start)
 	for _, h := range e.Post {
 		h(ctx, o.Call, &o.Result, o.Status, o.Duration)
 	}

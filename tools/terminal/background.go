@@ -18,6 +18,7 @@ type process struct {
 	dir     string
 	pid     int
 	started time.Time
+	now     func() time.Time
 	cmd     *exec.Cmd
 	log     *logBuffer
 	done    chan struct{} // closed when the process has exited
@@ -42,7 +43,7 @@ func (p *process) status() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.running() {
-		return fmt.Sprintf("%s: running (pid %d) for %s: %s", p.id, p.pid, time.Since(p.started).Round(time.Second), p.command)
+		return fmt.Sprintf("%s: running (pid %d) for %s: %s", p.id, p.pid, p.now().Sub(p.started).Round(time.Second), p.command)
 	}
 	s := fmt.Sprintf("%s: exited with code %d: %s", p.id, p.exitCode, p.command)
 	if p.killed {
@@ -114,7 +115,7 @@ func (p *process) kill() {
 // any call's context: it lives until it exits, is killed, or the Terminal
 // is closed.
 func (t *Terminal) startBackground(task, command, dir string) (*process, error) {
-	p := &process{task: task, command: command, dir: dir, log: newLogBuffer(t.opts.LogBuffer), done: make(chan struct{})}
+	p := &process{task: task, command: command, dir: dir, log: newLogBuffer(t.opts.LogBuffer), done: make(chan struct{}), now: t.opts.Now}
 	// The pwd side file is not needed: a background process never moves
 	// the task's directory.
 	cmd := t.command(context.Background(), command, dir, "__HERMES_PWD_FILE=/dev/null")
@@ -122,7 +123,7 @@ func (t *Terminal) startBackground(task, command, dir string) (*process, error) 
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.cmd, p.pid, p.started = cmd, cmd.Process.Pid, time.Now()
+	p.cmd, p.pid, p.started = cmd, cmd.Process.Pid, p.now()
 	t.procs.add(p)
 	go func() {
 		err := cmd.Wait()

@@ -35,6 +35,8 @@ type Options struct {
 	Dir string
 	// Redact, when set, is applied to all output before the model reads it.
 	Redact func(string) string
+	// Now is the clock of background processes' run times (default time.Now).
+	Now func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -55,6 +57,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Shell == "" {
 		o.Shell = findShell()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Dir == "" {
 		if wd, err := os.Getwd(); err == nil {
