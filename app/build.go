@@ -8,12 +8,21 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
+)
+
+// The parts fit each other as they are, without adapters.
+var (
+	_ agent.Store        = (*session.Store)(nil)
+	_ agent.SessionEnder = (*session.Store)(nil)
+	_ agent.Compressor   = (*compress.Compressor)(nil)
+	_ agent.Router       = (*provider.Chain)(nil)
 )
 
 // buildAgent assembles the agent over the resolved providers and the
