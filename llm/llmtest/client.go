@@ -19,8 +19,9 @@ import (
 // the Server, with the same Replies, and answers the way a transport
 // talking to the Server does:
 //
-//   - A successful Reply becomes the Response: Text as the content,
-//     Reasoning, ToolCalls (an empty ID generated as call_…, empty
+//   - A successful Reply becomes the Response: Text as the content
+//     (verbatim; the OpenAI transports trim surrounding space), Reasoning,
+//     ToolCalls (an empty ID generated as call_…, empty
 //     Arguments as "{}"), the finish reason, Usage (estimated when nil) and
 //     Model (else the requested one). A Refusal is returned in
 //     Response.Refusal. Before it, the sink gets the deltas a stream
