@@ -2,48 +2,27 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
-// scripted is a fake llm.Client: each call takes the next step and
-// records the request it was given.
-type scripted struct {
-	mu    sync.Mutex
-	steps []func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error)
-	reqs  []*llm.Request
-}
+// scripted is the model of the loop tests: an llmtest.Client whose script
+// is a list of steps, each answering one call. The zero value is ready.
+type scripted struct{ llmtest.Client }
 
-func (s *scripted) Complete(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	if len(s.steps) == 0 {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("script ran out at call %d", len(s.reqs))
-	}
-	f := s.steps[0]
-	s.steps = s.steps[1:]
-	s.mu.Unlock()
-	return f(ctx, req, sink)
-}
-
-func (s *scripted) add(f ...func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error)) *scripted {
-	s.steps = append(s.steps, f...)
+func (s *scripted) add(steps ...llm.ClientFunc) *scripted {
+	s.EnqueueFunc(steps...)
 	return s
 }
 
-func (s *scripted) requests() []*llm.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*llm.Request(nil), s.reqs...)
-}
+func (s *scripted) requests() []*llm.Request { return s.Requests() }
 
 func text(s string) func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
 	return reply(&llm.Response{Message: llm.Assistant(s), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12}})
 }
 
+// reply answers with r, its content streamed as one delta.
 func reply(r *llm.Response) func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
 	return func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
 		if sink != nil && r.Message.Content != "" {

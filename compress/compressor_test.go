@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,37 +9,35 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
-// summarizer is a fake auxiliary model that records its requests.
+// summarizer is the auxiliary model of these tests, an llmtest.Client
+// answering each call with reply (a default summary when empty) or failing
+// with err, both read when the call is made. reqs is what it was sent.
 type summarizer struct {
-	mu    sync.Mutex
-	reqs  []*llm.Request
 	reply string
 	err   error
+	reqs  []*llm.Request
+
+	model llmtest.Client
 }
 
 func (s *summarizer) Complete(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
 	if s.err != nil {
-		return nil, s.err
+		s.model.EnqueueFunc(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) { return nil, s.err })
+	} else {
+		s.model.Enqueue(llmtest.Reply{Text: cmp.Or(s.reply, "## Active Task\nFinish the refactor.\n## Completed Actions\n1. READ main.go — ok [tool: read_file]")})
 	}
-	reply := s.reply
-	if reply == "" {
-		reply = "## Active Task\nFinish the refactor.\n## Completed Actions\n1. READ main.go — ok [tool: read_file]"
-	}
-	return &llm.Response{Message: llm.Assistant(reply)}, nil
+	resp, err := s.model.Complete(ctx, req, sink)
+	s.reqs = s.model.Requests()
+	return resp, err
 }
 
 func (s *summarizer) prompt() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	r := s.reqs[len(s.reqs)-1]
 	return r.Messages[len(r.Messages)-1].Content
 }

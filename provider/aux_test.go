@@ -66,7 +66,7 @@ func TestAuxiliaryRejectsUnknownTasksAndMissingPrimary(t *testing.T) {
 	if _, _, err := (Resolver{Getenv: envOf(map[string]string{"OPENAI_API_KEY": "k"})}).Auxiliary(context.Background(), "dreaming", Config{}); err == nil {
 		t.Error("unknown task accepted")
 	}
-	_, _, err := NewAuxiliary(context.Background(), TaskCompression, Config{}, ChainOptions{Resolver: Resolver{Getenv: envOf(nil)}, Factory: newFakeNet().factory})
+	_, _, err := NewAuxiliary(context.Background(), TaskCompression, Config{}, ChainOptions{Resolver: Resolver{Getenv: envOf(nil)}, Factory: newFakeNet(t).factory})
 	if !errors.Is(err, ErrNoProvider) {
 		t.Errorf("err = %v", err)
 	}
@@ -77,7 +77,7 @@ func TestAuxiliaryChainFallsBackOnCapacityErrors(t *testing.T) {
 		Provider: "custom", BaseURL: "http://main", Model: "big",
 		Auxiliary: map[string]AuxConfig{TaskCompression: {Provider: "custom", BaseURL: "http://cheap", Model: "small"}},
 	}
-	n := newFakeNet().on("http://cheap", failAfter(llm.ErrRateLimit, 0)).on("http://main", ok("summary"))
+	n := newFakeNet(t).on("http://cheap", failAfter(llm.ErrRateLimit, 0)).on("http://main", ok("summary"))
 	rec := &recorder{}
 	opts := rec.options(n)
 	opts.Resolver = Resolver{Getenv: envOf(nil)}

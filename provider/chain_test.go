@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 func newChain(t *testing.T, opts ChainOptions, eps ...Endpoint) *Chain {
@@ -54,7 +55,7 @@ func TestBackoffFollowsTheSpecSchedule(t *testing.T) {
 }
 
 func TestRetryBacksOffThenSucceeds(t *testing.T) {
-	n := newFakeNet().on("http://primary", fail(llm.ErrServer, 500), fail(llm.ErrServer, 502), ok("done"))
+	n := newFakeNet(t).on("http://primary", fail(llm.ErrServer, 500), fail(llm.ErrServer, 502), ok("done"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary)
 	resp, err := c.Complete(context.Background(), userRequest(), nil)
@@ -80,7 +81,7 @@ func TestRetryBacksOffThenSucceeds(t *testing.T) {
 }
 
 func TestRetryHonoursRetryAfter(t *testing.T) {
-	n := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, 7*time.Second), ok("done"))
+	n := newFakeNet(t).on("http://primary", failAfter(llm.ErrRateLimit, 7*time.Second), ok("done"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary)
 	if _, err := c.Complete(context.Background(), userRequest(), nil); err != nil {
@@ -102,7 +103,7 @@ func TestGivesUpAfterMaxRetries(t *testing.T) {
 		{"negative disables retries", -1, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			n := newFakeNet().on("http://primary", fail(llm.ErrServer, 503))
+			n := newFakeNet(t).on("http://primary", fail(llm.ErrServer, 503))
 			rec := &recorder{}
 			opts := rec.options(n)
 			opts.MaxRetries = tt.maxRetries
@@ -125,7 +126,7 @@ func TestGivesUpAfterMaxRetries(t *testing.T) {
 func TestNonRetryableErrorsAreNotRetried(t *testing.T) {
 	for _, kind := range []llm.ErrorKind{llm.ErrBadRequest, llm.ErrContextOverflow, llm.ErrContentFilter, llm.ErrBilling, llm.ErrModelNotFound, llm.ErrAuth} {
 		t.Run(string(kind), func(t *testing.T) {
-			n := newFakeNet().on("http://primary", fail(kind, 400), ok("never"))
+			n := newFakeNet(t).on("http://primary", fail(kind, 400), ok("never"))
 			rec := &recorder{}
 			c := newChain(t, rec.options(n), primary)
 			_, err := c.Complete(context.Background(), userRequest(), nil)
@@ -145,7 +146,7 @@ func TestNonRetryableErrorsAreNotRetried(t *testing.T) {
 
 func TestContextOverflowGoesBackToTheCallerNotToFallback(t *testing.T) {
 	overflow := &llm.ProviderError{Kind: llm.ErrContextOverflow, StatusCode: 400, ContextLimit: 200000}
-	n := newFakeNet().on("http://primary", step{err: overflow}).on("http://backup", ok("from backup"))
+	n := newFakeNet(t).on("http://primary", failWith(overflow)).on("http://backup", ok("from backup"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	_, err := c.Complete(context.Background(), userRequest(), nil)
@@ -159,7 +160,7 @@ func TestContextOverflowGoesBackToTheCallerNotToFallback(t *testing.T) {
 }
 
 func TestRateLimitFallsBackAtOnceAndRewritesIdentity(t *testing.T) {
-	n := newFakeNet().
+	n := newFakeNet(t).
 		on("http://primary", failAfter(llm.ErrRateLimit, 0), ok("primary again")).
 		on("http://backup", ok("from backup"), ok("second call"))
 	rec := &recorder{}
@@ -225,7 +226,7 @@ func TestRateLimitFallsBackAtOnceAndRewritesIdentity(t *testing.T) {
 func TestTransportFailureFallsBackAfterSecondAttempt(t *testing.T) {
 	for _, kind := range []llm.ErrorKind{llm.ErrTimeout, llm.ErrConnection, llm.ErrStalled} {
 		t.Run(string(kind), func(t *testing.T) {
-			n := newFakeNet().on("http://primary", fail(kind, 0), fail(kind, 0), ok("never")).on("http://backup", ok("b"))
+			n := newFakeNet(t).on("http://primary", fail(kind, 0), fail(kind, 0), ok("never")).on("http://backup", ok("b"))
 			rec := &recorder{}
 			c := newChain(t, rec.options(n), primary, backup)
 			if _, err := c.Complete(context.Background(), userRequest(), nil); err != nil {
@@ -242,7 +243,7 @@ func TestTransportFailureFallsBackAfterSecondAttempt(t *testing.T) {
 }
 
 func TestServerErrorFallsBackAfterRetries(t *testing.T) {
-	n := newFakeNet().on("http://primary", fail(llm.ErrServer, 529)).on("http://backup", ok("b"))
+	n := newFakeNet(t).on("http://primary", fail(llm.ErrServer, 529)).on("http://backup", ok("b"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	if _, err := c.Complete(context.Background(), userRequest(), nil); err != nil {
@@ -257,7 +258,7 @@ func TestServerErrorFallsBackAfterRetries(t *testing.T) {
 }
 
 func TestInvalidResponseFallsBackEagerly(t *testing.T) {
-	n := newFakeNet().on("http://primary", step{nilRes: true}).on("http://backup", ok("b"))
+	n := newFakeNet(t).on("http://primary", noResponse()).on("http://backup", ok("b"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	if _, err := c.Complete(context.Background(), userRequest(), nil); err != nil {
@@ -269,7 +270,7 @@ func TestInvalidResponseFallsBackEagerly(t *testing.T) {
 }
 
 func TestInvalidResponseWithoutFallbackUsesTheLongerBackoff(t *testing.T) {
-	n := newFakeNet().on("http://primary", step{nilRes: true}, step{nilRes: true}, ok("fine"))
+	n := newFakeNet(t).on("http://primary", noResponse(), noResponse(), ok("fine"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary)
 	if _, err := c.Complete(context.Background(), userRequest(), nil); err != nil {
@@ -281,7 +282,7 @@ func TestInvalidResponseWithoutFallbackUsesTheLongerBackoff(t *testing.T) {
 }
 
 func TestNonRetryableErrorFallsBackWhenAFallbackExists(t *testing.T) {
-	n := newFakeNet().on("http://primary", fail(llm.ErrBilling, 402)).on("http://backup", ok("b"))
+	n := newFakeNet(t).on("http://primary", fail(llm.ErrBilling, 402)).on("http://backup", ok("b"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	if _, err := c.Complete(context.Background(), userRequest(), nil); err != nil {
@@ -302,7 +303,10 @@ func TestAuthRefreshesCredentialsOnceBeforeFallback(t *testing.T) {
 
 	t.Run("a changed key is retried on the same provider", func(t *testing.T) {
 		env["MY_KEY"] = "old"
-		n := newFakeNet().on("http://primary", step{err: &llm.ProviderError{Kind: llm.ErrAuth, StatusCode: 401}, before: rotate}, ok("after refresh"))
+		n := newFakeNet(t).on("http://primary", answer(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
+			rotate() // the key changes while the call is failing
+			return nil, &llm.ProviderError{Kind: llm.ErrAuth, StatusCode: 401}
+		}), ok("after refresh"))
 		n.on("http://backup", ok("never"))
 		rec := &recorder{}
 		opts := rec.options(n)
@@ -326,7 +330,7 @@ func TestAuthRefreshesCredentialsOnceBeforeFallback(t *testing.T) {
 
 	t.Run("an unchanged key falls back at once", func(t *testing.T) {
 		env["MY_KEY"] = "old"
-		n := newFakeNet().on("http://primary", fail(llm.ErrAuth, 401)).on("http://backup", ok("b"))
+		n := newFakeNet(t).on("http://primary", fail(llm.ErrAuth, 401)).on("http://backup", ok("b"))
 		rec := &recorder{}
 		opts := rec.options(n)
 		opts.Resolver = Resolver{Getenv: getenv}
@@ -348,7 +352,7 @@ func TestAuthRefreshesCredentialsOnceBeforeFallback(t *testing.T) {
 		}
 		q := primary
 		q.KeyCmd = "print-key"
-		n := newFakeNet().on("http://primary", fail(llm.ErrAuth, 403)).on("http://backup", ok("b"))
+		n := newFakeNet(t).on("http://primary", fail(llm.ErrAuth, 403)).on("http://backup", ok("b"))
 		rec := &recorder{}
 		opts := rec.options(n)
 		opts.Resolver = Resolver{RunKeyCmd: keyCmd}
@@ -363,7 +367,7 @@ func TestAuthRefreshesCredentialsOnceBeforeFallback(t *testing.T) {
 
 	t.Run("without fallback the auth error is returned", func(t *testing.T) {
 		env["MY_KEY"] = "old"
-		n := newFakeNet().on("http://primary", fail(llm.ErrAuth, 401))
+		n := newFakeNet(t).on("http://primary", fail(llm.ErrAuth, 401))
 		rec := &recorder{}
 		opts := rec.options(n)
 		opts.Resolver = Resolver{Getenv: getenv}
@@ -376,7 +380,7 @@ func TestAuthRefreshesCredentialsOnceBeforeFallback(t *testing.T) {
 }
 
 func TestChainExhaustedReturnsTheLastError(t *testing.T) {
-	n := newFakeNet().
+	n := newFakeNet(t).
 		on("http://primary", failAfter(llm.ErrRateLimit, 0)).
 		on("http://backup", fail(llm.ErrModelNotFound, 404)).
 		on("http://third", fail(llm.ErrBadRequest, 400))
@@ -397,7 +401,7 @@ func TestChainExhaustedReturnsTheLastError(t *testing.T) {
 
 func TestResetTurnWaitsForThePrimarysRetryAfter(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	n := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, time.Minute)).on("http://backup", ok("b"))
+	n := newFakeNet(t).on("http://primary", failAfter(llm.ErrRateLimit, time.Minute)).on("http://backup", ok("b"))
 	rec := &recorder{}
 	opts := rec.options(n)
 	opts.Now = func() time.Time { return now }
@@ -416,7 +420,7 @@ func TestResetTurnWaitsForThePrimarysRetryAfter(t *testing.T) {
 }
 
 func TestInterruptDuringBackoffStopsAtOnce(t *testing.T) {
-	n := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, 9*time.Minute), ok("never"))
+	n := newFakeNet(t).on("http://primary", failAfter(llm.ErrRateLimit, 9*time.Minute), ok("never"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts := ChainOptions{
@@ -436,7 +440,11 @@ func TestInterruptDuringBackoffStopsAtOnce(t *testing.T) {
 
 func TestInterruptDuringCallIsNotRetried(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	n := newFakeNet().on("http://primary", step{block: true, before: cancel}).on("http://backup", ok("never"))
+	n := newFakeNet(t).on("http://primary", answer(func(ctx context.Context, _ *llm.Request, _ func(llm.Delta)) (*llm.Response, error) {
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})).on("http://backup", ok("never"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	_, err := c.Complete(ctx, userRequest(), nil)
@@ -451,7 +459,7 @@ func TestInterruptDuringCallIsNotRetried(t *testing.T) {
 func TestAttemptTimeoutIsRetriedAsATimeout(t *testing.T) {
 	p := primary
 	p.Timeout = time.Millisecond
-	n := newFakeNet().on("http://primary", step{block: true}, ok("second try"))
+	n := newFakeNet(t).on("http://primary", reply(llmtest.Reply{Hang: true}), ok("second try"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), p)
 	resp, err := c.Complete(context.Background(), userRequest(), nil)
@@ -464,9 +472,9 @@ func TestAttemptTimeoutIsRetriedAsATimeout(t *testing.T) {
 }
 
 func TestRetryEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
-	n := newFakeNet().on("http://primary",
-		step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "Hel"}}, err: &llm.ProviderError{Kind: llm.ErrStalled}},
-		step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "Hello"}}, text: "Hello"})
+	n := newFakeNet(t).on("http://primary",
+		reply(llmtest.Reply{Text: "Hel lo", CutAfter: 1}),
+		ok("Hello"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary)
 	var got []string
@@ -492,7 +500,7 @@ func TestRetryEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
 }
 
 func TestFactoryErrorMovesToTheNextEndpoint(t *testing.T) {
-	n := newFakeNet().on("http://backup", ok("b"))
+	n := newFakeNet(t).on("http://backup", ok("b"))
 	rec := &recorder{}
 	opts := rec.options(n)
 	opts.Factory = func(mode llm.APIMode, o llm.Options) (llm.Client, error) {
@@ -533,7 +541,7 @@ func TestTransportOptionsReachTheFactory(t *testing.T) {
 }
 
 func TestChainIsSafeForConcurrentCalls(t *testing.T) {
-	n := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, 0)).on("http://backup", ok("b"))
+	n := newFakeNet(t).on("http://primary", failAfter(llm.ErrRateLimit, 0)).on("http://backup", ok("b"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	var wg sync.WaitGroup
@@ -557,7 +565,7 @@ func TestChainIsSafeForConcurrentCalls(t *testing.T) {
 }
 
 func TestNewChainRejectsMisconfiguration(t *testing.T) {
-	if _, err := NewChain(nil, ChainOptions{Factory: newFakeNet().factory}); err == nil {
+	if _, err := NewChain(nil, ChainOptions{Factory: newFakeNet(t).factory}); err == nil {
 		t.Error("empty chain accepted")
 	}
 	if _, err := NewChain([]Endpoint{primary}, ChainOptions{}); err == nil {
@@ -566,9 +574,9 @@ func TestNewChainRejectsMisconfiguration(t *testing.T) {
 }
 
 func TestFallbackEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
-	n := newFakeNet().
-		on("http://primary", step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "partial"}}, err: &llm.ProviderError{Kind: llm.ErrRateLimit}}).
-		on("http://backup", step{deltas: []llm.Delta{{Kind: llm.DeltaText, Text: "whole"}}, text: "whole"})
+	n := newFakeNet(t).
+		on("http://primary", reply(llmtest.Reply{Text: "partial answer", CutAfter: 1, StreamError: llmtest.AnthropicRateLimitBody})).
+		on("http://backup", ok("whole"))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), primary, backup)
 	var deltas []llm.Delta
@@ -579,14 +587,15 @@ func TestFallbackEventSaysWhenTextWasAlreadyStreamed(t *testing.T) {
 		t.Fatalf("fallbacks = %+v", rec.fallbacks)
 	}
 	// The sink hears of the switch in order, with the endpoint it moved to.
-	if len(deltas) != 3 || deltas[1].Kind != llm.DeltaFallback || !deltas[1].Restart ||
-		deltas[1].Provider != "anthropic" || deltas[1].Model != "claude-haiku-4-5" || deltas[2].Text != "whole" {
+	fb := slices.IndexFunc(deltas, func(d llm.Delta) bool { return d.Kind == llm.DeltaFallback })
+	if fb < 1 || !deltas[fb].Restart || deltas[fb].Provider != "anthropic" || deltas[fb].Model != "claude-haiku-4-5" ||
+		deltas[len(deltas)-1].Text != "whole" || deltas[0].Kind != llm.DeltaText {
 		t.Fatalf("deltas = %+v", deltas)
 	}
 	if m, p := c.Active(); m != "claude-haiku-4-5" || p != "anthropic" {
 		t.Fatalf("Active = %s, %s", m, p)
 	}
-	n2 := newFakeNet().on("http://primary", failAfter(llm.ErrRateLimit, 0)).on("http://backup", ok("b"))
+	n2 := newFakeNet(t).on("http://primary", failAfter(llm.ErrRateLimit, 0)).on("http://backup", ok("b"))
 	rec2 := &recorder{}
 	c2 := newChain(t, rec2.options(n2), primary, backup)
 	if _, err := c2.Complete(context.Background(), userRequest(), func(llm.Delta) {}); err != nil {

@@ -2,21 +2,24 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
-// step is one scripted outcome of a call.
-type step struct {
-	deltas []llm.Delta
-	text   string // answer text when err is nil
-	err    error
-	nilRes bool // return (nil, nil)
-	block  bool // wait for ctx to end and return its error
-	before func()
+// fakeNet is the transport factory of the chain tests. Each base URL is
+// one llmtest.Client, shared by every transport built for it, whose last
+// step answers every later call; a call to a base URL with no script fails
+// the test. Each call is logged with the options of its transport.
+type fakeNet struct {
+	t testing.TB
+
+	mu        sync.Mutex
+	endpoints map[string]*llmtest.Client
+	calls     []call
 }
 
 // call is what a fake endpoint received.
@@ -28,63 +31,56 @@ type call struct {
 	system   string
 }
 
-// fakeNet scripts every endpoint by base URL and records calls and
-// transport builds.
-type fakeNet struct {
-	mu     sync.Mutex
-	script map[string][]step
-	calls  []call
-	builds []string
+// step is one scripted answer: a Reply, or a function for what a Reply
+// cannot say (an error already classified, a side effect during the call).
+type step struct {
+	reply llmtest.Reply
+	fn    llm.ClientFunc
 }
 
-func newFakeNet() *fakeNet { return &fakeNet{script: map[string][]step{}} }
+func newFakeNet(t testing.TB) *fakeNet {
+	return &fakeNet{t: t, endpoints: map[string]*llmtest.Client{}}
+}
 
-func (n *fakeNet) on(baseURL string, steps ...step) *fakeNet {
+func (n *fakeNet) endpoint(baseURL string) *llmtest.Client {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.script[baseURL] = append(n.script[baseURL], steps...)
+	c := n.endpoints[baseURL]
+	if c == nil {
+		c = llmtest.NewClient(n.t)
+		n.endpoints[baseURL] = c
+	}
+	return c
+}
+
+func (n *fakeNet) on(baseURL string, steps ...step) *fakeNet {
+	c := n.endpoint(baseURL)
+	for _, s := range steps {
+		if s.fn != nil {
+			c.EnqueueFunc(s.fn)
+		} else {
+			c.Enqueue(s.reply)
+		}
+	}
+	if last := steps[len(steps)-1]; last.fn != nil {
+		c.HandleFunc(last.fn)
+	} else {
+		c.Handle(func(*llm.Request) llmtest.Reply { return last.reply })
+	}
 	return n
 }
 
 func (n *fakeNet) factory(mode llm.APIMode, o llm.Options) (llm.Client, error) {
-	n.mu.Lock()
-	n.builds = append(n.builds, o.BaseURL+"|"+o.APIKey)
-	n.mu.Unlock()
+	model := n.endpoint(o.BaseURL)
 	return llm.ClientFunc(func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
-		n.mu.Lock()
 		c := call{endpoint: o.BaseURL, model: req.Model, apiKey: o.APIKey, mode: mode}
 		if len(req.Messages) > 0 && req.Messages[0].Role == llm.RoleSystem {
 			c.system = req.Messages[0].Content
 		}
+		n.mu.Lock()
 		n.calls = append(n.calls, c)
-		steps := n.script[o.BaseURL]
-		if len(steps) == 0 {
-			n.mu.Unlock()
-			return nil, fmt.Errorf("fake %s: no scripted reply left", o.BaseURL)
-		}
-		s := steps[0]
-		if len(steps) > 1 {
-			n.script[o.BaseURL] = steps[1:]
-		}
 		n.mu.Unlock()
-		if s.before != nil {
-			s.before()
-		}
-		for _, d := range s.deltas {
-			if sink != nil {
-				sink(d)
-			}
-		}
-		switch {
-		case s.block:
-			<-ctx.Done()
-			return nil, ctx.Err()
-		case s.err != nil:
-			return nil, s.err
-		case s.nilRes:
-			return nil, nil
-		}
-		return &llm.Response{Message: llm.Assistant(s.text), FinishReason: llm.FinishStop, Model: req.Model}, nil
+		return model.Complete(ctx, req, sink)
 	}), nil
 }
 
@@ -106,14 +102,28 @@ func (n *fakeNet) allCalls() []call {
 	return append([]call(nil), n.calls...)
 }
 
-func ok(text string) step { return step{text: text} }
+func ok(text string) step { return step{reply: llmtest.Reply{Text: text}} }
+
+func reply(r llmtest.Reply) step { return step{reply: r} }
+
+func answer(fn llm.ClientFunc) step { return step{fn: fn} }
+
+// failWith fails the call with err, as a transport returns it.
+func failWith(err error) step {
+	return answer(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) { return nil, err })
+}
 
 func fail(kind llm.ErrorKind, status int) step {
-	return step{err: &llm.ProviderError{Kind: kind, StatusCode: status, Message: string(kind)}}
+	return failWith(&llm.ProviderError{Kind: kind, StatusCode: status, Message: string(kind)})
 }
 
 func failAfter(kind llm.ErrorKind, retryAfter time.Duration) step {
-	return step{err: &llm.ProviderError{Kind: kind, StatusCode: 429, Message: "slow down", RetryAfter: retryAfter}}
+	return failWith(&llm.ProviderError{Kind: kind, StatusCode: 429, Message: "slow down", RetryAfter: retryAfter})
+}
+
+// noResponse is a client breaking its contract: no response and no error.
+func noResponse() step {
+	return answer(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) { return nil, nil })
 }
 
 // recorder collects waits and events; its Sleep never sleeps.

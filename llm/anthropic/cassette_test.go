@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
@@ -28,7 +27,7 @@ var cassetteSuites = []struct {
 func TestCassettesReplayTurnByTurn(t *testing.T) {
 	n := 0
 	for _, s := range cassetteSuites {
-		n += cassette.Each(t, []string{s.dir}, func(t *testing.T, f string) { replayCassette(t, f, s.cache) })
+		n += llmtest.EachCassette(t, []string{s.dir}, func(t *testing.T, f string) { replayCassette(t, f, s.cache) })
 	}
 	if n < 16 {
 		t.Fatalf("replayed %d Anthropic cassettes, want every one (>=16)", n)
@@ -39,11 +38,11 @@ func TestCassettesReplayTurnByTurn(t *testing.T) {
 // interaction per call, feeding each response back into the history as
 // the agent would, and checks both what comes out and what goes out.
 func replayCassette(t *testing.T, path string, cache bool) {
-	c, err := cassette.Load(path)
+	c, err := llmtest.LoadCassette(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &cassette.Transport{C: c}
+	tr := c.Transport()
 	first := decodeRecordedRequest(t, c.Interactions[0].Request.Body)
 	base := strings.TrimSuffix(c.Interactions[0].Request.URL, "/v1/messages")
 	client := New(llm.Options{
@@ -87,7 +86,7 @@ func replayCassette(t *testing.T, path string, cache bool) {
 		} else if len(deltas) != 0 {
 			t.Errorf("interaction %d: non-streamed call sent %d deltas", i, len(deltas))
 		}
-		checkRequestShape(t, i, tr.Requests[i], []byte(in.Request.Body), cache)
+		checkRequestShape(t, i, tr.RequestBodies()[i], []byte(in.Request.Body), cache)
 		req.Messages = append(req.Messages, resp.Message)
 	}
 }

@@ -1,10 +1,19 @@
-// Package llmtest is a fake model provider for tests: a real HTTP server on
-// 127.0.0.1 that speaks the three wire formats an agent talks to (OpenAI
-// Chat Completions, OpenAI Responses, Anthropic Messages), streamed and
-// not, and answers each request with a reply the test scripted.
+// Package llmtest is a fake model provider for tests, in three layers that
+// share one way of scripting a model's turns (Reply):
 //
-// Use it to test an agent end to end through its real transports, with no
-// network and no API key:
+//   - Server, a real HTTP server on 127.0.0.1 that speaks the three wire
+//     formats an agent talks to (OpenAI Chat Completions, OpenAI
+//     Responses, Anthropic Messages), streamed and not, for tests through
+//     the real transports;
+//   - Client, an in-process llm.Client for tests of code above the
+//     transports (an agent loop, a fallback chain, a tool that calls a
+//     model) that need no HTTP;
+//   - cassettes, real provider traffic recorded in go-vcr files that ship
+//     with the module, replayed through an http.RoundTripper, for checking
+//     transports against what providers really send.
+//
+// None of them needs a network or an API key. Use the Server to test an
+// agent end to end through its real transports:
 //
 //	srv := llmtest.NewServer(t)
 //	srv.Enqueue(
@@ -57,10 +66,44 @@
 // fails at cleanup, naming each such request. A test is never left
 // passing because the agent silently recovered from a script mistake.
 //
+// # In-process client
+//
+// A Client takes the same script without a server in between:
+//
+//	model := llmtest.NewClient(t)
+//	model.Enqueue(llmtest.Reply{Text: "Done."})
+//	a := agent.New(agent.Config{Client: model, Model: "test-model"})
+//	// ... run it ...
+//	sent := model.Requests()[0].Messages
+//
+// It answers as a transport reading the Server's response would: the same
+// Response, the same deltas to the sink (text and reasoning word by word,
+// one DeltaToolCall per call), an Error reply as the classified
+// *llm.ProviderError of the provider's body, Hang blocking until the
+// context ends. EnqueueFunc and HandleFunc take functions that answer a
+// call themselves, for what a Reply cannot say. Requests returns deep
+// copies of what was sent; a call the script cannot answer fails the test
+// at cleanup, as with the Server.
+//
+// # Recorded provider traffic
+//
+// testdata/provider-cassettes at the module root holds real conversations
+// with OpenAI, Anthropic, OpenRouter, Azure, Vercel and OpenAI-compatible
+// providers (see its README and LICENSE). CassetteDir finds it,
+// EachCassette runs a subtest per recording of a suite, LoadCassette reads
+// one, and its Transport replays the responses in order to a transport
+// under test while keeping what it was sent:
+//
+//	c, _ := llmtest.LoadCassette(path)
+//	replay := c.Transport()
+//	client := openai.NewChat(llm.Options{BaseURL: ..., HTTPClient: &http.Client{Transport: replay}})
+//	// ... call it, compare with c.Interactions[i].Response.Body ...
+//	sent := replay.RequestBodies()
+//
 // # Concurrency
 //
-// A Server is safe for concurrent use: requests may arrive in parallel
-// while the test enqueues replies or reads Requests. Replies are handed
-// out in arrival order. Requests returned by Requests never change
-// afterwards.
+// Server, Client and the cassette Replayer are safe for concurrent use:
+// calls may arrive in parallel while the test enqueues replies or reads
+// Requests. Replies are handed out in arrival order. Requests returned by
+// Requests never change afterwards.
 package llmtest

@@ -7,8 +7,9 @@ import (
 	"github.com/hermes-go/hermes/llm"
 )
 
-// Reply scripts the server's answer to one request. The same Reply is
-// rendered in whichever wire format the request used, streamed or not.
+// Reply scripts the answer to one request. The Server renders the same
+// Reply in whichever wire format the request used, streamed or not; the
+// Client returns what a transport would make of it.
 //
 // The zero Reply is a successful turn with empty text. Fields combine: a
 // reply may carry reasoning, text and tool calls at once, and they are
@@ -61,15 +62,17 @@ type Reply struct {
 	// Header holds extra response headers (Retry-After, ...).
 	Header http.Header
 
-	// Delay waits before the first byte of the response.
+	// Delay waits before the first byte of the response (Server only).
 	Delay time.Duration
-	// ChunkDelay waits before each streamed event after the first.
+	// ChunkDelay waits before each streamed event after the first (Server
+	// only).
 	ChunkDelay time.Duration
 	// CutAfter, when positive, breaks a stream after that many SSE events
 	// (the first being the role chunk, response.created or message_start):
 	// the connection is dropped without a finish event, or, with
 	// StreamError, the error is sent as an SSE error event. A non-streamed
-	// reply is cut half-way through its body.
+	// reply is cut half-way through its body. A Client counts deltas
+	// instead of events.
 	CutAfter int
 	// StreamError is an error body sent as an SSE error event after
 	// CutAfter events (at once when CutAfter is 0); the stream then ends.
@@ -78,8 +81,8 @@ type Reply struct {
 	// Hang holds the request open, writing nothing more, until the client
 	// goes away or the server closes, then drops the connection. It hangs
 	// before the response headers, or, for a stream with CutAfter, after
-	// that many events (a stalled stream). Server.Hanging reports when it
-	// starts.
+	// that many events (a stalled stream). Server.Hanging (Client.Hanging)
+	// reports when it starts.
 	Hang bool
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
@@ -172,7 +171,7 @@ func TestRepliesHaveTheFieldsOfRecordedTraffic(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.cassette, func(t *testing.T) {
-			rec, err := cassette.Load(filepath.Join(cassette.Dir(), c.cassette))
+			rec, err := llmtest.LoadCassette(filepath.Join(llmtest.CassetteDir(), c.cassette))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,7 +64,7 @@ func newTurn(req *Request, r *Reply, dialect Dialect) *turn {
 	if r.Usage != nil {
 		t.usage = *r.Usage
 	} else {
-		t.usage = estimateUsage(req, r, t.calls)
+		t.usage = estimateUsage(len(req.Body), r, t.calls)
 	}
 	if t.usage.TotalTokens == 0 {
 		t.usage.TotalTokens = t.usage.InputTokens + t.usage.OutputTokens
@@ -86,12 +86,13 @@ func (t *turn) callID(i int, prefix string, n int) string {
 
 // estimateUsage counts about four bytes a token, at least one token for
 // any output, so that code reading usage sees plausible, non-zero numbers.
-func estimateUsage(req *Request, r *Reply, calls []llm.ToolCall) llm.Usage {
+// inputBytes is the size of the request.
+func estimateUsage(inputBytes int, r *Reply, calls []llm.ToolCall) llm.Usage {
 	out := len(r.Text) + len(r.Refusal) + len(r.Reasoning)
 	for _, c := range calls {
 		out += len(c.Name) + len(c.Arguments)
 	}
-	u := llm.Usage{InputTokens: int64(tokens(len(req.Body)))}
+	u := llm.Usage{InputTokens: int64(tokens(inputBytes))}
 	if !r.Empty {
 		u.OutputTokens = int64(max(1, tokens(out)))
 		u.ReasoningTokens = int64(tokens(len(r.Reasoning)))

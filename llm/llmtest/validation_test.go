@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
@@ -152,16 +151,16 @@ func TestRequestsRealProvidersRejectGet400(t *testing.T) {
 // Every request recorded from real clients talking to real providers must
 // be accepted, and read back with its system prompt and tool results.
 func TestRecordedClientRequestsAreAccepted(t *testing.T) {
-	files, err := cassette.Glob("*/*/*.yaml")
+	files, err := llmtest.CassetteFiles("*/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no cassettes: %v", err)
 	}
 	for _, file := range files {
-		c, err := cassette.Load(file)
+		c, err := llmtest.LoadCassette(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := strings.TrimPrefix(file, cassette.Dir()+"/")
+		name := strings.TrimPrefix(file, llmtest.CassetteDir()+"/")
 		t.Run(name, func(t *testing.T) {
 			srv := llmtest.NewServer(t)
 			for i, in := range c.Interactions {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
@@ -24,23 +23,23 @@ var chatSuites = []string{
 // the recorded response bodies, decoded here independently, and what goes
 // out against the recorded request bodies (by shape).
 func TestChatReplaysEveryCassette(t *testing.T) {
-	if n := cassette.Each(t, chatSuites, replayChatCassette); n < 150 {
+	if n := llmtest.EachCassette(t, chatSuites, replayChatCassette); n < 150 {
 		t.Fatalf("replayed %d chat cassettes, want every one (>=150)", n)
 	}
 }
 
 func replayChatCassette(t *testing.T, path string) {
-	c, err := cassette.Load(path)
+	c, err := llmtest.LoadCassette(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := c.Interactions[0]
 	streaming := first.Streaming()
-	tr := &cassette.Transport{C: c}
+	tr := c.Transport()
 	client := NewChat(llm.Options{
 		BaseURL:    strings.TrimSuffix(first.Request.URL, "/chat/completions"),
 		APIKey:     "test-key",
-		HTTPClient: &http.Client{Transport: urlCheck{t, tr}},
+		HTTPClient: &http.Client{Transport: tr},
 		NoStream:   !streaming,
 	})
 	req := recordedChatRequest(t, first.Request.Body)
@@ -62,27 +61,12 @@ func replayChatCassette(t *testing.T, path string) {
 		want := expectChat(t, in.Response.Body, streaming)
 		checkChatResponse(t, i, resp, want)
 		checkChatDeltas(t, i, deltas, resp, want)
-		checkChatRequestShape(t, i, client.f, tr.Requests[i], rec, req.Model)
+		checkChatRequestShape(t, i, client.f, tr.RequestBodies()[i], rec, req.Model)
 		prev = resp
 	}
-	if len(tr.Requests) != len(c.Interactions) {
-		t.Fatalf("sent %d requests, recording has %d", len(tr.Requests), len(c.Interactions))
+	if len(tr.RequestBodies()) != len(c.Interactions) {
+		t.Fatalf("sent %d requests, recording has %d", len(tr.RequestBodies()), len(c.Interactions))
 	}
-}
-
-// urlCheck fails the test when a request goes anywhere but the recorded
-// endpoint.
-type urlCheck struct {
-	t  *testing.T
-	tr *cassette.Transport
-}
-
-func (u urlCheck) RoundTrip(r *http.Request) (*http.Response, error) {
-	want := u.tr.C.Interactions[min(len(u.tr.Requests), len(u.tr.C.Interactions)-1)].Request.URL
-	if got := r.URL.String(); got != want || r.Method != http.MethodPost {
-		u.t.Errorf("%s %s, recorded POST %s", r.Method, got, want)
-	}
-	return u.tr.RoundTrip(r)
 }
 
 // recReq is a recorded Chat Completions request body.

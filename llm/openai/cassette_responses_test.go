@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
@@ -22,7 +21,7 @@ var responsesSuites = []string{
 // conversation through Responses, turn by turn, checking output against
 // the recorded bodies and input against the recorded requests.
 func TestResponsesReplaysEveryCassette(t *testing.T) {
-	if n := cassette.Each(t, responsesSuites, replayResponsesCassette); n < 36 {
+	if n := llmtest.EachCassette(t, responsesSuites, replayResponsesCassette); n < 36 {
 		t.Fatalf("replayed %d responses cassettes, want every one (>=36)", n)
 	}
 }
@@ -92,17 +91,17 @@ func (it recInputItem) text() string {
 }
 
 func replayResponsesCassette(t *testing.T, path string) {
-	c, err := cassette.Load(path)
+	c, err := llmtest.LoadCassette(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := c.Interactions[0]
 	streaming := first.Streaming()
-	tr := &cassette.Transport{C: c}
+	tr := c.Transport()
 	client := NewResponses(llm.Options{
 		BaseURL:    strings.TrimSuffix(first.Request.URL, "/responses"),
 		APIKey:     "test-key",
-		HTTPClient: &http.Client{Transport: urlCheck{t, tr}},
+		HTTPClient: &http.Client{Transport: tr},
 		NoStream:   !streaming,
 	})
 	r0 := decodeResponsesRequest(t, []byte(first.Request.Body))
@@ -140,7 +139,7 @@ func replayResponsesCassette(t *testing.T, path string) {
 		want := expectResponses(t, in.Response.Body, streaming)
 		checkResponsesResponse(t, i, resp, want)
 		checkResponsesDeltas(t, i, deltas, want)
-		checkResponsesRequestShape(t, i, tr.Requests[i], rec, prev)
+		checkResponsesRequestShape(t, i, tr.RequestBodies()[i], rec, prev)
 		prev = resp
 	}
 }

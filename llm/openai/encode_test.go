@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hermes-go/hermes/internal/cassette"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 // encodingCases are requests covering every field the encoders write.
@@ -37,9 +37,9 @@ func encodingCases(t *testing.T) map[string]*llm.Request {
 		"html in content": {Model: "gpt-4o", Messages: []llm.Message{llm.User("if a < b && c > d { <b>x</b> }")}},
 	}
 	for _, suite := range append(append([]string{}, chatSuites...), responsesSuites...) {
-		files, _ := cassette.Glob(suite + "/*/*.yaml")
+		files, _ := llmtest.CassetteFiles(suite + "/*/*.yaml")
 		for _, f := range files {
-			c, err := cassette.Load(f)
+			c, err := llmtest.LoadCassette(f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,8 +22,8 @@ func TestBatchRunsOneChildPerTaskBoundedAndReportsInTaskOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var active, started atomic.Int32
 		release := make(chan struct{})
-		gated := func(answer string) step {
-			return func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		gated := func(out string) step {
+			return answer(func(ctx context.Context, _ *llm.Request, _ func(llm.Delta)) (*llm.Response, error) {
 				active.Add(1)
 				started.Add(1)
 				defer active.Add(-1)
@@ -32,10 +32,10 @@ func TestBatchRunsOneChildPerTaskBoundedAndReportsInTaskOrder(t *testing.T) {
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
-				return text(answer)(ctx, req)
-			}
+				return &llm.Response{Message: llm.Assistant(out), FinishReason: llm.FinishStop}, nil
+			})
 		}
-		r := newRouter().
+		r := newRouter(t).
 			on("alpha goal", gated("alpha answer")).
 			on("beta goal", gated("beta answer")).
 			on("gamma goal", gated("gamma answer"))
@@ -110,7 +110,7 @@ func TestChildToolsLeaveOutBlockedTools(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRouter().on("list tools", text("done"))
+			r := newRouter(t).on("list tools", text("done"))
 			d := New(Options{Client: r, Model: "m", Tools: reg})
 			res, _ := d.Run(context.Background(), call(`{"goal":"list tools"`+tc.toolsets+`}`))
 			if res.IsError {
@@ -128,7 +128,7 @@ func TestChildToolsLeaveOutBlockedTools(t *testing.T) {
 
 func TestFailingChildIsReportedWithItsPartialOutput(t *testing.T) {
 	reg := tool.NewRegistry(named("read_file", "file", "partial finding: 42 files use the old API"))
-	r := newRouter().
+	r := newRouter(t).
 		on("audit the API", callTool("c1", "read_file", `{}`), fail(&llm.ProviderError{Kind: llm.ErrBadRequest, StatusCode: 400, Message: "model overloaded"})).
 		on("easy one", text("easy answer"))
 	d := New(Options{Client: r, Model: "m", Tools: reg})
@@ -159,7 +159,7 @@ func TestChildTimingOutIsReportedAsTimedOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		entered := make(chan string, 1)
 		reg := tool.NewRegistry(named("read_file", "file", "halfway there"))
-		r := newRouter().
+		r := newRouter(t).
 			on("slow goal", callTool("c1", "read_file", `{}`), hang(entered, "slow")).
 			on("quick goal", text("quick answer"))
 		d := New(Options{Client: r, Model: "m", Tools: reg, Timeout: 5 * time.Minute})
@@ -179,7 +179,7 @@ func TestChildTimingOutIsReportedAsTimedOut(t *testing.T) {
 
 func TestParentInterruptStopsChildrenAndSaysSo(t *testing.T) {
 	entered := make(chan string, 3)
-	r := newRouter().
+	r := newRouter(t).
 		on("first goal", hang(entered, "first")).
 		on("second goal", hang(entered, "second")).
 		on("third goal", text("never asked"))
@@ -211,7 +211,7 @@ func TestParentInterruptStopsChildrenAndSaysSo(t *testing.T) {
 
 func TestDepthLimit(t *testing.T) {
 	t.Run("a call at the limit is refused", func(t *testing.T) {
-		r := newRouter()
+		r := newRouter(t)
 		d := New(Options{Client: r, Model: "m", Depth: 1, MaxSpawnDepth: 1})
 		res, _ := d.Run(context.Background(), call(`{"goal":"anything"}`))
 		if !res.IsError || !strings.Contains(res.Content, "depth 1 and delegation.max_spawn_depth is 1") {
@@ -223,7 +223,7 @@ func TestDepthLimit(t *testing.T) {
 	})
 	t.Run("depth 2 allows grandchildren, which cannot delegate", func(t *testing.T) {
 		ev := &events{}
-		r := newRouter().
+		r := newRouter(t).
 			on("outer goal", callTool("c1", Name, `{"goal":"inner goal"}`), text("outer done")).
 			on("inner goal", text("inner done"))
 		d := New(Options{Client: r, Model: "m", MaxSpawnDepth: 2, Observer: ev.observe, Tools: tool.NewRegistry(named("read_file", "file", ""))})
@@ -273,7 +273,7 @@ func TestDangerousCommandInChildIsDenied(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			sh := &shell{}
-			r := newRouter().on("clean up",
+			r := newRouter(t).on("clean up",
 				callTool("c1", "terminal", `{"command":"rm -rf /srv/data"}`),
 				callTool("c2", "terminal", `{"command":"ls"}`),
 				text("could not delete"))
@@ -296,7 +296,7 @@ func TestDangerousCommandInChildIsDenied(t *testing.T) {
 
 func TestChildBudgetIsItsOwn(t *testing.T) {
 	loop := callTool("c", "read_file", `{}`)
-	r := newRouter().on("endless goal", loop, loop, loop, text("summary of what I found"))
+	r := newRouter(t).on("endless goal", loop, loop, loop, text("summary of what I found"))
 	d := New(Options{Client: r, Model: "m", MaxIterations: 3, Tools: tool.NewRegistry(named("read_file", "file", "more"))})
 	res, _ := d.Run(context.Background(), call(`{"goal":"endless goal"}`))
 	for _, want := range []string{"status: incomplete", "exit: max_iterations", "api calls: 4", "summary of what I found"} {
@@ -317,7 +317,7 @@ func TestBadArgumentsStartNothing(t *testing.T) {
 		{`{"goal":"a","tasks":[{"goal":"b"}]}`, "not both"},
 		{`{"tasks":[{"goal":"b"},{"context":"c"}]}`, "tasks[1] has no goal"},
 	} {
-		r := newRouter()
+		r := newRouter(t)
 		res, _ := New(Options{Client: r, Model: "m"}).Run(context.Background(), call(tc.args))
 		if !res.IsError || !strings.Contains(res.Content, tc.want) {
 			t.Errorf("%s: %+v", tc.args, res)
@@ -335,7 +335,7 @@ func TestBadArgumentsStartNothing(t *testing.T) {
 func TestDelegationThroughTheParentAgent(t *testing.T) {
 	st := &store{}
 	ev := &events{}
-	r := newRouter().
+	r := newRouter(t).
 		on("You are the parent.", callTool("d1", Name, `{"goal":"count the files","context":"the repo is at /src"}`), text("there are 3 files")).
 		on("count the files", text("3 files"))
 	n := 0
@@ -385,7 +385,7 @@ func TestDelegationThroughTheParentAgent(t *testing.T) {
 }
 
 func TestCustomChildBuilderGetsTheSpec(t *testing.T) {
-	r := newRouter().on("spec goal", text("ok"))
+	r := newRouter(t).on("spec goal", text("ok"))
 	var got ChildSpec
 	o := Options{Model: "m", Store: &store{}, NewSessionID: func() string { return "s-1" }}
 	o.NewChild = func(_ context.Context, s ChildSpec) (*agent.Agent, error) {
@@ -410,7 +410,7 @@ func TestCustomChildBuilderGetsTheSpec(t *testing.T) {
 func TestChildThatFinishedStaysCompletedWhenStoppedJustAfter(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := newRouter().on("finish goal", text("the artifact is at /out/report.md"))
+	r := newRouter(t).on("finish goal", text("the artifact is at /out/report.md"))
 	stopOnAnswer := func(e agent.Event) {
 		if e.Kind == agent.EventAssistant && e.Depth == 1 {
 			cancel()

@@ -3,36 +3,60 @@ package delegate
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/tool"
 )
 
-// step answers one model call.
-type step func(ctx context.Context, req *llm.Request) (*llm.Response, error)
-
-// router is a scripted llm.Client shared by a parent and its children: it
-// routes each request to the script whose key appears in the request's
-// system prompt (a child's prompt holds its goal).
-type router struct {
-	mu      sync.Mutex
-	scripts map[string][]step
-	reqs    map[string][]*llm.Request
+// step is one scripted model answer: a Reply, or a function for what a
+// Reply cannot say (an error already classified, blocking on the test).
+type step struct {
+	reply llmtest.Reply
+	fn    llm.ClientFunc
 }
 
-func newRouter() *router {
-	return &router{scripts: map[string][]step{}, reqs: map[string][]*llm.Request{}}
+// router is the model a parent and its children share: one llmtest.Client
+// per script key, each request going to the Client whose key appears in
+// its system prompt (a child's prompt holds its goal). A request matching
+// no key goes to the Client of "", which has no script: the test fails.
+type router struct {
+	t testing.TB
+
+	mu      sync.Mutex
+	clients map[string]*llmtest.Client
+}
+
+func newRouter(t testing.TB) *router {
+	return &router{t: t, clients: map[string]*llmtest.Client{}}
+}
+
+func (r *router) client(key string) *llmtest.Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.clients[key]
+	if c == nil {
+		c = llmtest.NewClient(r.t)
+		r.clients[key] = c
+	}
+	return c
 }
 
 func (r *router) on(key string, steps ...step) *router {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.scripts[key] = append(r.scripts[key], steps...)
+	c := r.client(key)
+	for _, s := range steps {
+		if s.fn != nil {
+			c.EnqueueFunc(s.fn)
+		} else {
+			c.Enqueue(s.reply)
+		}
+	}
 	return r
 }
 
@@ -42,62 +66,44 @@ func (r *router) Complete(ctx context.Context, req *llm.Request, sink func(llm.D
 		sys = req.Messages[0].Content
 	}
 	r.mu.Lock()
-	keys := make([]string, 0, len(r.scripts))
-	for k := range r.scripts {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(r.clients))
+	r.mu.Unlock()
 	// Longest key first, so "task 1" never captures "task 12".
 	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
 	key := ""
 	for _, k := range keys {
-		if strings.Contains(sys, k) {
+		if k != "" && strings.Contains(sys, k) {
 			key = k
 			break
 		}
 	}
-	r.reqs[key] = append(r.reqs[key], req)
-	steps := r.scripts[key]
-	if len(steps) == 0 {
-		r.mu.Unlock()
-		return nil, fmt.Errorf("no script step left for %q (system prompt %.80q)", key, sys)
-	}
-	s := steps[0]
-	r.scripts[key] = steps[1:]
-	r.mu.Unlock()
-	return s(ctx, req)
+	return r.client(key).Complete(ctx, req, sink)
 }
 
-func (r *router) requests(key string) []*llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]*llm.Request(nil), r.reqs[key]...)
-}
+func (r *router) requests(key string) []*llm.Request { return r.client(key).Requests() }
 
 func text(s string) step {
-	return func(context.Context, *llm.Request) (*llm.Response, error) {
-		return &llm.Response{Message: llm.Assistant(s), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}, nil
-	}
+	return step{reply: llmtest.Reply{Text: s, Usage: &llm.Usage{InputTokens: 100, OutputTokens: 10}}}
 }
 
 func callTool(id, name, args string) step {
-	return func(context.Context, *llm.Request) (*llm.Response, error) {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: name, Arguments: args}}},
-			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 100, OutputTokens: 5}}, nil
-	}
+	return step{reply: llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: id, Name: name, Arguments: args}}, Usage: &llm.Usage{InputTokens: 100, OutputTokens: 5}}}
 }
 
+func answer(fn llm.ClientFunc) step { return step{fn: fn} }
+
 func fail(err error) step {
-	return func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err }
+	return answer(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) { return nil, err })
 }
 
 // hang signals entered, then waits for the call's context to end, as a
 // real transport does.
 func hang(entered chan<- string, name string) step {
-	return func(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
+	return answer(func(ctx context.Context, _ *llm.Request, _ func(llm.Delta)) (*llm.Response, error) {
 		entered <- name
 		<-ctx.Done()
 		return nil, ctx.Err()
-	}
+	})
 }
 
 // shell is a Commander tool that records the commands it ran.
