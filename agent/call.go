@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hermes-go/hermes/llm"
@@ -72,7 +73,7 @@ func (t *turn) call(req *llm.Request) (*llm.Response, error) {
 		text := fmt.Sprintf("Operation interrupted: waiting for model response (%.1fs elapsed).", a.cfg.Now().Sub(start).Seconds())
 		if a.cfg.KeepPartialOnInterrupt && partial != "" {
 			visible, _ := llm.SplitThink(partial)
-			if visible != "" {
+			if visible = strings.TrimSpace(visible); visible != "" {
 				t.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: visible, Time: a.cfg.Now()})
 				text = visible
 			}

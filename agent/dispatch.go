@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hermes-go/hermes/llm"
@@ -115,7 +116,7 @@ func (a *Agent) toolNames() []string {
 // order, each persisted as soon as it and every call before it are done.
 func (t *turn) runTools(msg llm.Message) {
 	a := t.a
-	msg.Content = stripVisibleThink(msg.Content)
+	msg.Content = strings.TrimSpace(stripVisibleThink(msg.Content))
 	t.appendMsg(msg)
 
 	sessionID := a.SessionID()

@@ -298,12 +298,14 @@ func (t *turn) handleResponse(resp *llm.Response) {
 }
 
 // finalAnswer appends the answer (with any truncated fragments before it)
-// and ends the turn.
+// and ends the turn. Transports keep the text as the model sent it, so
+// fragments join at the exact boundary; the joined answer is trimmed.
 func (t *turn) finalAnswer(msg llm.Message, exit ExitReason, err error) {
 	if len(t.fragments) > 0 {
 		msg.Content = strings.Join(t.fragments, "") + msg.Content
 		t.fragments = nil
 	}
+	msg.Content = strings.TrimSpace(msg.Content)
 	msg.ToolCalls = nil
 	t.appendMsg(msg)
 	t.res.FinalResponse = msg.Content

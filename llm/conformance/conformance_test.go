@@ -167,19 +167,19 @@ var scenarios = []scenario{
 				t.Fatalf("error %q does not carry the refusal", res.Error)
 			}
 		}},
-	// The cut falls inside a word: the OpenAI transports trim the content
-	// of each response, so a space at the join would be lost there.
-	{name: "length cut", reply: llmtest.Reply{Text: "This answer is cut sh", FinishReason: llm.FinishLength},
-		then: []llmtest.Reply{{Text: "ort."}},
+	// The continuation starts with the space the cut fell before: every
+	// transport keeps text verbatim, so the loop joins the pieces exactly.
+	{name: "length cut", reply: llmtest.Reply{Text: "This answer is cut", FinishReason: llm.FinishLength},
+		then: []llmtest.Reply{{Text: " short."}},
 		check: func(t *testing.T, r *llm.Response, err error) {
 			ok(t, err)
-			if r.FinishReason != llm.FinishLength || r.Message.Content == "" {
+			if r.FinishReason != llm.FinishLength || r.Message.Content != "This answer is cut" {
 				t.Fatalf("response %+v", r)
 			}
 		},
 		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
 			answered(t, res, "This answer is cut short.", 2)
-			if cont := sent[1]; cont[len(cont)-2].Content != "This answer is cut sh" || cont[len(cont)-1].Role != llm.RoleUser {
+			if cont := sent[1]; cont[len(cont)-2].Content != "This answer is cut" || cont[len(cont)-1].Role != llm.RoleUser {
 				t.Fatalf("the continuation request ends with %+v", cont[len(cont)-2:])
 			}
 		}},

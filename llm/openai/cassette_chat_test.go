@@ -222,10 +222,10 @@ func checkChatDeltas(t *testing.T, turn int, deltas []llm.Delta, resp *llm.Respo
 		}
 	}
 	names := got.ToolNames()
-	if len(want.calls) == 0 && strings.TrimSpace(got.Text) != want.text {
+	if len(want.calls) == 0 && got.Text != want.text {
 		t.Errorf("turn %d: streamed text %q, want %q", turn, got.Text, want.text)
 	}
-	if len(want.calls) > 0 && !strings.HasPrefix(want.text, strings.TrimSpace(got.Text)) {
+	if len(want.calls) > 0 && !strings.HasPrefix(want.text, got.Text) {
 		t.Errorf("turn %d: streamed text %q is not the start of %q", turn, got.Text, want.text)
 	}
 	if (len(want.reasoning) > 0) != (got.Reasoning != "") {

@@ -175,7 +175,7 @@ func expectChat(t *testing.T, body string, streaming bool) expected {
 		}
 		e.details = len(detailIdx)
 	}
-	e.text = strings.TrimSpace(content.String())
+	e.text = content.String() // verbatim: the transports keep what the model sent
 	for _, s := range []string{rf.String(), rc.String()} {
 		if s = strings.TrimSpace(s); s != "" {
 			e.reasoning = append(e.reasoning, s)

@@ -247,7 +247,7 @@ func expectResponses(t *testing.T, body string, streaming bool) expectedResp {
 			}
 		}
 	}
-	e.text = strings.TrimSpace(text.String())
+	e.text = text.String() // verbatim: the transports keep what the model sent
 	switch {
 	case final.Status == "incomplete":
 		e.finish = llm.FinishLength
@@ -300,7 +300,7 @@ func checkResponsesDeltas(t *testing.T, turn int, deltas []llm.Delta, want expec
 	t.Helper()
 	got := llmtest.Summarize(deltas)
 	names := got.ToolNames()
-	if strings.TrimSpace(got.Text) != want.text {
+	if got.Text != want.text {
 		t.Errorf("turn %d: streamed text %q, want %q", turn, got.Text, want.text)
 	}
 	if want.summaries != "" && got.Reasoning != want.summaries {

@@ -43,7 +43,7 @@ func (a *assembly) response() *llm.Response {
 	r := &llm.Response{
 		Message: llm.Message{
 			Role:             llm.RoleAssistant,
-			Content:          strings.TrimSpace(visible),
+			Content:          visible,
 			ToolCalls:        a.calls,
 			Reasoning:        a.reasoning.String(),
 			ReasoningDetails: a.details,

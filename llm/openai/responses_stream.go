@@ -145,7 +145,7 @@ func fromResponse(provider string, res *wireResponse, streamed *responsesStream)
 	out.FinishReason = responsesFinish(res, len(calls) > 0, out.Refusal != "")
 	out.Message = llm.Message{
 		Role:           llm.RoleAssistant,
-		Content:        strings.TrimSpace(visible),
+		Content:        visible,
 		ToolCalls:      calls,
 		Reasoning:      reasoning.String(),
 		ReasoningItems: items,
