@@ -46,7 +46,7 @@ func (r *recorder) of(k EventKind) []Event {
 }
 
 func TestFiveRoundTaskRunsToFinalAnswer(t *testing.T) {
-	s := &scripted{}
+	s := script(t)
 	for i := 1; i <= 5; i++ {
 		s.add(calls(call(fmt.Sprintf("c%d", i), "echo", fmt.Sprintf(`{"text":"round %d"}`, i))))
 	}
@@ -88,7 +88,7 @@ func TestFiveRoundTaskRunsToFinalAnswer(t *testing.T) {
 }
 
 func TestBudgetWarningsAtSeventyAndNinetyPercent(t *testing.T) {
-	s := &scripted{}
+	s := script(t)
 	for i := 1; i <= 10; i++ {
 		s.add(calls(call(fmt.Sprintf("c%d", i), "echo", `{"text":"x"}`)))
 	}
@@ -147,7 +147,7 @@ func TestBudgetWarningsAtSeventyAndNinetyPercent(t *testing.T) {
 }
 
 func TestBudgetWarningsCanBeTurnedOff(t *testing.T) {
-	s := &scripted{}
+	s := script(t)
 	for i := 1; i <= 4; i++ {
 		s.add(calls(call(fmt.Sprintf("c%d", i), "echo", `{"text":"x"}`)))
 	}
@@ -201,7 +201,7 @@ func TestInterruptStopsAModelCallThatIgnoresItsContext(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{})
-	s := (&scripted{}).add(func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
+	s := script(t).add(func(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
 		sink(llm.Delta{Kind: llm.DeltaText, Text: "partial answ"})
 		close(started)
 		<-release // a client that never looks at ctx
@@ -223,7 +223,7 @@ func TestInterruptStopsAModelCallThatIgnoresItsContext(t *testing.T) {
 
 func TestContextCancelInterruptsTheTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := (&scripted{}).add(func(c context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
+	s := script(t).add(func(c context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
 		cancel()
 		<-c.Done()
 		return nil, c.Err()
@@ -235,7 +235,7 @@ func TestContextCancelInterruptsTheTurn(t *testing.T) {
 }
 
 func TestRepairsAreReportedAsEvents(t *testing.T) {
-	s := (&scripted{}).add(text("ok"))
+	s := script(t).add(text("ok"))
 	rec := &recorder{}
 	a := New(Config{Client: s, Model: "m", Observer: rec.observe})
 	history := []llm.Message{
@@ -269,7 +269,7 @@ func TestLengthCutGetsThreeContinuationsThenPartial(t *testing.T) {
 	cut := func(s string) func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
 		return reply(&llm.Response{Message: llm.Assistant(s), FinishReason: llm.FinishLength})
 	}
-	s := (&scripted{}).add(cut("one "), cut("two "), cut("three "), text("four"))
+	s := script(t).add(cut("one "), cut("two "), cut("three "), text("four"))
 	res, _ := New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "write"})
 	if !res.Completed || res.FinalResponse != "one two three four" {
 		t.Fatalf("result %+v", res)
@@ -281,7 +281,7 @@ func TestLengthCutGetsThreeContinuationsThenPartial(t *testing.T) {
 		t.Fatalf("scaffold entered the history: %+v", res.Messages)
 	}
 
-	s = (&scripted{}).add(cut("a"), cut("b"), cut("c"), cut("d"))
+	s = script(t).add(cut("a"), cut("b"), cut("c"), cut("d"))
 	res, _ = New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "write"})
 	if !res.Partial || res.Completed || res.FinalResponse != "abcd" || res.ExitReason != ExitLength {
 		t.Fatalf("result %+v", res)
@@ -289,7 +289,7 @@ func TestLengthCutGetsThreeContinuationsThenPartial(t *testing.T) {
 }
 
 func TestRefusalFailsWithoutRetry(t *testing.T) {
-	s := (&scripted{}).add(reply(&llm.Response{FinishReason: llm.FinishContentFilter, Refusal: "I can't help with that."}), text("never"))
+	s := script(t).add(reply(&llm.Response{FinishReason: llm.FinishContentFilter, Refusal: "I can't help with that."}), text("never"))
 	res, _ := New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "bad"})
 	if !res.Failed || res.ExitReason != ExitContentFilter || len(s.requests()) != 1 || !strings.HasPrefix(res.Error.Error(), "content_policy_blocked:") {
 		t.Fatalf("result %+v after %d calls", res, len(s.requests()))
@@ -297,12 +297,12 @@ func TestRefusalFailsWithoutRetry(t *testing.T) {
 }
 
 func TestEmptyResponsesAreRetriedThenFail(t *testing.T) {
-	s := (&scripted{}).add(text(""), text("   "), text("finally"))
+	s := script(t).add(text(""), text("   "), text("finally"))
 	res, _ := New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "hi"})
 	if !res.Completed || res.FinalResponse != "finally" || res.APICalls != 3 {
 		t.Fatalf("result %+v", res)
 	}
-	s = (&scripted{}).add(text(""), text(""), text(""), text(""))
+	s = script(t).add(text(""), text(""), text(""), text(""))
 	res, _ = New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "hi"})
 	if !res.Failed || res.ExitReason != ExitEmptyResponse {
 		t.Fatalf("result %+v", res)
@@ -310,7 +310,7 @@ func TestEmptyResponsesAreRetriedThenFail(t *testing.T) {
 }
 
 func TestEmptyResponseAfterToolsGetsOneNudge(t *testing.T) {
-	s := (&scripted{}).add(calls(call("c1", "echo", `{"text":"x"}`)), text(""), text("answer"))
+	s := script(t).add(calls(call("c1", "echo", `{"text":"x"}`)), text(""), text("answer"))
 	res, _ := New(Config{Client: s, Model: "m", Tools: tool.NewRegistry(echoTool())}).Run(context.Background(), Input{Message: "hi"})
 	nudge := s.requests()[2].Messages
 	if nudge[len(nudge)-1].Content != emptyAfterToolsNudge || nudge[len(nudge)-2].Content != "(empty)" {
@@ -322,7 +322,7 @@ func TestEmptyResponseAfterToolsGetsOneNudge(t *testing.T) {
 }
 
 func TestInvalidResponseFailsWithClearError(t *testing.T) {
-	s := (&scripted{}).add(fail(&llm.ProviderError{Kind: llm.ErrInvalidResponse, Message: "response had no choices"}))
+	s := script(t).add(fail(&llm.ProviderError{Kind: llm.ErrInvalidResponse, Message: "response had no choices"}))
 	res, _ := New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "hi"})
 	if !res.Failed || res.ExitReason != ExitInvalidResponse || !strings.Contains(res.Error.Error(), "no choices") {
 		t.Fatalf("result %+v", res)
@@ -331,7 +331,7 @@ func TestInvalidResponseFailsWithClearError(t *testing.T) {
 
 func TestTruncatedToolArgumentsAreNeverRun(t *testing.T) {
 	trunc := reply(&llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("c", "echo", `{"text":"abc`)}}, FinishReason: llm.FinishLength})
-	s := (&scripted{}).add(trunc, trunc, trunc, trunc)
+	s := script(t).add(trunc, trunc, trunc, trunc)
 	ran := false
 	reg := tool.NewRegistry(tool.Func{S: tool.Spec{Name: "echo"}, Fn: func(context.Context, tool.Call) (tool.Result, error) { ran = true; return tool.Text(""), nil }})
 	res, _ := New(Config{Client: s, Model: "m", Tools: reg}).Run(context.Background(), Input{Message: "hi"})
@@ -341,7 +341,7 @@ func TestTruncatedToolArgumentsAreNeverRun(t *testing.T) {
 }
 
 func TestSameFailingCallWarnsThenHalts(t *testing.T) {
-	s := &scripted{}
+	s := script(t)
 	for i := 0; i < 6; i++ {
 		s.add(calls(call(fmt.Sprint("c", i), "broken", `{}`)))
 	}
@@ -364,7 +364,7 @@ func TestSameFailingCallWarnsThenHalts(t *testing.T) {
 }
 
 func TestUnknownToolIsAResultListingTheTools(t *testing.T) {
-	s := (&scripted{}).add(calls(call("c1", "ech0", `{}`)), text("sorry"))
+	s := script(t).add(calls(call("c1", "ech0", `{}`)), text("sorry"))
 	res, _ := New(Config{Client: s, Model: "m", Tools: tool.NewRegistry(echoTool())}).Run(context.Background(), Input{Message: "hi"})
 	tm := res.Messages[2]
 	if tm.Role != llm.RoleTool || !strings.Contains(tm.Content, "Tool 'ech0' does not exist. Available tools: echo") {
@@ -373,7 +373,7 @@ func TestUnknownToolIsAResultListingTheTools(t *testing.T) {
 }
 
 func TestContinueFromToolResultTail(t *testing.T) {
-	s := (&scripted{}).add(text("continued"))
+	s := script(t).add(text("continued"))
 	h := []llm.Message{llm.User("q"), {Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("c", "echo", "{}")}}, llm.ToolResult("c", "echo", "r")}
 	res, err := New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{History: h})
 	if err != nil || res.FinalResponse != "continued" || len(res.Messages) != 4 {
@@ -385,7 +385,7 @@ func TestContinueFromToolResultTail(t *testing.T) {
 }
 
 func TestChatKeepsHistoryAcrossTurnsAndSystemPromptStable(t *testing.T) {
-	s := (&scripted{}).add(text("one"), text("two"))
+	s := script(t).add(text("one"), text("two"))
 	builds := 0
 	a := New(Config{Client: s, Model: "m", SystemPrompt: func(context.Context, string, string) (string, error) {
 		builds++

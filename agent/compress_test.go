@@ -90,7 +90,7 @@ func longHistory() []llm.Message {
 }
 
 func TestOverflowCompressesIntoAChildSessionThenRetries(t *testing.T) {
-	s := (&scripted{}).add(
+	s := script(t).add(
 		fail(&llm.ProviderError{Kind: llm.ErrContextOverflow, StatusCode: 400, Message: "maximum context length is 9000 tokens", ContextLimit: 9000}),
 		text("answer after compression"))
 	st := newMemStore()
@@ -120,7 +120,7 @@ func TestOverflowCompressesIntoAChildSessionThenRetries(t *testing.T) {
 }
 
 func TestCompressionFailureKeepsHistoryAndEndsTheTurn(t *testing.T) {
-	s := (&scripted{}).add(fail(&llm.ProviderError{Kind: llm.ErrContextOverflow, Message: "prompt is too long"}))
+	s := script(t).add(fail(&llm.ProviderError{Kind: llm.ErrContextOverflow, Message: "prompt is too long"}))
 	h := longHistory()
 	res, _ := New(Config{Client: s, Model: "m", Compressor: &halver{fail: true}}).Run(context.Background(), Input{Message: "next", History: h})
 	if !res.Failed || res.ExitReason != ExitCompressionExhausted || len(res.Messages) != len(h)+1 {
@@ -130,7 +130,7 @@ func TestCompressionFailureKeepsHistoryAndEndsTheTurn(t *testing.T) {
 
 func TestAtMostThreeCompressionsPerTurn(t *testing.T) {
 	over := fail(&llm.ProviderError{Kind: llm.ErrContextOverflow, Message: "context_length_exceeded"})
-	s := (&scripted{}).add(over, over, over, over, text("never"))
+	s := script(t).add(over, over, over, over, text("never"))
 	c := &halver{}
 	var h []llm.Message
 	for i := 0; i < 30; i++ {
@@ -143,7 +143,7 @@ func TestAtMostThreeCompressionsPerTurn(t *testing.T) {
 }
 
 func TestPreflightCompressionBeforeTheCall(t *testing.T) {
-	s := (&scripted{}).add(text("ok"))
+	s := script(t).add(text("ok"))
 	c := &halver{}
 	res, _ := New(Config{Client: s, Model: "m", Compressor: c, ContextLength: 100}).Run(context.Background(), Input{Message: "next", History: longHistory()})
 	if c.calls != 1 || !res.Completed || len(s.requests()[0].Messages) != 5 {
@@ -153,7 +153,7 @@ func TestPreflightCompressionBeforeTheCall(t *testing.T) {
 
 func TestManualCompressPassesFocus(t *testing.T) {
 	c := &halver{}
-	a := New(Config{Client: &scripted{}, Model: "m", Compressor: c})
+	a := New(Config{Client: script(t), Model: "m", Compressor: c})
 	a.SetHistory(longHistory(), "")
 	if err := a.Compress(context.Background(), "keep the file names"); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"testing"
 
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -9,7 +10,11 @@ import (
 
 // scripted is the model of the loop tests: an llmtest.Client whose script
 // is a list of steps, each answering one call. The zero value is ready.
-type scripted struct{ llmtest.Client }
+type scripted struct{ *llmtest.Client }
+
+// script returns a scripted client that fails t at cleanup when a call
+// found no step left.
+func script(t testing.TB) *scripted { return &scripted{llmtest.NewClient(t)} }
 
 func (s *scripted) add(steps ...llm.ClientFunc) *scripted {
 	s.EnqueueFunc(steps...)
