@@ -14,6 +14,9 @@ import (
 
 var hermesBin string
 
+// moduleRoot is the directory holding go.mod.
+var moduleRoot string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hermes-e2e")
 	if err != nil {
@@ -22,10 +25,11 @@ func TestMain(m *testing.M) {
 	}
 	hermesBin = filepath.Join(dir, "hermes")
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	moduleRoot = filepath.Join(filepath.Dir(file), "..", "..")
 	// Built the way the README builds it.
 	build := exec.Command("go", "build", "-ldflags=-s -w", "-o", hermesBin, "./cmd/hermes")
-	build.Dir = root
+	build.Dir = moduleRoot
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building hermes:", err)
