@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,29 +61,63 @@ func BenchmarkStartupVersion(b *testing.B) {
 }
 
 // BenchmarkOneShotFiveRoundsPeakRSS runs the five-round terminal task as a
-// process and reports its peak resident memory.
+// process and reports its peak resident memory. The peak is read from the
+// process's /proc status at each model call: the rusage of a child that
+// os/exec started counts the parent's memory too (the child shares the
+// parent's address space until it execs).
 func BenchmarkOneShotFiveRoundsPeakRSS(b *testing.B) {
 	var peak int64
 	for i := 0; i < b.N; i++ {
+		// The server's handler runs on its own goroutine, one call at a time.
+		var pid, hwm atomic.Int64
+		var calls atomic.Int32
 		srv := llmtest.NewServer(b)
-		for r := 0; r < 5; r++ {
-			srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo round %d"}`, r)}}})
-		}
-		srv.Enqueue(llmtest.Reply{Text: "done"})
+		srv.Handle(func(*llmtest.Request) llmtest.Reply {
+			if kb := peakRSSKiB(int(pid.Load())); kb > hwm.Load() {
+				hwm.Store(kb)
+			}
+			round := int(calls.Add(1))
+			if round > 5 {
+				return llmtest.Reply{Text: "done"}
+			}
+			return llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo round %d"}`, round)}}}
+		})
 		home := b.TempDir()
 		cmd := exec.Command(hermesBin, "-z", "five rounds", "--provider", "custom", "--base-url", srv.URL(), "--model", "m",
 			"--usage-file", filepath.Join(home, "u.json"))
 		cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=/usr/bin:/bin"}
 		cmd.Dir = home
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
-			peak = ru.Maxrss
+		pid.Store(int64(cmd.Process.Pid))
+		if err := cmd.Wait(); err != nil || calls.Load() != 6 {
+			b.Fatalf("%v after %d calls: %s", err, calls.Load(), out.Bytes())
 		}
 		srv.Close()
+		peak = max(peak, hwm.Load())
+	}
+	if peak == 0 {
+		b.Skip("no /proc/PID/status here")
 	}
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+}
+
+// peakRSSKiB reads VmHWM, the peak resident set, of a live process.
+func peakRSSKiB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }
 
 // BenchmarkSessionsList10k times the `hermes sessions list` command (the
