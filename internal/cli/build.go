@@ -150,15 +150,14 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if *cfg.Security.RedactSecrets {
 		rt.redact = redact.String
 	}
-	pcfg := providerConfig(cfg)
-	if pcfg.Model == "" && pcfg.BaseURL != "" && isLocalish(pcfg.Provider) {
-		if m, err := discoverModel(ctx, pcfg.BaseURL, pcfg.APIKey); err == nil {
-			pcfg.Model = m
-		} else {
-			pcfg.Model = "default"
-		}
-	}
 	resolver := provider.Resolver{Getenv: getenv}
+	pcfg, found, err := resolver.Discover(ctx, providerConfig(cfg))
+	if err != nil {
+		return nil, &setupError{err}
+	}
+	if found != nil {
+		fmt.Fprintln(e.stderr, "hermes:", found)
+	}
 	entries, problems, err := resolver.Chain(ctx, pcfg)
 	if err != nil {
 		return nil, &setupError{err}
@@ -258,14 +257,6 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		a.SetHistory(history, storedPrompt)
 	}
 	return rt, nil
-}
-
-func isLocalish(id string) bool {
-	switch strings.ToLower(id) {
-	case "", "auto", "custom", "local", "ollama", "vllm", "llamacpp", "lmstudio":
-		return true
-	}
-	return false
 }
 
 // buildTools registers the built-in tools, filtered by toolsets.
