@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -90,6 +89,7 @@ type Runtime struct {
 	entries  []provider.Endpoint
 	resolver provider.Resolver
 	pcfg     provider.Config
+	found    *provider.Found
 
 	agent    *agent.Agent
 	store    *session.Store
@@ -166,18 +166,16 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 }
 
 // resolveProviders turns the configuration into the primary endpoint and
-// its fallbacks.
+// its fallbacks. With provider auto and no key, a local OpenAI-compatible
+// server on its usual port is looked for (provider.Resolver.Discover).
 func (rt *Runtime) resolveProviders(ctx context.Context) error {
-	pcfg := providerConfig(rt.cfg)
-	if pcfg.Model == "" && pcfg.BaseURL != "" && isLocalish(pcfg.Provider) {
-		if m, err := discoverModel(ctx, pcfg.BaseURL, pcfg.APIKey); err == nil {
-			pcfg.Model = m
-		} else {
-			pcfg.Model = "default"
-		}
-	}
-	rt.pcfg = pcfg
 	rt.resolver = provider.Resolver{Getenv: rt.getenv}
+	pcfg, found, err := rt.resolver.Discover(ctx, providerConfig(rt.cfg))
+	if err != nil {
+		return configErr(err)
+	}
+	rt.found = found
+	rt.pcfg = pcfg
 	entries, problems, err := rt.resolver.Chain(ctx, pcfg)
 	if err != nil {
 		return configErr(err)
@@ -187,14 +185,6 @@ func (rt *Runtime) resolveProviders(ctx context.Context) error {
 	}
 	rt.entries, rt.endpoint = entries, entries[0]
 	return nil
-}
-
-func isLocalish(id string) bool {
-	switch strings.ToLower(id) {
-	case "", "auto", "custom", "local", "ollama", "vllm", "llamacpp", "lmstudio":
-		return true
-	}
-	return false
 }
 
 func (rt *Runtime) openStore() error {
@@ -219,6 +209,11 @@ func (rt *Runtime) Config() *config.Config { return rt.cfg }
 
 // Endpoint is the primary model endpoint (without its key).
 func (rt *Runtime) Endpoint() provider.Endpoint { return rt.endpoint.Redacted() }
+
+// LocalServer is the local model server found on its usual port when no
+// provider was configured (nil otherwise); its String says which server
+// and which model, for the user.
+func (rt *Runtime) LocalServer() *provider.Found { return rt.found }
 
 // Workdir is the workspace the runtime works in.
 func (rt *Runtime) Workdir() string { return rt.workdir }

@@ -8,6 +8,15 @@
 // a GPT-5-family or codex model on api.openai.com is upgraded to the
 // Responses API.
 //
+// Discovery (Resolver.Discover) is the one step that asks servers, and it
+// runs once, before resolution: with provider "auto" and no key anywhere,
+// it probes the usual ports of Ollama, LM Studio, llama.cpp and vLLM on
+// 127.0.0.1 (in parallel, half a second at most) and points the
+// configuration at the first that answers with a model, for a newcomer
+// who has a local server but no key; for a local provider with no model,
+// it takes the server's first. Resolution itself never touches the
+// network.
+//
 // A Chain is the one retry layer of the runtime (transport SDK retries are
 // off). It implements llm.Client over an ordered list of endpoints, the
 // primary first and then fallback_providers: a retryable failure is
@@ -28,7 +37,8 @@
 // because it belongs to the endpoint; token estimates are llm.EstimateTokens.
 //
 // Concurrency: Endpoint, Config and the resolution functions are plain
-// values and pure apart from running key commands. A Chain is safe for
+// values and pure apart from running key commands (and Discover, which
+// asks servers over HTTP). A Chain is safe for
 // concurrent use; its callbacks run on the calling goroutine of Complete,
 // and concurrent calls share the active endpoint (a switch made by one is
 // seen by the next). A ContextCache is safe for concurrent use.

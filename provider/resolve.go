@@ -14,9 +14,11 @@ import (
 // tells which provider to use.
 var ErrNoProvider = errors.New("no model provider configured")
 
-const noProviderHelp = "set OPENROUTER_API_KEY, ANTHROPIC_API_KEY or OPENAI_API_KEY " +
-	"(in the environment or in HERMES_HOME/.env), or point at a local OpenAI-compatible server " +
-	"with --base-url, for example --base-url http://localhost:11434/v1 --model llama3.1"
+const noProviderHelp = "to get one going, either\n" +
+	"  - set OPENROUTER_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY (in the environment or in HERMES_HOME/.env),\n" +
+	"  - start Ollama: `ollama serve`, then `ollama pull llama3.1` (with no key set, hermes looks for Ollama, " +
+	"LM Studio, llama.cpp and vLLM on their usual ports of 127.0.0.1, or on those HERMES_LOCAL_PORTS names),\n" +
+	"  - or name an OpenAI-compatible server: --provider custom --base-url http://127.0.0.1:8080/v1 --model NAME"
 
 // Resolver resolves endpoints. The zero value reads the process
 // environment and runs key commands through the shell.
@@ -26,6 +28,10 @@ type Resolver struct {
 	Getenv func(string) string
 	// RunKeyCmd runs a key command and returns the key (nil: sh -c, 30 s).
 	RunKeyCmd func(ctx context.Context, command string) (string, error)
+	// LocalServers are what Discover probes for provider "auto" when no
+	// key is set, in order of preference. nil: the ports named by
+	// HERMES_LOCAL_PORTS, else DefaultLocalServers; empty: none.
+	LocalServers []LocalServer
 }
 
 // Resolve resolves the primary endpoint of cfg, reading variables through

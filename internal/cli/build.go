@@ -92,6 +92,9 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
+	if found := rt.LocalServer(); found != nil {
+		fmt.Fprintln(e.stderr, "hermes:", found)
+	}
 	return rt, nil
 }
 

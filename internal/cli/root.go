@@ -66,6 +66,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func newRoot(e *env) *cobra.Command {
 	f := &runFlags{}
+	var version bool
 	root := &cobra.Command{
 		Use:   "hermes",
 		Short: "Hermes, the agent loop in one static binary",
@@ -73,18 +74,25 @@ func newRoot(e *env) *cobra.Command {
 			"  hermes -z \"question\"          one-shot: print only the final answer\n" +
 			"  hermes chat                   interactive chat\n" +
 			"  hermes chat -q \"...\" --oneshot one-shot with progress on stderr",
-		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if version {
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), "hermes", Version)
+				return err
+			}
 			if f.prompt == "" {
 				return runInteractive(cmd.Context(), e, f)
 			}
 			return runOneShot(cmd.Context(), e, f, f.prompt, false)
 		},
 	}
-	root.SetVersionTemplate("hermes {{.Version}}\n")
+	// --version is ours, not cobra's: cobra prints "hermes version X" or
+	// goes through a template, and text/template's reflective method
+	// calls stop the linker from dropping any exported method, which
+	// doubles the binary (the SDKs' unused services stay in).
+	root.Flags().BoolVarP(&version, "version", "v", false, "print the version")
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer")
 	addRunFlags(root.PersistentFlags(), f)
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f))

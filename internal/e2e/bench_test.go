@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,43 +61,63 @@ func BenchmarkStartupVersion(b *testing.B) {
 }
 
 // BenchmarkOneShotFiveRoundsPeakRSS runs the five-round terminal task as a
-// process and reports its peak resident memory. The figure comes from
-// GNU time, which forks the process itself: Go starts children with
-// vfork semantics, and Linux then counts this benchmark's own memory in
-// the child's ru_maxrss.
+// process and reports its peak resident memory. The peak is read from the
+// process's /proc status at each model call: the rusage of a child that
+// os/exec started counts the parent's memory too (the child shares the
+// parent's address space until it execs).
 func BenchmarkOneShotFiveRoundsPeakRSS(b *testing.B) {
-	timeBin, err := exec.LookPath("/usr/bin/time")
-	if err != nil {
-		b.Skip("needs GNU time (/usr/bin/time) to measure the child's peak RSS")
-	}
 	var peak int64
 	for i := 0; i < b.N; i++ {
+		// The server's handler runs on its own goroutine, one call at a time.
+		var pid, hwm atomic.Int64
+		var calls atomic.Int32
 		srv := llmtest.NewServer(b)
-		for r := 0; r < 5; r++ {
-			srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo round %d"}`, r)}}})
-		}
-		srv.Enqueue(llmtest.Reply{Text: "done"})
+		srv.Handle(func(*llmtest.Request) llmtest.Reply {
+			if kb := peakRSSKiB(int(pid.Load())); kb > hwm.Load() {
+				hwm.Store(kb)
+			}
+			round := int(calls.Add(1))
+			if round > 5 {
+				return llmtest.Reply{Text: "done"}
+			}
+			return llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: fmt.Sprintf(`{"command":"echo round %d"}`, round)}}}
+		})
 		home := b.TempDir()
-		rss := filepath.Join(home, "rss")
-		cmd := exec.Command(timeBin, "-f", "%M", "-o", rss, hermesBin, "-z", "five rounds", "--provider", "custom", "--base-url", srv.URL(), "--model", "m",
+		cmd := exec.Command(hermesBin, "-z", "five rounds", "--provider", "custom", "--base-url", srv.URL(), "--model", "m",
 			"--usage-file", filepath.Join(home, "u.json"))
 		cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=/usr/bin:/bin"}
 		cmd.Dir = home
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
-		}
-		raw, err := os.ReadFile(rss)
-		if err != nil {
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		kb, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
-		if err != nil {
-			b.Fatalf("GNU time wrote %q: %v", raw, err)
+		pid.Store(int64(cmd.Process.Pid))
+		if err := cmd.Wait(); err != nil || calls.Load() != 6 {
+			b.Fatalf("%v after %d calls: %s", err, calls.Load(), out.Bytes())
 		}
-		peak = max(peak, kb)
 		srv.Close()
+		peak = max(peak, hwm.Load())
+	}
+	if peak == 0 {
+		b.Skip("no /proc/PID/status here")
 	}
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+}
+
+// peakRSSKiB reads VmHWM, the peak resident set, of a live process.
+func peakRSSKiB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }
 
 // BenchmarkSessionsList10k times the `hermes sessions list` command (the

@@ -14,6 +14,9 @@ import (
 
 var hermesBin string
 
+// moduleRoot is the directory holding go.mod.
+var moduleRoot string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hermes-e2e")
 	if err != nil {
@@ -22,10 +25,11 @@ func TestMain(m *testing.M) {
 	}
 	hermesBin = filepath.Join(dir, "hermes")
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	moduleRoot = filepath.Join(filepath.Dir(file), "..", "..")
 	// Built the way the README builds it.
 	build := exec.Command("go", "build", "-ldflags=-s -w", "-o", hermesBin, "./cmd/hermes")
-	build.Dir = root
+	build.Dir = moduleRoot
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building hermes:", err)
@@ -42,13 +46,20 @@ type result struct {
 	code           int
 }
 
-// hermes runs the binary with a fresh HERMES_HOME and no provider keys in
-// the environment, in workdir.
+// hermes runs the binary with a fresh HERMES_HOME, no provider keys in
+// the environment and no local server to probe, in workdir.
 func hermes(t *testing.T, home, workdir string, args ...string) result {
+	t.Helper()
+	return hermesEnv(t, nil, home, workdir, args...)
+}
+
+// hermesEnv is hermes with more environment variables ("K=V"), which win
+// over its own.
+func hermesEnv(t *testing.T, env []string, home, workdir string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(hermesBin, args...)
 	cmd.Dir = workdir
-	cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

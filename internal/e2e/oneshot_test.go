@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,10 +74,13 @@ func TestOneShotFiveRoundTerminalTaskInEveryAPIMode(t *testing.T) {
 }
 
 func TestNoProviderConfiguredExplainsHowAndExits2(t *testing.T) {
+	// Something that is not a model server holds the probed port.
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
 	home := t.TempDir()
 	usage := filepath.Join(t.TempDir(), "u.json")
-	r := hermes(t, home, home, "-z", "hi", "--usage-file", usage)
-	if r.code != 2 || !contains(r.stderr, "API_KEY", "--base-url") || r.stdout != "" {
+	r := hermesEnv(t, []string{"HERMES_LOCAL_PORTS=" + portOf(t, other.URL)}, home, home, "-z", "hi", "--usage-file", usage)
+	if r.code != 2 || !contains(r.stderr, "API_KEY", "ollama serve", "ollama pull", "--base-url") || r.stdout != "" {
 		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if u := readUsage(t, usage); u["completed"] != false || u["failed"] != true {

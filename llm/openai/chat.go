@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -19,7 +17,7 @@ type Chat struct {
 	f      flavor
 	stream bool
 	args   argsMemo
-	sdk    openai.Client
+	http   *poster
 }
 
 var _ llm.Client = (*Chat)(nil)
@@ -30,7 +28,7 @@ func NewChat(opts llm.Options) *Chat {
 	return &Chat{
 		f:      f,
 		stream: !opts.NoStream,
-		sdk:    openai.Client{Options: requestOptions(opts, f)},
+		http:   newPoster(opts, f),
 	}
 }
 
@@ -48,18 +46,19 @@ func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Del
 		return nil, err
 	}
 	if !c.stream {
-		var res *openai.ChatCompletion
-		if err := c.sdk.Post(ctx, chatPath, body, &res); err != nil {
-			return nil, mapError(ctx, c.f.name, err)
+		raw, err := c.http.postJSON(ctx, chatPath, body)
+		if err != nil {
+			return nil, err
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		var res chatCompletion
+		if err := decodeEvent(c.f.name, raw, &res); err != nil {
+			return nil, err
 		}
-		return fromCompletion(c.f.name, res, sink)
+		return fromCompletion(c.f.name, &res, sink)
 	}
 
 	acc := chatStream{sink: sink}
-	err = postSSE(ctx, &c.sdk, c.f.name, chatPath, body, func(data []byte) error {
+	err = postSSE(ctx, c.http, chatPath, body, func(data []byte) error {
 		var ch chatChunk
 		if err := decodeEvent(c.f.name, data, &ch); err != nil {
 			return err

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -92,7 +90,7 @@ func chatUsage(u wireUsage) llm.Usage {
 
 // fromCompletion converts a non-streamed response, and replays it to the
 // sink so callers see the same deltas whichever mode ran.
-func fromCompletion(provider string, res *openai.ChatCompletion, sink func(llm.Delta)) (*llm.Response, error) {
+func fromCompletion(provider string, res *chatCompletion, sink func(llm.Delta)) (*llm.Response, error) {
 	if res == nil || len(res.Choices) == 0 {
 		return nil, invalidResponse(provider, "response has no choices")
 	}
@@ -100,20 +98,17 @@ func fromCompletion(provider string, res *openai.ChatCompletion, sink func(llm.D
 	msg := ch.Message
 	a := assembly{
 		id: res.ID, model: res.Model,
-		content: msg.Content, refusal: msg.Refusal, finish: ch.FinishReason,
-		usage: fromSDKUsage(res.Usage), hasUsage: res.JSON.Usage.Valid(),
+		content: string(msg.Content), refusal: msg.Refusal, finish: ch.FinishReason,
+		hasUsage: res.Usage != nil,
 	}
-	if !msg.JSON.Content.Valid() {
-		a.content = coerceContent(msg.JSON.Content.Raw())
+	if res.Usage != nil {
+		a.usage = *res.Usage
 	}
-	ex := msg.JSON.ExtraFields
-	a.reasoning.add(extraString(ex, "reasoning"))
-	a.reasoning.add(extraString(ex, "reasoning_content"))
-	if f, ok := ex["reasoning_details"]; ok {
-		if raw := f.Raw(); raw != "" && raw != "null" {
-			_ = json.Unmarshal([]byte(raw), &a.details)
-			a.reasoning.add(detailsText([]byte(raw), "\n\n"))
-		}
+	a.reasoning.add(msg.Reasoning)
+	a.reasoning.add(msg.ReasoningContent)
+	if raw := msg.ReasoningDetails; len(raw) > 0 && string(raw) != "null" {
+		_ = json.Unmarshal(raw, &a.details)
+		a.reasoning.add(detailsText(raw, "\n\n"))
 	}
 	for _, tc := range msg.ToolCalls {
 		if tc.Type == "custom" {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/openai/openai-go/v3/packages/respjson"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -174,24 +172,6 @@ func (s *chatStream) response(provider string) (*llm.Response, error) {
 		r.Message.FinishReason = llm.FinishLength
 	}
 	return r, nil
-}
-
-// extraString reads a string field the SDK does not model (reasoning,
-// reasoning_content). Extra fields are never Valid(), so read Raw().
-func extraString(ex map[string]respjson.Field, key string) string {
-	f, ok := ex[key]
-	if !ok {
-		return ""
-	}
-	raw := f.Raw()
-	if len(raw) < 2 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal([]byte(raw), &s) != nil {
-		return ""
-	}
-	return s
 }
 
 // detailsText joins the readable text of a reasoning_details array.

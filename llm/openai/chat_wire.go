@@ -1,10 +1,6 @@
 package openai
 
-import (
-	"encoding/json"
-
-	"github.com/openai/openai-go/v3"
-)
+import "encoding/json"
 
 // chatChunk is one streamed Chat Completions chunk with only the fields
 // this package reads, including the ones the SDK's chunk type does not
@@ -43,6 +39,37 @@ type chunkToolCall struct {
 	} `json:"function"`
 }
 
+// chatCompletion is a non-streamed Chat Completions response, with only
+// the fields this package reads (the reasoning ones included).
+type chatCompletion struct {
+	ID      string `json:"id"`
+	Model   string `json:"model"`
+	Choices []struct {
+		FinishReason string `json:"finish_reason"`
+		Message      struct {
+			Content          flexText        `json:"content"`
+			Refusal          string          `json:"refusal"`
+			ReasoningContent string          `json:"reasoning_content"`
+			Reasoning        string          `json:"reasoning"`
+			ReasoningDetails json.RawMessage `json:"reasoning_details"`
+			ToolCalls        []struct {
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+				// Custom is a custom (free-form) tool's call.
+				Custom struct {
+					Name  string `json:"name"`
+					Input string `json:"input"`
+				} `json:"custom"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage *wireUsage `json:"usage"`
+}
+
 // wireUsage is the usage object of Chat Completions.
 type wireUsage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
@@ -70,14 +97,4 @@ func (f *flexText) UnmarshalJSON(b []byte) error {
 	}
 	*f = flexText(coerceContent(string(b)))
 	return nil
-}
-
-// fromSDKUsage converts the SDK's usage type (non-streamed responses).
-func fromSDKUsage(u openai.CompletionUsage) wireUsage {
-	var w wireUsage
-	w.PromptTokens, w.CompletionTokens, w.TotalTokens = u.PromptTokens, u.CompletionTokens, u.TotalTokens
-	w.PromptTokensDetails.CachedTokens = u.PromptTokensDetails.CachedTokens
-	w.PromptTokensDetails.CacheWriteTokens = u.PromptTokensDetails.CacheWriteTokens
-	w.CompletionTokensDetails.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
-	return w
 }

@@ -22,16 +22,20 @@
 // canonicalised (sorted keys, compact) only when sent back, so identical
 // histories always produce identical request bytes.
 //
-// Use of the SDK. The SDK's client does the HTTP work: base URL, headers,
-// the error middleware, and reading server-sent events. Request bodies are
-// encoded here from plain structs and posted through it, and events are
-// decoded into lean types that also carry the fields the SDK does not
-// model (reasoning, reasoning_content, reasoning_details): the SDK's
-// reflective encoder and its event unions cost several times the rest of
-// a call on a long history (see BenchmarkChatConvert50). The SDK's param
-// types remain the reference: TestChatEncodingMatchesTheSDK and
-// TestResponsesEncodingMatchesTheSDK check that every body equals, value
-// for value, what those types would send.
+// Use of the SDK. Request bodies are encoded here from plain structs, and
+// replies and events are decoded into lean types that also carry the
+// fields the SDK does not model (reasoning, reasoning_content,
+// reasoning_details): the SDK's reflective encoder and its event unions
+// cost several times the rest of a call on a long history (see
+// BenchmarkChatConvert50). The SDK's param types remain the reference:
+// TestChatEncodingMatchesTheSDK and TestResponsesEncodingMatchesTheSDK
+// check that every body equals, value for value, what those types would
+// send. The bodies are posted with net/http (base URL, headers, no
+// redirect to another origin) and streams read with the SDK's SSE decoder
+// (packages/ssestream): the SDK's client lives in its root package, whose
+// init registers the types of every service (realtime, webhooks,
+// websockets, ...), about 16 MB of binary and a millisecond of start-up
+// that hermes would carry for nothing.
 //
 // Provider quirks are chosen from Options.Provider, else from the base
 // URL's host: OpenRouter gets its attribution headers; OpenRouter, Nous

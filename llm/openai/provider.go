@@ -1,11 +1,8 @@
 package openai
 
 import (
-	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -76,43 +73,6 @@ func newFlavor(o llm.Options) flavor {
 		}
 	}
 	return f
-}
-
-// requestOptions builds the SDK options shared by both transports: where
-// to connect, credentials, headers, and no SDK retries (the provider layer
-// retries with its own backoff and fallback).
-func requestOptions(o llm.Options, f flavor) []option.RequestOption {
-	base := o.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	hc := o.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-		option.WithMiddleware(classifyMiddleware(f.name)),
-	}
-	if o.APIKey != "" {
-		// Client.Post does not apply the SDK's bearer security, so the
-		// header is set here.
-		opts = append(opts, option.WithHeader("Authorization", "Bearer "+o.APIKey))
-		if f.azure {
-			opts = append(opts, option.WithHeader("api-key", o.APIKey))
-		}
-	}
-	if f.openRouter {
-		opts = append(opts,
-			option.WithHeader("HTTP-Referer", openRouterReferer),
-			option.WithHeader("X-Title", openRouterTitle))
-	}
-	for k, v := range o.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	return opts
 }
 
 // modelBase strips a gateway's vendor prefix ("openai/gpt-5" -> "gpt-5").

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -19,7 +17,7 @@ type Responses struct {
 	stream bool
 	args   argsMemo
 	items  itemMemo
-	sdk    openai.Client
+	http   *poster
 }
 
 var _ llm.Client = (*Responses)(nil)
@@ -30,7 +28,7 @@ func NewResponses(opts llm.Options) *Responses {
 	return &Responses{
 		f:      f,
 		stream: !opts.NoStream,
-		sdk:    openai.Client{Options: requestOptions(opts, f)},
+		http:   newPoster(opts, f),
 	}
 }
 
@@ -48,12 +46,9 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 		return nil, err
 	}
 	if !r.stream {
-		var raw []byte
-		if err := r.sdk.Post(ctx, responsesPath, body, &raw); err != nil {
-			return nil, mapError(ctx, r.f.name, err)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		raw, err := r.http.postJSON(ctx, responsesPath, body)
+		if err != nil {
+			return nil, err
 		}
 		var res wireResponse
 		if err := decodeEvent(r.f.name, raw, &res); err != nil {
@@ -68,7 +63,7 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 	}
 
 	acc := responsesStream{sink: sink}
-	err = postSSE(ctx, &r.sdk, r.f.name, responsesPath, body, func(data []byte) error {
+	err = postSSE(ctx, r.http, responsesPath, body, func(data []byte) error {
 		var ev responsesEvent
 		if err := decodeEvent(r.f.name, data, &ev); err != nil {
 			return err

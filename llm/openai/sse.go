@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/hermes-go/hermes/llm"
@@ -17,10 +15,10 @@ import (
 // event to fn until [DONE], the end of the stream, or an error. It is what
 // the SDK's NewStreaming does, with the body already encoded and each
 // event decoded by the caller into a lean type.
-func postSSE(ctx context.Context, sdk *openai.Client, provider, path string, body []byte, fn func(data []byte) error) error {
-	var raw *http.Response
-	if err := sdk.Post(ctx, path, body, &raw); err != nil {
-		return mapError(ctx, provider, err)
+func postSSE(ctx context.Context, p *poster, path string, body []byte, fn func(data []byte) error) error {
+	raw, err := p.post(ctx, path, body)
+	if err != nil {
+		return err
 	}
 	dec := ssestream.NewDecoder(raw)
 	defer dec.Close()
@@ -40,7 +38,7 @@ func postSSE(ctx context.Context, sdk *openai.Client, provider, path string, bod
 		return ctx.Err()
 	}
 	if err := dec.Err(); err != nil {
-		return mapError(ctx, provider, err)
+		return transportError(ctx, p.provider, err)
 	}
 	return nil
 }
