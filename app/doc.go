@@ -19,10 +19,14 @@
 // default: dangerous commands are then denied), extra tools, the working
 // directory, a session to resume.
 //
-// New reads nothing but what it is given and HERMES_HOME (config.Home);
-// it makes no network call unless the configuration asks for model
-// discovery on a local server. Configuration problems are *ConfigError
-// values, so a caller can tell "fix your setup" from a runtime failure.
+// New reads nothing but what it is given and HERMES_HOME (config.Home).
+// Its one network call is for a newcomer: with provider auto and no key
+// anywhere, it probes the usual ports of local OpenAI-compatible servers
+// (Ollama, LM Studio, llama.cpp, vLLM; HERMES_LOCAL_PORTS overrides them)
+// and Runtime.LocalServer says which it picked; a local provider named
+// without a model is asked for its models. Configuration problems are
+// *ConfigError values, so a caller can tell "fix your setup" from a
+// runtime failure.
 //
 // Concurrency: a Runtime is safe for concurrent use as far as its parts
 // are: its Agent runs one turn at a time (agent.ErrBusy otherwise); the
