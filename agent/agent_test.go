@@ -216,8 +216,11 @@ func TestInterruptStopsAModelCallThatIgnoresItsContext(t *testing.T) {
 	if !res.Interrupted || res.Completed || res.ExitReason != ExitInterruptedDuringAPI {
 		t.Fatalf("result %+v", res)
 	}
-	if len(res.Messages) != 1 || res.Messages[0].Role != llm.RoleUser {
-		t.Fatalf("partial output entered the history: %+v", res.Messages)
+	// The prompt stays, closed by the interrupted mark; the streamed
+	// fragment never enters the history.
+	if len(res.Messages) != 2 || res.Messages[0].Role != llm.RoleUser ||
+		res.Messages[1].FinishReason != llm.FinishInterrupted || res.Messages[1].Content != InterruptedNote {
+		t.Fatalf("history after the interrupt: %+v", res.Messages)
 	}
 }
 
@@ -240,9 +243,11 @@ func TestRepairsAreReportedAsEvents(t *testing.T) {
 	a := New(Config{Client: s, Model: "m", Observer: rec.observe})
 	history := []llm.Message{
 		llm.User("first"),
+		llm.User("first, again"), // two prompts in a row
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("a", "echo", "{}")}}, // result missing
 		llm.ToolResult("ghost", "echo", "orphan"),                                     // no call
 		llm.User("second"),
+		llm.Assistant("answered"),
 	}
 	res, _ := a.Run(context.Background(), Input{Message: "third", History: history})
 	ev := rec.of(EventRepair)
@@ -254,10 +259,10 @@ func TestRepairsAreReportedAsEvents(t *testing.T) {
 	for _, m := range sent {
 		roles = append(roles, string(m.Role))
 	}
-	if strings.Join(roles, ",") != "user,assistant,tool,user" || sent[3].Content != "second\n\nthird" {
-		t.Fatalf("sent %v %q", roles, sent[3].Content)
+	if strings.Join(roles, ",") != "user,assistant,tool,user,assistant,user" || sent[0].Content != "first\n\nfirst, again" {
+		t.Fatalf("sent %v %q", roles, sent[0].Content)
 	}
-	if len(history) != 4 || history[2].ToolCallID != "ghost" {
+	if len(history) != 6 || history[3].ToolCallID != "ghost" {
 		t.Fatal("the caller's history was modified")
 	}
 	if !res.Completed {

@@ -148,6 +148,9 @@ func (t *turn) prologue(in Input) {
 	a.resetTurnRouting()
 	t.ensureSystemPrompt(in.SystemMessage)
 	if in.Message != "" {
+		// A turn that was interrupted, or a process that died, may have
+		// left the history open: close it first.
+		t.closeDangling()
 		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Time: a.cfg.Now()})
 	}
 }
@@ -398,6 +401,9 @@ func (t *turn) interrupted() bool { return t.ctx.Err() != nil }
 func (t *turn) epilogue() {
 	a := t.a
 	r := t.res
+	if r.Interrupted {
+		t.closeDangling()
+	}
 	r.Messages = a.History()
 	r.Model, r.Provider = a.Model()
 	r.SessionID = a.SessionID()

@@ -73,6 +73,9 @@ const (
 	FinishToolCalls     FinishReason = "tool_calls"
 	FinishLength        FinishReason = "length"
 	FinishContentFilter FinishReason = "content_filter"
+	// FinishInterrupted marks the assistant message that closes a prompt
+	// the user interrupted before it was answered. No transport returns it.
+	FinishInterrupted FinishReason = "interrupted"
 )
 
 // Response is the assembled result of one call.
