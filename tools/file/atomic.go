@@ -13,17 +13,29 @@ import (
 // same directory renamed over the target), creating parent directories,
 // keeping an existing file's mode, then reads the file back and compares.
 // Only a nil error means the bytes are on disk at path.
+//
+// A symbolic link is written through (the link stays); a target that
+// exists and is not a regular file (a device, a FIFO, a socket, a
+// directory) is never replaced. The write guard sees the path and, for a
+// link, the file it points to.
 func (t *Tools) writeVerified(path string, data []byte) error {
 	if t.opts.WriteGuard != nil {
 		if err := t.opts.WriteGuard(path); err != nil {
 			return fmt.Errorf("write to %s refused: %w", path, err)
 		}
 	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if st.IsDir() {
-			return fmt.Errorf("%s is a directory", path)
+	target, err := writeTarget(path)
+	if err != nil {
+		return err
+	}
+	if target != path && t.opts.WriteGuard != nil {
+		if err := t.opts.WriteGuard(target); err != nil {
+			return fmt.Errorf("write to %s (the file %s links to) refused: %w", target, path, err)
 		}
+	}
+	path = target
+	mode := fs.FileMode(0o644)
+	if st, err := os.Lstat(path); err == nil {
 		mode = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("stat %s: %w", path, err)
@@ -60,7 +72,7 @@ func (t *Tools) writeVerified(path string, data []byte) error {
 
 // verify re-reads path and checks it holds exactly data.
 func verify(path string, data []byte) error {
-	got, err := os.ReadFile(path)
+	got, err := readRegular(path, 0)
 	if err != nil {
 		return fmt.Errorf("verify %s: read back: %w", path, err)
 	}
@@ -89,17 +101,7 @@ func (t *Tools) removeVerified(path string) error {
 // readText loads a file for editing, refusing directories, binary files and
 // files over the size cap.
 func (t *Tools) readText(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	}
-	if st.Size() > t.opts.MaxFileSize {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", path, st.Size(), t.opts.MaxFileSize)
-	}
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, t.opts.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -78,18 +78,13 @@ func (t *Tools) readFile(ctx context.Context, call tool.Call, a readArgs) (tool.
 		a.Limit = DefaultReadLines
 	}
 	path := t.resolve(call.TaskID, a.Path)
-	st, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return tool.Error(fmt.Sprintf("read_file: %s does not exist.%s", path, similarNames(path))), nil
-		}
-		return tool.Error("read_file: " + err.Error()), nil
-	}
-	if st.IsDir() {
+	f, st, err := openRegular(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return tool.Error(fmt.Sprintf("read_file: %s does not exist.%s", path, similarNames(path))), nil
+	case st != nil && st.IsDir():
 		return tool.Error(fmt.Sprintf("read_file: %s is a directory; use search_files with target \"files\" to list it", path)), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	case err != nil:
 		return tool.Error("read_file: " + err.Error()), nil
 	}
 	defer f.Close()

@@ -243,15 +243,15 @@ func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 		c.after = []byte(body)
 		return c, nil
 	case "delete":
-		st, err := os.Stat(c.path)
+		st, err := os.Lstat(c.path)
 		if err != nil {
 			return c, fmt.Errorf("*** Delete File %s: %w", op.path, err)
 		}
-		if st.IsDir() {
-			return c, fmt.Errorf("*** Delete File %s: is a directory", op.path)
+		if !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+			return c, fmt.Errorf("*** Delete File %s: %w", op.path, notRegular(c.path, st.Mode()))
 		}
 		c.existed, c.deleting = true, true
-		c.before, _ = os.ReadFile(c.path)
+		c.before, _ = readRegular(c.path, t.opts.MaxFileSize)
 		return c, nil
 	}
 	b, err := t.readText(c.path)

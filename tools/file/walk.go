@@ -240,7 +240,7 @@ func (w *worker) dir(job dirJob, wq *workQueue) {
 			// Symlinked directories are not followed (no cycles, no
 			// escaping the tree); symlinked files are searched.
 			st, err := os.Stat(abs)
-			if err != nil || st.IsDir() {
+			if err != nil || !st.Mode().IsRegular() {
 				continue
 			}
 		} else if !isDir && !typ.IsRegular() {
@@ -278,7 +278,7 @@ func (w *worker) file(abs, rel string) {
 
 // read loads a file into the worker's buffer, growing it as needed.
 func (w *worker) read(abs string) ([]byte, bool) {
-	f, err := os.Open(abs)
+	f, _, err := openRegular(abs)
 	if err != nil {
 		w.res.noteErr(err)
 		return nil, false

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 
 	"github.com/hermes-go/hermes/tool"
 )
@@ -35,8 +36,15 @@ func (t *Tools) writeFile(ctx context.Context, call tool.Call, a writeArgs) (too
 	}
 	path := t.resolve(call.TaskID, a.Path)
 	data := []byte(*a.Content)
-	old, err := os.ReadFile(path)
+	target, err := writeTarget(path)
+	if err != nil {
+		return tool.Error("write_file: failed: " + err.Error()), nil
+	}
+	old, err := readRegular(target, 0)
 	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return tool.Error("write_file: reading the current file: " + err.Error()), nil
+	}
 	if existed && bytes.Equal(old, data) {
 		return tool.Text(fmt.Sprintf("No change: %s already holds exactly this content (%d bytes); nothing was written.", path, len(data))), nil
 	}
