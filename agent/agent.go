@@ -183,6 +183,9 @@ type Agent struct {
 	sessionReady  bool
 	session       SessionMeta
 	contextLength int
+	// lastFailure is the exit reason of the previous turn when it failed,
+	// to mark its unanswered prompt as failed rather than interrupted.
+	lastFailure ExitReason
 }
 
 // New returns an agent.

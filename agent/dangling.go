@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/hermes-go/hermes/llm"
+import (
+	"fmt"
+
+	"github.com/hermes-go/hermes/llm"
+)
 
 // Texts that close a history an interrupted turn (or a killed process)
 // left open. They enter the history and the store, so every later call
@@ -12,14 +16,21 @@ const (
 	InterruptedNote = "[Interrupted: the user stopped this request before it was answered.]"
 	// InterruptedToolNote is the result of a tool call that never finished.
 	InterruptedToolNote = "[Tool call interrupted: no result was recorded.]"
+	// FailedNote answers a prompt whose turn failed before an answer
+	// (followed by the exit reason). Its message has FinishReason
+	// llm.FinishFailed.
+	FailedNote = "[No answer: this request failed"
 )
 
 // closeDangling ends the history's open tail: results for tool calls that
-// have none, and an interrupted-marked answer for a prompt that has none.
-// A tail of tool results is left open: the model continues from it.
+// have none, and a marked answer for a prompt that has none: failed when
+// the previous turn of this agent failed, interrupted otherwise (a turn
+// stopped by the user, or a process that died). A tail of tool results is
+// left open: the model continues from it.
 func (t *turn) closeDangling() {
 	a := t.a
 	a.mu.Lock()
+	failure := a.lastFailure
 	h := a.history
 	var missing []llm.ToolCall
 	lastUser := len(h) > 0 && h[len(h)-1].Role == llm.RoleUser
@@ -39,7 +50,11 @@ func (t *turn) closeDangling() {
 		t.appendMsg(llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: InterruptedToolNote, Time: a.cfg.Now()})
 	}
 	if lastUser {
-		t.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: InterruptedNote, FinishReason: llm.FinishInterrupted, Time: a.cfg.Now()})
+		note, reason := InterruptedNote, llm.FinishInterrupted
+		if failure != "" {
+			note, reason = fmt.Sprintf("%s (%s).]", FailedNote, failure), llm.FinishFailed
+		}
+		t.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: note, FinishReason: reason, Time: a.cfg.Now()})
 	}
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hermes-go/hermes/llm"
@@ -96,5 +97,41 @@ func TestAResumedHistoryLeftOpenIsClosedBeforeTheNextPrompt(t *testing.T) {
 				t.Fatalf("stored after the closing messages: %q", got)
 			}
 		})
+	}
+}
+
+func TestAnUnknownFinishReasonIsAnErrorThatNamesIt(t *testing.T) {
+	s := script(t).add(reply(&llm.Response{Message: llm.Assistant(""), FinishReason: "function_call"}))
+	res, err := New(Config{Client: s, Model: "m"}).Run(context.Background(), Input{Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed || res.ExitReason != ExitInvalidResponse || res.Error == nil || !strings.Contains(res.Error.Error(), `"function_call"`) {
+		t.Fatalf("result %+v", res)
+	}
+	if len(res.Messages) != 1 {
+		t.Fatalf("the reply entered the history: %+v", res.Messages)
+	}
+}
+
+func TestAFailedTurnStoresNothingAndTheNextPromptClosesItAsFailed(t *testing.T) {
+	s := script(t).add(fail(&llm.ProviderError{Kind: llm.ErrServer, Message: "boom"}), text("second"))
+	rec := &recorder{}
+	st := newMemStore()
+	a := New(Config{Client: s, Model: "m", Observer: rec.observe, Store: st, Session: SessionMeta{ID: "s1"}})
+	res, _ := a.Run(context.Background(), Input{Message: "first"})
+	if !res.Failed || len(res.Messages) != 1 || len(st.msgs["s1"]) != 1 {
+		t.Fatalf("a failed turn left %+v (stored %+v)", res.Messages, st.msgs["s1"])
+	}
+	if _, err := a.Run(context.Background(), Input{Message: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := rec.of(EventRepair); len(ev) != 0 {
+		t.Fatalf("repairs after a failed turn: %+v", ev)
+	}
+	sent := s.requests()[1].Messages
+	if roles(sent) != "uau" || sent[1].FinishReason != llm.FinishFailed ||
+		!strings.HasPrefix(sent[1].Content, FailedNote) || !strings.Contains(sent[1].Content, string(ExitProviderError)) {
+		t.Fatalf("the call after a failure sent %+v", sent)
 	}
 }

@@ -275,8 +275,15 @@ func (t *turn) handleResponse(resp *llm.Response) {
 	msg.FinishReason = resp.FinishReason
 	msg.Time = a.cfg.Now()
 
-	if resp.FinishReason == llm.FinishContentFilter {
+	switch resp.FinishReason {
+	case llm.FinishStop, llm.FinishToolCalls, llm.FinishLength, "":
+	case llm.FinishContentFilter:
 		t.contentFiltered(resp)
+		return
+	default:
+		// A reason the loop does not know is never taken for an answer.
+		err := fmt.Errorf("the model's reply ended with finish reason %q, which hermes does not know", resp.FinishReason)
+		t.end(ExitInvalidResponse, "The model call failed: "+err.Error(), err)
 		return
 	}
 	if len(msg.ToolCalls) > 0 {
@@ -404,6 +411,13 @@ func (t *turn) epilogue() {
 	if r.Interrupted {
 		t.closeDangling()
 	}
+	a.mu.Lock()
+	a.lastFailure = ""
+	if r.Failed {
+		// Nothing is stored for a failed turn; the next prompt closes it.
+		a.lastFailure = r.ExitReason
+	}
+	a.mu.Unlock()
 	r.Messages = a.History()
 	r.Model, r.Provider = a.Model()
 	r.SessionID = a.SessionID()

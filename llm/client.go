@@ -76,6 +76,9 @@ const (
 	// FinishInterrupted marks the assistant message that closes a prompt
 	// the user interrupted before it was answered. No transport returns it.
 	FinishInterrupted FinishReason = "interrupted"
+	// FinishFailed marks the assistant message that closes a prompt whose
+	// turn failed without an answer. No transport returns it.
+	FinishFailed FinishReason = "failed"
 )
 
 // Response is the assembled result of one call.
