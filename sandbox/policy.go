@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Mode is how much a sandboxed command may do.
+type Mode string
+
+// The modes.
+const (
+	ReadOnly       Mode = "read-only"
+	WorkspaceWrite Mode = "workspace-write"
+	FullAccess     Mode = "full-access"
+)
+
+// ParseMode reads a mode name; "" is WorkspaceWrite.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(strings.TrimSpace(s)) {
+	case "", WorkspaceWrite:
+		return WorkspaceWrite, nil
+	case ReadOnly:
+		return ReadOnly, nil
+	case FullAccess:
+		return FullAccess, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q is not read-only, workspace-write or full-access", s)
+}
+
+// Policy is what a sandboxed command, and a file tool, may touch. Paths
+// are absolute and clean, with symbolic links resolved where they exist.
+type Policy struct {
+	Mode Mode
+	// Workspace is the directory the agent works in (the git root, else
+	// the working directory).
+	Workspace string
+	// WritableRoots are the trees that may be written in workspace-write:
+	// the workspace, /tmp, $TMPDIR and sandbox.writable_roots.
+	WritableRoots []string
+	// ReadOnly are paths inside writable roots that stay read-only:
+	// .git/hooks, .git/config and .hermes of each root.
+	ReadOnly []string
+	// Hidden are paths neither readable nor writable in any mode short of
+	// full-access: HERMES_HOME, ~/.ssh, credential files.
+	Hidden []string
+	// Protected are paths the file tools never write short of
+	// full-access, besides Hidden and ReadOnly: shell start-up files.
+	Protected []string
+	// Network allows TCP connections.
+	Network bool
+}
+
+// Options are the inputs of NewPolicy.
+type Options struct {
+	Mode Mode
+	// Workdir is the working directory; the workspace is its git root.
+	Workdir string
+	// ExtraRoots are sandbox.writable_roots.
+	ExtraRoots []string
+	// Home is the user's home directory (default os.UserHomeDir).
+	Home string
+	// HermesHome is HERMES_HOME.
+	HermesHome string
+	// Scratch are the temporary directories that stay writable (default
+	// /tmp and $TMPDIR).
+	Scratch []string
+	// Network overrides the mode's default (on in workspace-write, off in
+	// read-only).
+	Network *bool
+}
+
+// Credential files and directories under the home directory that no
+// sandboxed command may read.
+var hiddenInHome = []string{
+	".ssh", ".aws", ".config/gcloud", ".azure", ".netrc", ".pgpass", ".npmrc", ".pypirc",
+	".git-credentials", ".config/gh", ".docker/config.json", ".kube/config", ".gnupg",
+}
+
+// Shell and tool start-up files the file tools never write.
+var protectedInHome = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
+	".config/fish", ".gitconfig", ".config/git",
+}
+
+// NewPolicy builds the policy of a session.
+func NewPolicy(o Options) (Policy, error) {
+	if o.Mode == "" {
+		o.Mode = WorkspaceWrite
+	}
+	if _, err := ParseMode(string(o.Mode)); err != nil {
+		return Policy{}, err
+	}
+	if o.Workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return Policy{}, fmt.Errorf("sandbox: working directory: %w", err)
+		}
+		o.Workdir = wd
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	if o.Scratch == nil {
+		o.Scratch = []string{"/tmp", os.TempDir()}
+	}
+	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Network: o.Mode != ReadOnly}
+	if o.Network != nil {
+		p.Network = *o.Network
+	}
+	roots := append(append([]string{p.Workspace}, o.Scratch...), o.ExtraRoots...)
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		if !filepath.IsAbs(r) {
+			return Policy{}, fmt.Errorf("sandbox.writable_roots: %q is not an absolute path", r)
+		}
+		r = Resolve(r)
+		if !slices.Contains(p.WritableRoots, r) {
+			p.WritableRoots = append(p.WritableRoots, r)
+		}
+	}
+	for _, r := range p.WritableRoots {
+		for _, sub := range []string{".git/hooks", ".git/config", ".hermes"} {
+			p.ReadOnly = append(p.ReadOnly, filepath.Join(r, sub))
+		}
+	}
+	if o.HermesHome != "" {
+		p.Hidden = append(p.Hidden, Resolve(o.HermesHome))
+	}
+	if o.Home != "" {
+		for _, h := range hiddenInHome {
+			p.Hidden = append(p.Hidden, filepath.Join(Resolve(o.Home), h))
+		}
+		for _, h := range protectedInHome {
+			p.Protected = append(p.Protected, filepath.Join(Resolve(o.Home), h))
+		}
+	}
+	return p, nil
+}
+
+// Workspace returns the git root above dir (the nearest directory holding
+// .git), else dir.
+func Workspace(dir string) string {
+	dir = filepath.Clean(dir)
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// Resolve makes path absolute and clean and resolves every symbolic link
+// on it, dangling ones too, so that a path through a link is judged by
+// where it lands. Components that do not exist are kept as they are.
+func Resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	parts := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		next := filepath.Join(cur, parts[0])
+		parts = parts[1:]
+		st, err := os.Lstat(next)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return filepath.Join(append([]string{next}, parts...)...)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			cur = next
+			continue
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target)
+		}
+		// Resolve the target's own components before the rest.
+		parts = append(strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/"), parts...)
+		cur = "/"
+	}
+	return cur
+}
+
+// within reports whether path is root or lies under it.
+func within(path, root string) bool {
+	if path == root {
+		return true
+	}
+	return strings.HasPrefix(path, strings.TrimSuffix(root, "/")+"/")
+}
+
+func withinAny(path string, roots []string) (string, bool) {
+	for _, r := range roots {
+		if within(path, r) {
+			return r, true
+		}
+	}
+	return "", false
+}
