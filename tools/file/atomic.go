@@ -82,6 +82,25 @@ func verify(path string, data []byte) error {
 	return nil
 }
 
+// guardRead asks the read guard about path.
+func (t *Tools) guardRead(path string) error {
+	if t.opts.ReadGuard == nil {
+		return nil
+	}
+	return t.opts.ReadGuard(path)
+}
+
+// guardWrite asks the write guard about path, before anything is written.
+func (t *Tools) guardWrite(path string) error {
+	if t.opts.WriteGuard == nil {
+		return nil
+	}
+	if err := t.opts.WriteGuard(path); err != nil {
+		return fmt.Errorf("write to %s refused: %w", path, err)
+	}
+	return nil
+}
+
 // removeVerified deletes path and checks it is gone.
 func (t *Tools) removeVerified(path string) error {
 	if t.opts.WriteGuard != nil {
@@ -101,6 +120,9 @@ func (t *Tools) removeVerified(path string) error {
 // readText loads a file for editing, refusing directories, binary files and
 // files over the size cap.
 func (t *Tools) readText(path string) ([]byte, error) {
+	if err := t.guardRead(path); err != nil {
+		return nil, err
+	}
 	b, err := readRegular(path, t.opts.MaxFileSize)
 	if err != nil {
 		return nil, err

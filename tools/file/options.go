@@ -32,6 +32,10 @@ type Options struct {
 	// WriteGuard, when set, is asked before any file is written or
 	// deleted; an error refuses the write with its text.
 	WriteGuard func(absPath string) error
+	// ReadGuard, when set, is asked before a file is read or searched; an
+	// error refuses the read with its text, and search_files leaves such
+	// files out. The sandbox's Policy.CheckRead hides credentials.
+	ReadGuard func(absPath string) error
 	// Redact, when set, is applied to file content shown to the model.
 	Redact func(string) string
 }

@@ -78,6 +78,9 @@ func (t *Tools) readFile(ctx context.Context, call tool.Call, a readArgs) (tool.
 		a.Limit = DefaultReadLines
 	}
 	path := t.resolve(call.TaskID, a.Path)
+	if err := t.guardRead(path); err != nil {
+		return tool.Error("read_file: refused: " + err.Error()), nil
+	}
 	f, st, err := openRegular(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

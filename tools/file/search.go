@@ -70,6 +70,10 @@ func (t *Tools) searchFiles(ctx context.Context, call tool.Call, a searchArgs) (
 	default:
 		return tool.Error(fmt.Sprintf("search_files: unknown output_mode %q", q.mode)), nil
 	}
+	if err := t.guardRead(q.root); err != nil {
+		return tool.Error("search_files: refused: " + err.Error()), nil
+	}
+	q.readGuard = t.opts.ReadGuard
 	st, err := os.Stat(q.root)
 	if err != nil {
 		return tool.Error("search_files: " + err.Error()), nil

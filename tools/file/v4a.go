@@ -231,6 +231,9 @@ func (t *Tools) applyPatchText(task, text string) tool.Result {
 func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 	c := fileChange{op: op, path: t.resolve(task, op.path)}
 	c.dest = c.path
+	if err := t.guardWrite(c.path); err != nil {
+		return c, fmt.Errorf("*** %s File %s: %w", opName(op.kind), op.path, err)
+	}
 	switch op.kind {
 	case "add":
 		if _, err := os.Lstat(c.path); err == nil {
@@ -269,6 +272,9 @@ func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 	c.after = []byte(after)
 	if op.moveTo != "" {
 		c.dest = t.resolve(task, op.moveTo)
+		if err := t.guardWrite(c.dest); err != nil {
+			return c, fmt.Errorf("*** Move to %s: %w", op.moveTo, err)
+		}
 		if _, err := os.Lstat(c.dest); err == nil {
 			return c, fmt.Errorf("*** Move to %s: the destination already exists", op.moveTo)
 		}
@@ -455,4 +461,14 @@ func (t *Tools) rollback(done []fileChange) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func opName(kind string) string {
+	switch kind {
+	case "add":
+		return "Add"
+	case "delete":
+		return "Delete"
+	}
+	return "Update"
 }

@@ -31,6 +31,8 @@ type searchQuery struct {
 	limit    int
 	maxSize  int64
 	maxLine  int
+	// readGuard leaves out files the agent may not read.
+	readGuard func(string) error
 }
 
 type searchResult struct {
@@ -259,6 +261,9 @@ func (w *worker) dir(job dirJob, wq *workQueue) {
 }
 
 func (w *worker) file(abs, rel string) {
+	if w.q.readGuard != nil && w.q.readGuard(abs) != nil {
+		return
+	}
 	if w.q.filesTgt {
 		if w.q.nameGlob.match(rel) {
 			w.res.files.Add(1)
