@@ -50,7 +50,10 @@ func loadConfig(e *env, f *runFlags) (*config.Config, error) {
 	if f.apiMode != "" {
 		cfg.APIMode = f.apiMode
 	}
-	if f.maxTurns > 0 {
+	switch {
+	case f.maxTurns < 0:
+		return nil, &app.ConfigError{Err: fmt.Errorf("--max-turns: %d is not allowed (a whole number, at least 1)", f.maxTurns)}
+	case f.maxTurns > 0:
 		cfg.Agent.MaxTurns = f.maxTurns
 	}
 	if f.effort != "" {
