@@ -118,12 +118,16 @@ func exitFor(err error) int {
 	return exitFailed
 }
 
-// openStore opens HERMES_HOME/state.db for the sessions commands.
+// openStore opens HERMES_HOME/state.db for the sessions commands. Its
+// errors name the file; one that cannot be written is a setup error
+// (status 2), as in app.New.
 func openStore(home string, redact func(string) string) (*session.Store, error) {
-	path := filepath.Join(home, "state.db")
-	st, err := session.Open(path, session.Options{Redact: redact})
+	st, err := session.Open(filepath.Join(home, "state.db"), session.Options{Redact: redact})
+	if errors.Is(err, session.ErrReadOnly) {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("session database %s: %w", path, err)
+		return nil, &exitError{code: exitFailed, err: err}
 	}
 	return st, nil
 }

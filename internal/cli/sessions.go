@@ -19,14 +19,7 @@ import (
 // prune, search, rename. Every subcommand takes --json.
 func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	var asJSON bool
-	open := func() (*session.Store, error) {
-		home := config.Home(e.getenv)
-		st, err := openStore(home, nil)
-		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
-		}
-		return st, nil
-	}
+	open := func() (*session.Store, error) { return openStore(config.Home(e.getenv), nil) }
 	out := func(v any, human func(w io.Writer)) error {
 		if asJSON {
 			return jsonEncoder(e.stdout).Encode(v)
