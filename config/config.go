@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -318,46 +317,6 @@ func (c *Config) fillDefaults() {
 
 // Seconds converts a seconds setting to a Duration.
 func Seconds(n int) time.Duration { return time.Duration(n) * time.Second }
-
-// AddToAllowlist appends a pattern key to command_allowlist in the
-// config file, keeping the rest of the file as it is.
-func AddToAllowlist(path, key string) error {
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("config: %w", err)
-	}
-	var m map[string]any
-	if len(bytes.TrimSpace(b)) > 0 {
-		if err := yaml.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("config %s: %w", path, err)
-		}
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	var list []any
-	if l, ok := m["command_allowlist"].([]any); ok {
-		list = l
-	}
-	for _, v := range list {
-		if fmt.Sprint(v) == key {
-			return nil
-		}
-	}
-	m["command_allowlist"] = append(list, key)
-	out, err := yaml.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o600); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	return os.Rename(tmp, path)
-}
 
 // LoadDotEnv reads KEY=VALUE lines from path into a map. Missing file: empty map.
 func LoadDotEnv(path string) (map[string]string, error) {

@@ -62,20 +62,6 @@ func TestUnknownKeysAreWarnedAbout(t *testing.T) {
 	}
 }
 
-func TestAddToAllowlistKeepsOtherKeys(t *testing.T) {
-	home := t.TempDir()
-	p := filepath.Join(home, "config.yaml")
-	os.WriteFile(p, []byte("model: m\n"), 0o600)
-	if err := AddToAllowlist(p, "recursive delete"); err != nil {
-		t.Fatal(err)
-	}
-	AddToAllowlist(p, "recursive delete")
-	c, err := Load(home, env(nil))
-	if err != nil || c.Model.Name != "m" || len(c.CommandAllowlist) != 1 || c.CommandAllowlist[0] != "recursive delete" {
-		t.Fatalf("config %+v err %v", c, err)
-	}
-}
-
 func TestDotEnv(t *testing.T) {
 	p := filepath.Join(t.TempDir(), ".env")
 	os.WriteFile(p, []byte("# keys\nexport OPENAI_API_KEY=\"sk-x\"\nHERMES_MODEL=m\n\nbad line\n"), 0o600)

@@ -8,4 +8,9 @@
 // names its line and the key probably meant; a value out of range or not
 // implemented is an error naming the key, the value and what is allowed;
 // a malformed file is an error that names the line and column.
+//
+// AddToAllowlist and RemoveFromAllowlist edit command_allowlist in
+// place, as text: the file's comments, layout and other keys stay as the
+// user wrote them, and an edit that could change anything else is
+// refused rather than made.
 package config

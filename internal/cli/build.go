@@ -147,9 +147,24 @@ func (rt *runtime) askApproval(ctx context.Context, p approval.Prompt) (approval
 	case "s", "session":
 		return approval.Session, nil
 	case "a", "always":
+		rt.sayAlways(p)
 		return approval.Always, nil
 	}
 	return approval.Deny, nil
+}
+
+// sayAlways tells the user what an "always" answer allows from now on:
+// every command of the kinds found, not only this one, in every session.
+func (rt *runtime) sayAlways(p approval.Prompt) {
+	w := rt.lines.prompt
+	fmt.Fprintln(w, "From now on, in every session, any command matching these patterns runs without asking, not only this one:")
+	undo := make([]string, len(p.Findings))
+	for i, f := range p.Findings {
+		fmt.Fprintf(w, "    %s: %s\n", f.Key, f.Description)
+		undo[i] = "hermes approvals revoke " + f.Key
+	}
+	fmt.Fprintf(w, "  Saved to command_allowlist in %s; undo with: %s\n",
+		filepath.Join(rt.Config().Home, "config.yaml"), strings.Join(undo, "; "))
 }
 
 // askClarify asks the user a question on the terminal.

@@ -122,6 +122,6 @@ func newRoot(e *env) *cobra.Command {
 	_ = root.Flags().MarkHidden("V")
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
 	addRunFlags(root.PersistentFlags(), f)
-	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f))
+	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e))
 	return root
 }
