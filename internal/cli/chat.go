@@ -32,6 +32,7 @@ func newChatCmd(e *env, f *runFlags) *cobra.Command {
 			return runInteractive(cmd.Context(), e, f)
 		},
 	}
+	addRunFlags(c.Flags(), f)
 	c.Flags().StringVarP(&f.query, "query", "q", "", "the message to send (-: read it from standard input)")
 	c.Flags().BoolVar(&f.oneshot, "oneshot", false, "run the query and exit (progress on stderr, answer on stdout)")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "Q", false, "no progress output")

@@ -46,6 +46,7 @@ func newCompressCmd(e *env, f *runFlags, asJSON *bool) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&focus, "focus", "", "what the summary should keep (e.g. file names, decisions)")
+	addProviderFlags(c.Flags(), f)
 	return c
 }
 

@@ -121,7 +121,7 @@ func newRoot(e *env) *cobra.Command {
 	root.Flags().BoolVarP(&version, "V", "V", false, "print the version")
 	_ = root.Flags().MarkHidden("V")
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
-	addRunFlags(root.PersistentFlags(), f)
+	addRunFlags(root.Flags(), f)
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e))
 	return root
 }

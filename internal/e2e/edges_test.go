@@ -111,3 +111,44 @@ func TestUnwritableHermesHomeExits2WithOneClearMessage(t *testing.T) {
 		}
 	}
 }
+
+// Each command's help lists the flags it takes: the run flags belong to
+// hermes and hermes chat, not to sessions or approvals.
+func TestSubcommandHelpShowsItsOwnFlags(t *testing.T) {
+	runFlags := []string{"--yolo", "--api-key", "--toolsets", "--max-turns", "--usage-file", "--resume"}
+	for _, tc := range []struct {
+		args       []string
+		want, lack []string
+	}{
+		{[]string{"--help"}, runFlags, nil},
+		{[]string{"chat", "--help"}, append([]string{"--query", "--oneshot"}, runFlags...), nil},
+		{[]string{"sessions", "--help"}, []string{"--json"}, append([]string{"--provider", "--model"}, runFlags...)},
+		{[]string{"sessions", "list", "--help"}, []string{"--limit", "--json"}, append([]string{"--provider"}, runFlags...)},
+		{[]string{"sessions", "delete", "--help"}, []string{"--yes"}, runFlags},
+		{[]string{"sessions", "compress", "--help"}, []string{"--focus", "--provider", "--base-url", "--model", "--api-key"}, []string{"--yolo", "--toolsets", "--max-turns", "--usage-file", "--resume"}},
+		{[]string{"approvals", "--help"}, []string{"--json", "list", "revoke"}, append([]string{"--provider"}, runFlags...)},
+	} {
+		r := hermes(t, t.TempDir(), t.TempDir(), tc.args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d %s", tc.args, r.code, r.stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v: help lacks %s:\n%s", tc.args, w, r.stdout)
+			}
+		}
+		for _, l := range tc.lack {
+			if strings.Contains(r.stdout, l) {
+				t.Errorf("%v: help lists %s:\n%s", tc.args, l, r.stdout)
+			}
+		}
+	}
+	// Run flags still work before the chat subcommand.
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "flags first"})
+	home := t.TempDir()
+	r := hermes(t, home, home, "--provider", "custom", "--base-url", srv.URL(), "--model", "m", "chat", "-q", "hi", "--oneshot", "-Q")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "flags first" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
