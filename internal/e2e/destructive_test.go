@@ -67,35 +67,6 @@ func TestDestructiveSessionCommandsNeedYesWithoutATerminal(t *testing.T) {
 	}
 }
 
-// On a terminal, delete and prune ask; only y deletes.
-func TestDestructiveSessionCommandsAskOnATerminal(t *testing.T) {
-	home := t.TempDir()
-	ids := storeSessions(t, home, 3)
-	r := hermesTTY(t, "n\n", home, home, "sessions", "delete", ids[0])
-	if r.code != 1 || !contains(r.stderr, "Delete session "+ids[0], "messages", "[y/N]", "nothing was deleted") {
-		t.Fatalf("answer n: exit %d stderr %q", r.code, r.stderr)
-	}
-	if r := hermesTTY(t, "\n", home, home, "sessions", "delete", ids[0]); r.code != 1 {
-		t.Fatalf("empty answer: exit %d stderr %q", r.code, r.stderr)
-	}
-	if got := sessionIDs(t, home); len(got) != 3 {
-		t.Fatalf("a declined delete deleted: %v", got)
-	}
-	if r := hermesTTY(t, "y\n", home, home, "sessions", "delete", ids[0]); r.code != 0 || !strings.Contains(r.stdout, "deleted "+ids[0]) {
-		t.Fatalf("answer y: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
-	}
-	r = hermesTTY(t, "no\n", home, home, "sessions", "prune", "--older-than", "0")
-	if r.code != 1 || !contains(r.stderr, ids[1], ids[2], "Delete these 2 session(s)", "[y/N]") {
-		t.Fatalf("prune, answer no: exit %d stderr %q", r.code, r.stderr)
-	}
-	if got := sessionIDs(t, home); len(got) != 2 {
-		t.Fatalf("a declined prune deleted: %v", got)
-	}
-	if r := hermesTTY(t, "yes\n", home, home, "sessions", "prune", "--older-than", "0"); r.code != 0 || !strings.Contains(r.stdout, "deleted 2 session(s)") {
-		t.Fatalf("prune, answer yes: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
-	}
-}
-
 func TestPruneDryRunListsWhatWouldGoAndDeletesNothing(t *testing.T) {
 	home := t.TempDir()
 	ids := storeSessions(t, home, 2)
