@@ -106,8 +106,9 @@ type Runtime struct {
 }
 
 // New assembles the runtime cfg describes. Configuration problems are
-// *ConfigError; a session database that cannot be opened is an error
-// naming the file.
+// *ConfigError, a HERMES_HOME where the session database cannot be
+// written among them; a session database that cannot be opened is an
+// error naming the file.
 func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error) {
 	if cfg == nil {
 		return nil, configErr(errors.New("no configuration (use app.LoadConfig or config.Default)"))
@@ -187,11 +188,15 @@ func (rt *Runtime) resolveProviders(ctx context.Context) error {
 	return nil
 }
 
+// openStore opens HERMES_HOME/state.db. Its errors name the file; one
+// that cannot be written (HERMES_HOME read-only) is a setup problem.
 func (rt *Runtime) openStore() error {
-	path := filepath.Join(rt.cfg.Home, "state.db")
-	st, err := session.Open(path, session.Options{Redact: rt.redact, Now: rt.opts.Now})
+	st, err := session.Open(filepath.Join(rt.cfg.Home, "state.db"), session.Options{Redact: rt.redact, Now: rt.opts.Now})
+	if errors.Is(err, session.ErrReadOnly) {
+		return configErr(err)
+	}
 	if err != nil {
-		return fmt.Errorf("session database %s: %w", path, err)
+		return err
 	}
 	rt.store = st
 	rt.closers = append(rt.closers, st.Close)
@@ -226,12 +231,14 @@ func (rt *Runtime) Warnings() []string { return append([]string(nil), rt.warning
 func (rt *Runtime) Observe(o agent.Observer) { rt.obs.add(o) }
 
 // EndSession records that this process is done with the current session
-// (a resume reopens it).
+// (a resume reopens it). A session never stored, because no message was
+// sent, has nothing to end.
 func (rt *Runtime) EndSession(reason string) error {
 	if reason == "" {
 		reason = "ended"
 	}
-	if err := rt.store.EndSession(context.Background(), rt.agent.SessionID(), reason); err != nil {
+	err := rt.store.EndSession(context.Background(), rt.agent.SessionID(), reason)
+	if err != nil && !errors.Is(err, session.ErrNotFound) {
 		return fmt.Errorf("session store: %w", err)
 	}
 	return nil

@@ -228,3 +228,21 @@ func TestWithoutAPersonDangerousCommandsAreDenied(t *testing.T) {
 		t.Fatalf("the model read %q, want a denial", last.Content)
 	}
 }
+
+// A toolsets setting naming no toolset is a configuration error, not a
+// model left without tools; an embedder's own toolset counts as known.
+func TestUnknownToolsetIsAConfigError(t *testing.T) {
+	cfg := newConfig(t, "http://127.0.0.1:9/v1")
+	cfg.Toolsets = []string{"terminal", "termnial"}
+	_, err := app.New(context.Background(), cfg, app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	var ce *app.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `"termnial"`) || !strings.Contains(err.Error(), "session_search") {
+		t.Fatalf("err = %v", err)
+	}
+	cfg = newConfig(t, "http://127.0.0.1:9/v1")
+	cfg.Toolsets = []string{"mine", "memory"}
+	rt := newRuntime(t, cfg, app.Options{Tools: []tool.Tool{echo()}})
+	if rt == nil {
+		t.Fatal("no runtime")
+	}
+}

@@ -8,8 +8,8 @@ import (
 )
 
 // ConfigError is a configuration problem: a bad config.yaml, no usable
-// provider, an invalid setting. The hermes command exits with status 2 on
-// it.
+// provider, an invalid setting, a HERMES_HOME that cannot be written.
+// The hermes command exits with status 2 on it.
 type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }

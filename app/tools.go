@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/agent"
@@ -36,6 +37,9 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
 		return nil, err
 	}
+	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools); err != nil {
+		return nil, err
+	}
 	if len(cfg.Toolsets) > 0 {
 		reg = reg.Filter(cfg.Toolsets)
 	}
@@ -43,6 +47,32 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 		return nil, err
 	}
 	return reg, nil
+}
+
+// agentToolsets are the toolsets of the tools wireAgentTools and
+// buildAgent add to the agent itself.
+var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "delegation"}
+
+// checkToolsets rejects a toolsets setting naming a toolset no tool
+// belongs to: a typo would otherwise leave the model without tools.
+func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool) error {
+	known := append([]string{"all"}, agentToolsets...)
+	for _, n := range builtin.Names() {
+		t, _ := builtin.Get(n)
+		known = append(known, t.Spec().Toolset)
+	}
+	for _, t := range extra {
+		known = append(known, t.Spec().Toolset)
+	}
+	known = slices.DeleteFunc(known, func(s string) bool { return s == "" })
+	slices.Sort(known)
+	known = slices.Compact(known)
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return configErr(fmt.Errorf("toolsets: unknown toolset %q (known: %s)", n, strings.Join(known, ", ")))
+		}
+	}
+	return nil
 }
 
 // openMemory opens the memory files, unless rules and memory are off or

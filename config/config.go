@@ -1,17 +1,17 @@
 package config
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 )
 
 // Config is the whole of config.yaml.
@@ -62,15 +62,7 @@ func (m *Model) UnmarshalYAML(b []byte) error {
 		m.Name = s
 		return nil
 	}
-	var p struct {
-		Default       string `yaml:"default"`
-		Name          string `yaml:"name"`
-		Provider      string `yaml:"provider"`
-		BaseURL       string `yaml:"base_url"`
-		APIMode       string `yaml:"api_mode"`
-		ContextLength int    `yaml:"context_length"`
-		MaxTokens     int    `yaml:"max_tokens"`
-	}
+	var p modelDoc
 	if err := yaml.Unmarshal(b, &p); err != nil {
 		return err
 	}
@@ -79,6 +71,17 @@ func (m *Model) UnmarshalYAML(b []byte) error {
 		m.Name = p.Name
 	}
 	return nil
+}
+
+// modelDoc is the mapping form of model:.
+type modelDoc struct {
+	Default       string `yaml:"default"`
+	Name          string `yaml:"name"`
+	Provider      string `yaml:"provider"`
+	BaseURL       string `yaml:"base_url"`
+	APIMode       string `yaml:"api_mode"`
+	ContextLength int    `yaml:"context_length"`
+	MaxTokens     int    `yaml:"max_tokens"`
 }
 
 // Agent holds agent.* keys.
@@ -212,11 +215,13 @@ func Home(getenv func(string) string) string {
 	return ".hermes"
 }
 
-// Load reads HERMES_HOME/config.yaml over the defaults. A missing file is
-// not an error. Environment variables fill what the file leaves unset.
+// Load reads HERMES_HOME/config.yaml over the defaults. A missing file,
+// an empty one or one holding only comments means the defaults.
+// Environment variables fill what the file leaves unset. Keys nothing
+// reads, at any depth, are warnings (Config.Warnings); a value out of
+// range is an error naming the key, its line and what is allowed.
 func Load(home string, getenv func(string) string) (*Config, error) {
 	c := Default()
-	c.Home = home
 	path := filepath.Join(home, "config.yaml")
 	b, err := os.ReadFile(path)
 	switch {
@@ -224,15 +229,40 @@ func Load(home string, getenv func(string) string) (*Config, error) {
 	case err != nil:
 		return nil, fmt.Errorf("config: %w", err)
 	default:
-		c.Path = path
-		if err := yaml.Unmarshal(b, c); err != nil {
-			return nil, fmt.Errorf("config %s:\n%s", path, yaml.FormatError(err, false, true))
+		if err := c.decode(b, path); err != nil {
+			return nil, err
 		}
-		c.Warnings = append(c.Warnings, unknownKeys(b, path)...)
+		c.Path = path
 	}
+	c.Home = home
 	c.applyEnv(getenv)
 	c.fillDefaults()
 	return c, nil
+}
+
+// decode reads the file's settings over c. A document without a body
+// (empty, comments only) leaves c as it is: decoding it would zero c.
+func (c *Config) decode(b []byte, path string) error {
+	f, err := parser.ParseBytes(b, parser.ParseComments)
+	if err != nil {
+		return fmt.Errorf("config %s:\n%s", path, yaml.FormatError(err, false, true))
+	}
+	var body ast.Node
+	if len(f.Docs) > 0 {
+		body = f.Docs[0].Body
+	}
+	if _, ok := body.(*ast.CommentGroupNode); ok || body == nil {
+		return nil
+	}
+	if err := yaml.Unmarshal(b, c); err != nil {
+		return fmt.Errorf("config %s:\n%s", path, yaml.FormatError(err, false, true))
+	}
+	keys := checkKeys(body, path)
+	c.Warnings = append(c.Warnings, keys.warnings...)
+	if err := c.validate(keys, path); err != nil {
+		return err
+	}
+	return nil
 }
 
 // applyEnv fills values the file left empty from the environment.
@@ -287,73 +317,6 @@ func (c *Config) fillDefaults() {
 
 // Seconds converts a seconds setting to a Duration.
 func Seconds(n int) time.Duration { return time.Duration(n) * time.Second }
-
-var knownTop = map[string]bool{}
-
-func init() {
-	for _, k := range []string{"model", "provider", "base_url", "api_key", "api_mode", "agent", "terminal",
-		"approvals", "security", "delegation", "compression", "prompt_caching", "hooks",
-		"tool_loop_guardrails", "command_allowlist", "fallback_providers", "providers", "auxiliary", "toolsets"} {
-		knownTop[k] = true
-	}
-}
-
-// unknownKeys lists top-level keys this version does not read, so a typo
-// is reported instead of ignored.
-func unknownKeys(b []byte, path string) []string {
-	var m map[string]any
-	if yaml.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	var out []string
-	for k := range m {
-		if !knownTop[k] {
-			out = append(out, fmt.Sprintf("%s: unknown key %q ignored", path, k))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// AddToAllowlist appends a pattern key to command_allowlist in the
-// config file, keeping the rest of the file as it is.
-func AddToAllowlist(path, key string) error {
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("config: %w", err)
-	}
-	var m map[string]any
-	if len(bytes.TrimSpace(b)) > 0 {
-		if err := yaml.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("config %s: %w", path, err)
-		}
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	var list []any
-	if l, ok := m["command_allowlist"].([]any); ok {
-		list = l
-	}
-	for _, v := range list {
-		if fmt.Sprint(v) == key {
-			return nil
-		}
-	}
-	m["command_allowlist"] = append(list, key)
-	out, err := yaml.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o600); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	return os.Rename(tmp, path)
-}
 
 // LoadDotEnv reads KEY=VALUE lines from path into a map. Missing file: empty map.
 func LoadDotEnv(path string) (map[string]string, error) {

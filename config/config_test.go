@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -61,25 +62,117 @@ func TestUnknownKeysAreWarnedAbout(t *testing.T) {
 	}
 }
 
-func TestAddToAllowlistKeepsOtherKeys(t *testing.T) {
-	home := t.TempDir()
-	p := filepath.Join(home, "config.yaml")
-	os.WriteFile(p, []byte("model: m\n"), 0o600)
-	if err := AddToAllowlist(p, "recursive delete"); err != nil {
-		t.Fatal(err)
-	}
-	AddToAllowlist(p, "recursive delete")
-	c, err := Load(home, env(nil))
-	if err != nil || c.Model.Name != "m" || len(c.CommandAllowlist) != 1 || c.CommandAllowlist[0] != "recursive delete" {
-		t.Fatalf("config %+v err %v", c, err)
-	}
-}
-
 func TestDotEnv(t *testing.T) {
 	p := filepath.Join(t.TempDir(), ".env")
 	os.WriteFile(p, []byte("# keys\nexport OPENAI_API_KEY=\"sk-x\"\nHERMES_MODEL=m\n\nbad line\n"), 0o600)
 	m, err := LoadDotEnv(p)
 	if err != nil || m["OPENAI_API_KEY"] != "sk-x" || m["HERMES_MODEL"] != "m" || len(m) != 2 {
 		t.Fatalf("%v %v", m, err)
+	}
+}
+
+// An empty file, or one holding only comments, is the defaults: HERMES_HOME
+// stays where it is, so state.db and memories/ are not moved.
+func TestEmptyOrCommentOnlyFileMeansTheDefaults(t *testing.T) {
+	want, err := Load(t.TempDir(), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{"", "\n\n", "# all commented out\n# model: gpt-5\n", "---\n", "---\n# nothing\n"} {
+		home := t.TempDir()
+		p := filepath.Join(home, "config.yaml")
+		os.WriteFile(p, []byte(doc), 0o600)
+		c, err := Load(home, env(nil))
+		if err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if c.Home != home || c.Path != p {
+			t.Fatalf("%q: Home %q Path %q, want %q %q", doc, c.Home, c.Path, home, p)
+		}
+		c.Home, c.Path, want.Home = "", "", ""
+		if !reflect.DeepEqual(c, want) {
+			t.Fatalf("%q: config %+v, want the defaults %+v", doc, c, want)
+		}
+	}
+}
+
+func TestUnknownKeysAreWarnedAtEveryDepthWithLineAndSuggestion(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"agent: {max_turn: 5}\n", `config.yaml:1: unknown key "agent.max_turn" ignored (did you mean "agent.max_turns"?)`},
+		{"model: m\nagent:\n  tool_pool_sise: 4\n", `config.yaml:3: unknown key "agent.tool_pool_sise" ignored (did you mean "agent.tool_pool_size"?)`},
+		{"max_turns: 5\n", `config.yaml:1: unknown key "max_turns" ignored (did you mean "agent.max_turns"?)`},
+		{"model:\n  defualt: gpt-5\n", `config.yaml:2: unknown key "model.defualt" ignored (did you mean "model.default"?)`},
+		{"providers:\n  mine:\n    base_ur: http://x\n", `config.yaml:3: unknown key "providers.mine.base_ur" ignored (did you mean "providers.mine.base_url"?)`},
+		{"fallback_providers:\n  - provider: openai\n    modle: gpt-5\n", `config.yaml:3: unknown key "fallback_providers[0].modle" ignored (did you mean "fallback_providers[0].model"?)`},
+		{"hooks:\n  pre_tool_call:\n    - command: echo\n      timout: 3\n", `config.yaml:4: unknown key "hooks.pre_tool_call[0].timout" ignored (did you mean "hooks.pre_tool_call[0].timeout"?)`},
+		{"zzz: 1\n", `config.yaml:1: unknown key "zzz" ignored`},
+	} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)
+		c, err := Load(home, env(nil))
+		if err != nil || len(c.Warnings) != 1 || !strings.HasSuffix(c.Warnings[0], tc.want) {
+			t.Errorf("%q: warnings %q err %v, want %q", tc.doc, c.Warnings, err, tc.want)
+		}
+	}
+	// Known keys at every depth warn about nothing.
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte(`model: {default: m, name: m, context_length: 4096}
+agent: {max_turns: 5, budget_warnings: false}
+providers: {mine: {base_url: "http://x", key_env: K}}
+auxiliary: {compression: {model: small, fallback_providers: [{provider: openai}]}}
+hooks: {post_tool_call: [{matcher: terminal, command: "true", timeout: 3}]}
+defaults: &d {max_turns: 9}
+`), 0o600)
+	if c, err := Load(home, env(nil)); err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `"defaults"`) {
+		t.Errorf("warnings %q err %v", c.Warnings, err)
+	}
+}
+
+func TestInvalidValuesAreErrorsNamingKeyValueAndWhatIsAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want []string
+	}{
+		{"agent:\n  max_turns: -3\n", []string{"config.yaml:2", "agent.max_turns", "-3", "at least 1"}},
+		{"agent:\n  max_turns: 0\n", []string{"agent.max_turns", " 0 ", "at least 1"}},
+		{"approvals:\n  mode: smart\n", []string{"config.yaml:2", "approvals.mode", `"smart"`, "manual, off"}},
+		{"terminal:\n  backend: docker\n", []string{"terminal.backend", `"docker"`, "local"}},
+		{"compression:\n  threshold: 1.5\n", []string{"compression.threshold", "1.5", "between 0 and 1"}},
+		{"compression:\n  protect_last_n: -1\n", []string{"compression.protect_last_n", "-1"}},
+		{"delegation:\n  timeout: -5\n", []string{"delegation.timeout", "-5", "at least 0"}},
+		{"tool_loop_guardrails:\n  halt_after: -1\n", []string{"tool_loop_guardrails.halt_after", "-1"}},
+		{"providers:\n  mine:\n    request_timeout_seconds: -1\n", []string{"config.yaml:3", "providers.mine.request_timeout_seconds"}},
+		{"hooks:\n  pre_tool_call:\n    - command: x\n      timeout: -2\n", []string{"hooks.pre_tool_call[0].timeout", "-2"}},
+		{"prompt_caching:\n  cache_ttl: 10m\n", []string{"prompt_caching.cache_ttl", `"10m"`, "5m, 1h, auto"}},
+		{"model:\n  context_length: -1\n", []string{"model.context_length", "-1"}},
+	} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)
+		_, err := Load(home, env(nil))
+		if err == nil {
+			t.Errorf("%q: accepted", tc.doc)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: error %q lacks %q", tc.doc, err, w)
+			}
+		}
+	}
+	// Every problem is reported at once, in file order.
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("approvals:\n  mode: smart\nagent:\n  max_turns: -3\n"), 0o600)
+	_, err := Load(home, env(nil))
+	if err == nil || strings.Count(err.Error(), "\n") != 1 || strings.Index(err.Error(), "approvals.mode") > strings.Index(err.Error(), "agent.max_turns") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestValidValuesAtTheEdgesAreAccepted(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("approvals:\n  mode: off\ndelegation:\n  timeout: 0\nagent:\n  max_turns: 1\ncompression:\n  threshold: 0.9\nprompt_caching:\n  cache_ttl: auto\n"), 0o600)
+	c, err := Load(home, env(nil))
+	if err != nil || c.Approvals.Mode != "off" || c.Agent.MaxTurns != 1 || c.Compression.Threshold != 0.9 {
+		t.Fatalf("config %+v err %v", c, err)
 	}
 }

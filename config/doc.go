@@ -2,7 +2,15 @@
 // HERMES_HOME (default ~/.hermes), with defaults for every key.
 //
 // Precedence, highest first: command-line flags (applied by the CLI),
-// config.yaml, environment variables, defaults. Unknown keys are reported
-// as warnings, never silently ignored; a malformed file is an error that
-// names the line and column.
+// config.yaml, environment variables, defaults. An empty config.yaml, or
+// one holding only comments, means the defaults. Nothing in the file is
+// ignored silently: a key nothing reads, at any depth, is a warning that
+// names its line and the key probably meant; a value out of range or not
+// implemented is an error naming the key, the value and what is allowed;
+// a malformed file is an error that names the line and column.
+//
+// AddToAllowlist and RemoveFromAllowlist edit command_allowlist in
+// place, as text: the file's comments, layout and other keys stay as the
+// user wrote them, and an edit that could change anything else is
+// refused rather than made.
 package config

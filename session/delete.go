@@ -25,19 +25,47 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	return wrap("delete", id, tx.Commit())
 }
 
+// pruneWhere selects the sessions Prune deletes: last active before the
+// first argument, and ended or idle since the second.
+const pruneWhere = `last_active < ? AND (ended_at IS NOT NULL OR last_active < ?)`
+
+// pruneArgs are pruneWhere's arguments. A session still open (a process
+// may be using it) is kept unless it has also been idle for a day: then
+// the process that had it is gone without ending it (a crash, a kill).
+func (s *Store) pruneArgs(olderThan time.Time) []any {
+	return []any{olderThan.UnixNano(), min(olderThan.UnixNano(), s.now().Add(-24*time.Hour).UnixNano())}
+}
+
+// Prunable returns the sessions Prune(olderThan) would delete now, most
+// recently active first, without deleting anything.
+func (s *Store) Prunable(ctx context.Context, olderThan time.Time) ([]Session, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE `+pruneWhere+
+		` ORDER BY last_active DESC, id DESC`, s.pruneArgs(olderThan)...)
+	if err != nil {
+		return nil, wrap("prune", "", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		x, err := scanSession(rows)
+		if err != nil {
+			return nil, wrap("prune", "", err)
+		}
+		out = append(out, x)
+	}
+	return out, wrap("prune", "", rows.Err())
+}
+
 // Prune deletes sessions last active before olderThan, with their
-// messages, and returns how many it deleted. A session still open (a
-// process may be using it) is kept unless it has also been idle for a day:
-// then the process that had it is gone without ending it (a crash, a kill).
+// messages, and returns how many it deleted. Sessions still open are kept
+// as pruneArgs says.
 func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
-	staleOpen := min(olderThan.UnixNano(), s.now().Add(-24*time.Hour).UnixNano())
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, wrap("prune", "", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions
-		WHERE last_active < ? AND (ended_at IS NOT NULL OR last_active < ?) ORDER BY started_at DESC`, olderThan.UnixNano(), staleOpen)
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE `+pruneWhere+` ORDER BY started_at DESC`, s.pruneArgs(olderThan)...)
 	if err != nil {
 		return 0, wrap("prune", "", err)
 	}

@@ -108,7 +108,13 @@ func Open(path string, opts ...Options) (*Store, error) {
 func prepareFile(path string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("session: open %s: cannot create its directory: %w", path, readOnlyErr(err))
+		// MkdirAll names the directory it failed on, which may be an
+		// ancestor of dir.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			dir, err = pe.Path, pe.Err
+		}
+		return fmt.Errorf("session: open %s: cannot create directory %s: %w", path, dir, readOnlyErr(err))
 	}
 	fi, err := os.Stat(path)
 	switch {
@@ -118,16 +124,26 @@ func prepareFile(path string) error {
 		}
 		return nil
 	case !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("session: open %s: %w", path, err)
+		return fmt.Errorf("session: open %s: %w", path, causeOf(err))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil // another process created it meanwhile
 		}
-		return fmt.Errorf("session: open %s: cannot create the file: %w", path, readOnlyErr(err))
+		return fmt.Errorf("session: open %s: cannot create the file: %w", path, readOnlyErr(causeOf(err)))
 	}
 	return f.Close()
+}
+
+// causeOf drops the path an *fs.PathError repeats: the message around it
+// names the file already.
+func causeOf(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // readOnlyErr marks permission and read-only-filesystem errors with

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -482,7 +483,17 @@ func TestPruneDeletesOldSessionsButNotOnesInUse(t *testing.T) {
 	mustAppend(t, s, oldEnded.ID, llm.Message{Role: llm.RoleUser, Content: "x", Time: old})
 	s.EndSession(ctx, oldEnded.ID, "done")
 	s.EndSession(ctx, recentEnded.ID, "done")
-	n, err := s.Prune(ctx, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	// Prunable lists what Prune deletes and deletes nothing.
+	cut := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	would, err := s.Prunable(ctx, cut)
+	if err != nil || len(would) != 2 || !slices.ContainsFunc(would, func(x Session) bool { return x.ID == oldEnded.ID }) ||
+		!slices.ContainsFunc(would, func(x Session) bool { return x.ID == oldOpen.ID }) {
+		t.Fatalf("Prunable = %+v, %v", would, err)
+	}
+	if _, err := s.Get(ctx, oldEnded.ID); err != nil {
+		t.Fatalf("Prunable deleted: %v", err)
+	}
+	n, err := s.Prune(ctx, cut)
 	if err != nil || n != 2 {
 		t.Fatalf("Prune = %d, %v; want 2", n, err)
 	}

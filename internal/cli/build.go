@@ -50,7 +50,10 @@ func loadConfig(e *env, f *runFlags) (*config.Config, error) {
 	if f.apiMode != "" {
 		cfg.APIMode = f.apiMode
 	}
-	if f.maxTurns > 0 {
+	switch {
+	case f.maxTurns < 0:
+		return nil, &app.ConfigError{Err: fmt.Errorf("--max-turns: %d is not allowed (a whole number, at least 1)", f.maxTurns)}
+	case f.maxTurns > 0:
 		cfg.Agent.MaxTurns = f.maxTurns
 	}
 	if f.effort != "" {
@@ -115,12 +118,16 @@ func exitFor(err error) int {
 	return exitFailed
 }
 
-// openStore opens HERMES_HOME/state.db for the sessions commands.
+// openStore opens HERMES_HOME/state.db for the sessions commands. Its
+// errors name the file; one that cannot be written is a setup error
+// (status 2), as in app.New.
 func openStore(home string, redact func(string) string) (*session.Store, error) {
-	path := filepath.Join(home, "state.db")
-	st, err := session.Open(path, session.Options{Redact: redact})
+	st, err := session.Open(filepath.Join(home, "state.db"), session.Options{Redact: redact})
+	if errors.Is(err, session.ErrReadOnly) {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("session database %s: %w", path, err)
+		return nil, &exitError{code: exitFailed, err: err}
 	}
 	return st, nil
 }
@@ -140,9 +147,24 @@ func (rt *runtime) askApproval(ctx context.Context, p approval.Prompt) (approval
 	case "s", "session":
 		return approval.Session, nil
 	case "a", "always":
+		rt.sayAlways(p)
 		return approval.Always, nil
 	}
 	return approval.Deny, nil
+}
+
+// sayAlways tells the user what an "always" answer allows from now on:
+// every command of the kinds found, not only this one, in every session.
+func (rt *runtime) sayAlways(p approval.Prompt) {
+	w := rt.lines.prompt
+	fmt.Fprintln(w, "From now on, in every session, any command matching these patterns runs without asking, not only this one:")
+	undo := make([]string, len(p.Findings))
+	for i, f := range p.Findings {
+		fmt.Fprintf(w, "    %s: %s\n", f.Key, f.Description)
+		undo[i] = "hermes approvals revoke " + f.Key
+	}
+	fmt.Fprintf(w, "  Saved to command_allowlist in %s; undo with: %s\n",
+		filepath.Join(rt.Config().Home, "config.yaml"), strings.Join(undo, "; "))
 }
 
 // askClarify asks the user a question on the terminal.

@@ -19,8 +19,12 @@ func newChatCmd(e *env, f *runFlags) *cobra.Command {
 		Short: "Chat with the agent (interactive), or run one query with -q",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.query != "" {
-				return runOneShot(cmd.Context(), e, f, f.query, !f.quiet)
+			if cmd.Flags().Changed("query") {
+				prompt, err := promptFlag("-q", f.query, e.stdin)
+				if err != nil {
+					return err
+				}
+				return runOneShot(cmd.Context(), e, f, prompt, !f.quiet)
 			}
 			if f.oneshot {
 				return &exitError{code: exitUsage, err: errors.New("--oneshot needs a query: hermes chat -q \"...\" --oneshot")}
@@ -28,7 +32,8 @@ func newChatCmd(e *env, f *runFlags) *cobra.Command {
 			return runInteractive(cmd.Context(), e, f)
 		},
 	}
-	c.Flags().StringVarP(&f.query, "query", "q", "", "the message to send")
+	addRunFlags(c.Flags(), f)
+	c.Flags().StringVarP(&f.query, "query", "q", "", "the message to send (-: read it from standard input)")
 	c.Flags().BoolVar(&f.oneshot, "oneshot", false, "run the query and exit (progress on stderr, answer on stdout)")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "Q", false, "no progress output")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "more progress output")

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/hermes-go/hermes/compress"
+	"github.com/hermes-go/hermes/config"
 	"github.com/spf13/cobra"
 )
 
@@ -22,9 +25,15 @@ func newCompressCmd(e *env, f *runFlags, asJSON *bool) *cobra.Command {
 				return &exitError{code: exitFor(err), err: err}
 			}
 			defer rt.Close()
+			if c := rt.Config().Compression.Enabled; c != nil && !*c {
+				return &exitError{code: exitUsage, err: errors.New("sessions compress: compression is off (compression.enabled: false in config.yaml)")}
+			}
 			before := len(rt.Agent().History())
 			from := rt.Agent().SessionID()
 			if err := rt.Agent().Compress(ctx, focus); err != nil {
+				if errors.Is(err, compress.ErrNothingToCompress) {
+					err = nothingToCompress(from, before, rt.Config().Compression)
+				}
 				return &exitError{code: exitFailed, err: err}
 			}
 			after := len(rt.Agent().History())
@@ -37,7 +46,22 @@ func newCompressCmd(e *env, f *runFlags, asJSON *bool) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&focus, "focus", "", "what the summary should keep (e.g. file names, decisions)")
+	addProviderFlags(c.Flags(), f)
 	return c
+}
+
+// nothingToCompress says why a session could not be compressed: the
+// kept head and tail cover it, or what lies between them cannot be
+// summarised.
+func nothingToCompress(id string, n int, c config.Compression) error {
+	first, last := c.ProtectFirstN, c.ProtectLastN
+	keep := fmt.Sprintf("compression keeps the first %d messages (compression.protect_first_n) and the last %d (compression.protect_last_n)", first, last)
+	if n <= first+last {
+		return fmt.Errorf("sessions compress: nothing to compress in %s: it has %d messages and %s, so it needs more than %d",
+			id, n, keep, first+last)
+	}
+	return fmt.Errorf("sessions compress: nothing to compress in %s: of its %d messages, %s, and what lies between is an earlier summary or belongs with a kept tool call",
+		id, n, keep)
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -64,6 +65,26 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// promptFlag is the prompt a -z or -q flag names: its value, or standard
+// input for "-". An empty prompt is a usage error, never a chat.
+func promptFlag(flag, value string, stdin io.Reader) (string, error) {
+	prompt := value
+	if value == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", &exitError{code: exitFailed, err: fmt.Errorf("%s -: reading standard input: %w", flag, err)}
+		}
+		prompt = strings.TrimRight(string(b), "\r\n")
+		if strings.TrimSpace(prompt) == "" {
+			return "", &exitError{code: exitUsage, err: fmt.Errorf("%s -: standard input held no prompt", flag)}
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", &exitError{code: exitUsage, err: fmt.Errorf(`%s needs a prompt: %s "question", or %s - to read it from standard input (hermes chat starts a chat)`, flag, flag, flag)}
+	}
+	return prompt, nil
+}
+
 func newRoot(e *env) *cobra.Command {
 	f := &runFlags{}
 	var version bool
@@ -82,19 +103,25 @@ func newRoot(e *env) *cobra.Command {
 				_, err := fmt.Fprintln(cmd.OutOrStdout(), "hermes", Version)
 				return err
 			}
-			if f.prompt == "" {
+			if !cmd.Flags().Changed("oneshot-prompt") {
 				return runInteractive(cmd.Context(), e, f)
 			}
-			return runOneShot(cmd.Context(), e, f, f.prompt, false)
+			prompt, err := promptFlag("-z", f.prompt, e.stdin)
+			if err != nil {
+				return err
+			}
+			return runOneShot(cmd.Context(), e, f, prompt, false)
 		},
 	}
 	// --version is ours, not cobra's: cobra prints "hermes version X" or
 	// goes through a template, and text/template's reflective method
 	// calls stop the linker from dropping any exported method, which
 	// doubles the binary (the SDKs' unused services stay in).
-	root.Flags().BoolVarP(&version, "version", "v", false, "print the version")
-	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer")
-	addRunFlags(root.PersistentFlags(), f)
-	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f))
+	root.Flags().BoolVarP(&version, "version", "v", false, "print the version (also -V)")
+	root.Flags().BoolVarP(&version, "V", "V", false, "print the version")
+	_ = root.Flags().MarkHidden("V")
+	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
+	addRunFlags(root.Flags(), f)
+	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e))
 	return root
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -19,14 +20,7 @@ import (
 // prune, search, rename. Every subcommand takes --json.
 func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	var asJSON bool
-	open := func() (*session.Store, error) {
-		home := config.Home(e.getenv)
-		st, err := openStore(home, nil)
-		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
-		}
-		return st, nil
-	}
+	open := func() (*session.Store, error) { return openStore(config.Home(e.getenv), nil) }
 	out := func(v any, human func(w io.Writer)) error {
 		if asJSON {
 			return jsonEncoder(e.stdout).Encode(v)
@@ -47,10 +41,11 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 		if err == nil {
 			err = f(ctx, st, s)
 		}
-		if err != nil {
+		var ee *exitError
+		if err != nil && !errors.As(err, &ee) {
 			return &exitError{code: exitFailed, err: err}
 		}
-		return nil
+		return err
 	}
 	root := &cobra.Command{Use: "sessions", Short: "List, search, show, export and manage stored sessions"}
 	root.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -141,10 +136,18 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 		},
 	}
 
+	var delYes bool
 	del := &cobra.Command{
-		Use: "delete ID", Short: "Delete a session and its messages", Args: cobra.ExactArgs(1),
+		Use: "delete ID", Short: "Delete a session and its messages (asks first; --yes without a terminal)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return resolved(cmd.Context(), args[0], func(ctx context.Context, st *session.Store, s session.Session) error {
+				if !delYes {
+					q := fmt.Sprintf("Delete session %s%s (%d messages, last active %s)? This cannot be undone.",
+						s.ID, quotedTitle(s.Title), s.MessageCount, s.LastActive.Local().Format("2006-01-02 15:04"))
+					if err := confirm(e, "sessions delete "+s.ID, q); err != nil {
+						return err
+					}
+				}
 				if err := st.Delete(ctx, s.ID); err != nil {
 					return err
 				}
@@ -152,10 +155,12 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 			})
 		},
 	}
+	del.Flags().BoolVarP(&delYes, "yes", "y", false, "delete without asking")
 
 	var days string
+	var dryRun, pruneYes bool
 	prune := &cobra.Command{
-		Use: "prune --older-than DAYS", Short: "Delete sessions not active for DAYS days", Args: cobra.NoArgs,
+		Use: "prune --older-than DAYS", Short: "Delete sessions not active for DAYS days (asks first; --dry-run lists them)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := strconv.ParseFloat(strings.TrimSuffix(days, "d"), 64)
 			if err != nil || n < 0 {
@@ -166,8 +171,28 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			ctx := ctxOr(cmd.Context())
 			cut := time.Now().Add(-time.Duration(n * float64(24*time.Hour)))
-			count, err := st.Prune(cmd.Context(), cut)
+			would, err := st.Prunable(ctx, cut)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			if dryRun {
+				return out(map[string]any{"dry_run": true, "would_delete": len(would), "sessions": would}, func(w io.Writer) {
+					fmt.Fprintf(w, "would delete %d session(s) not active for %s days:\n", len(would), days)
+					printSessionRows(w, would)
+				})
+			}
+			if len(would) > 0 && !pruneYes {
+				if isTerminal(e.stdin) {
+					printSessionRows(e.stderr, would)
+				}
+				q := fmt.Sprintf("Delete these %d session(s) and their messages? This cannot be undone.", len(would))
+				if err := confirm(e, "sessions prune", q); err != nil {
+					return err
+				}
+			}
+			count, err := st.Prune(ctx, cut)
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
@@ -175,6 +200,8 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 		},
 	}
 	prune.Flags().StringVar(&days, "older-than", "", "age in days")
+	prune.Flags().BoolVarP(&pruneYes, "yes", "y", false, "delete without asking")
+	prune.Flags().BoolVar(&dryRun, "dry-run", false, "list the sessions that would be deleted, delete nothing")
 	_ = prune.MarkFlagRequired("older-than")
 
 	var searchLimit int
@@ -220,6 +247,24 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 	}
 	root.AddCommand(list, show, export, del, prune, search, rename, newCompressCmd(e, f, &asJSON))
 	return root
+}
+
+func quotedTitle(t string) string {
+	if t == "" {
+		return ""
+	}
+	return fmt.Sprintf(" %q", t)
+}
+
+// printSessionRows is a short table of sessions.
+func printSessionRows(w io.Writer, rows []session.Session) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tSOURCE\tMSGS\tLAST ACTIVE\tPREVIEW")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Title, r.Source, r.MessageCount,
+			r.LastActive.Local().Format("2006-01-02 15:04"), preview(r.Preview, 50))
+	}
+	tw.Flush()
 }
 
 // ctxOr returns ctx, or Background when nil.

@@ -57,8 +57,20 @@ func hermes(t *testing.T, home, workdir string, args ...string) result {
 // over its own.
 func hermesEnv(t *testing.T, env []string, home, workdir string, args ...string) result {
 	t.Helper()
+	return hermesRun(t, env, "", home, workdir, args...)
+}
+
+// hermesIn is hermes with stdin as standard input (not a terminal).
+func hermesIn(t *testing.T, stdin, home, workdir string, args ...string) result {
+	t.Helper()
+	return hermesRun(t, nil, stdin, home, workdir, args...)
+}
+
+func hermesRun(t *testing.T, env []string, stdin, home, workdir string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(hermesBin, args...)
 	cmd.Dir = workdir
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append([]string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -192,13 +192,13 @@ func TestSessionsShowRenameCompressDeletePrune(t *testing.T) {
 		t.Fatalf("child session: %s", r.stdout)
 	}
 
-	if r := hermes(t, home, home, "sessions", "delete", comp.Session); r.code != 0 {
+	if r := hermes(t, home, home, "sessions", "delete", comp.Session, "--yes"); r.code != 0 {
 		t.Fatalf("delete: %d %s", r.code, r.stderr)
 	}
 	if r := hermes(t, home, home, "sessions", "show", comp.Session); r.code == 0 {
 		t.Fatal("deleted session still shown")
 	}
-	r = hermes(t, home, home, "sessions", "prune", "--older-than", "0", "--json")
+	r = hermes(t, home, home, "sessions", "prune", "--older-than", "0", "--json", "--yes")
 	if r.code != 0 || !strings.Contains(r.stdout, `"deleted"`) {
 		t.Fatalf("prune: %d %s %s", r.code, r.stdout, r.stderr)
 	}

@@ -320,3 +320,21 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// Every key Check reports can be looked up, so allowlist listings can
+// describe it.
+func TestEveryDetectedKeyIsAKnownPattern(t *testing.T) {
+	for _, c := range detectCases {
+		for _, f := range Check(c.cmd) {
+			if got, ok := Lookup(f.Key); !ok || got != f {
+				t.Errorf("%q: finding %+v not in Patterns (Lookup: %+v %v)", c.cmd, f, got, ok)
+			}
+		}
+	}
+	if f, ok := Lookup("  Recursive Delete "); !ok || f.Key != "recursive_delete" {
+		t.Errorf("by description: %+v %v", f, ok)
+	}
+	if _, ok := Lookup("nope"); ok {
+		t.Error("an unknown entry was found")
+	}
+}

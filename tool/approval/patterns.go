@@ -1,5 +1,7 @@
 package approval
 
+import "strings"
+
 // Finding is one reason a command needs approval or is refused.
 type Finding struct {
 	// Key names the pattern; it is what "session" and "always" approvals
@@ -65,3 +67,29 @@ var systemDirs = map[string]bool{
 
 // systemFilePrefixes: deleting a single file under these asks first.
 var systemFilePrefixes = []string{"/etc/", "/usr/", "/bin/", "/sbin/", "/boot/", "/lib", "/opt/", "/srv/", "/root/", "/dev/", "/sys/", "/proc/", "/var/lib/", "/var/log/", "/private/etc/"}
+
+// patterns lists every pattern, hardline first.
+var patterns = []Finding{
+	hlDeleteRoot, hlDeleteSystem, hlDeleteHome, hlFormat, hlBlockWrite, hlWipeDevice, hlForkBomb,
+	hlKillAll, hlPower, hlDiskutilErase,
+	dgRecursiveDelete, dgDeleteSystem, dgWorldWritable, dgChownRoot, dgDiskCopy, dgSQLDrop,
+	dgSQLDeleteAll, dgSQLTruncate, dgSystemConfig, dgSensitiveFile, dgServiceStop, dgForceKill,
+	dgKillall, dgRemotePipe, dgRemoteProcSubst, dgRemoteCmdSubst, dgDecodedPipe, dgCloudMetadata,
+	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush, dgUnparsable,
+}
+
+// Patterns returns every pattern Check knows, hardline ones first.
+func Patterns() []Finding { return append([]Finding(nil), patterns...) }
+
+// Lookup finds the pattern a command_allowlist entry names, by key or by
+// description, ignoring case and surrounding space, as the policy
+// matches them.
+func Lookup(entry string) (Finding, bool) {
+	e := strings.ToLower(strings.TrimSpace(entry))
+	for _, f := range patterns {
+		if e == f.Key || e == strings.ToLower(f.Description) {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}

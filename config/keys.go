@@ -1,0 +1,202 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// keyIndex is what checkKeys learns about a document: every key it
+// holds, by dotted path ("agent.max_turns", "hooks.pre_tool_call[0].command"),
+// with its line; and the keys nothing reads.
+type keyIndex struct {
+	lines    map[string]int
+	warnings []string
+}
+
+// at returns "file:line" for a key of the document, or file alone.
+func (k *keyIndex) at(file, key string) string {
+	if n := k.lines[key]; n > 0 {
+		return fmt.Sprintf("%s:%d", file, n)
+	}
+	return file
+}
+
+// checkKeys walks the document against Config's yaml tags, at every
+// depth, so a typo anywhere is reported instead of ignored.
+func checkKeys(body ast.Node, file string) *keyIndex {
+	k := &keyIndex{lines: map[string]int{}}
+	k.walk(body, reflect.TypeFor[Config](), "", file)
+	return k
+}
+
+var modelType = reflect.TypeFor[Model]()
+
+func (k *keyIndex) walk(n ast.Node, t reflect.Type, prefix, file string) {
+	n = unwrap(n)
+	if n == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == modelType {
+		t = reflect.TypeFor[modelDoc]() // model: is a name or a mapping
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for _, mv := range mappingValues(n) {
+			name := keyName(mv)
+			if name == "<<" {
+				continue // a merge key: its keys are checked where they are defined
+			}
+			path := join(prefix, name)
+			k.lines[path] = mv.Key.GetToken().Position.Line
+			ft, ok := fieldByTag(t, name)
+			if !ok {
+				k.warnings = append(k.warnings, fmt.Sprintf("%s:%d: unknown key %q ignored%s",
+					file, k.lines[path], path, suggest(t, prefix, name)))
+				continue
+			}
+			k.walk(mv.Value, ft, path, file)
+		}
+	case reflect.Map:
+		for _, mv := range mappingValues(n) {
+			path := join(prefix, keyName(mv))
+			k.lines[path] = mv.Key.GetToken().Position.Line
+			k.walk(mv.Value, t.Elem(), path, file)
+		}
+	case reflect.Slice:
+		if s, ok := n.(*ast.SequenceNode); ok {
+			for i, v := range s.Values {
+				path := fmt.Sprintf("%s[%d]", prefix, i)
+				if tok := v.GetToken(); tok != nil {
+					k.lines[path] = tok.Position.Line
+				}
+				k.walk(v, t.Elem(), path, file)
+			}
+		}
+	}
+}
+
+// unwrap looks through anchors and tags to the value.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
+
+func mappingValues(n ast.Node) []*ast.MappingValueNode {
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		return m.Values
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{m}
+	}
+	return nil
+}
+
+func keyName(mv *ast.MappingValueNode) string {
+	if tok := mv.Key.GetToken(); tok != nil {
+		return tok.Value
+	}
+	return mv.Key.String()
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// yamlFields lists a struct's keys and their types.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.Type, bool) {
+	ft, ok := yamlFields(t)[name]
+	return ft, ok
+}
+
+// suggest proposes the key that was probably meant: a near spelling at
+// the same level, or the same name in a section (max_turns at the top
+// means agent.max_turns).
+func suggest(t reflect.Type, prefix, name string) string {
+	best, bestD := "", 3 // at most two edits
+	for k := range yamlFields(t) {
+		if d := distance(name, k); d < bestD || d == bestD && k < best {
+			best, bestD = k, d
+		}
+	}
+	if best != "" && bestD*2 < len(name) {
+		return fmt.Sprintf(" (did you mean %q?)", join(prefix, best))
+	}
+	if prefix == "" {
+		var in []string
+		for section, st := range yamlFields(t) {
+			for st.Kind() == reflect.Pointer {
+				st = st.Elem()
+			}
+			if st.Kind() == reflect.Struct && st != modelType {
+				if _, ok := yamlFields(st)[name]; ok {
+					in = append(in, section+"."+name)
+				}
+			}
+		}
+		if len(in) > 0 {
+			sort.Strings(in)
+			return fmt.Sprintf(" (did you mean %q?)", in[0])
+		}
+	}
+	return ""
+}
+
+// distance is the edit distance between a and b, a swap of neighbours
+// counting as one edit (modle -> model).
+func distance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Values the string settings may take.
+var (
+	approvalModes = []string{"manual", "off"}
+	// terminalBackends are the backends this build implements.
+	terminalBackends = []string{"local"}
+	cacheTTLs        = []string{"5m", "1h", "auto"}
+)
+
+// validate checks the values the file set, before defaults fill the
+// rest: a setting out of range is an error naming the key, the value and
+// what is allowed, never silently replaced by its default. Keys the file
+// leaves out hold their defaults, which are valid.
+func (c *Config) validate(keys *keyIndex, file string) error {
+	type problem struct {
+		line int
+		text string
+	}
+	var problems []problem
+	bad := func(key, value, allowed string) {
+		problems = append(problems, problem{keys.lines[key],
+			fmt.Sprintf("%s: %s: %s is not allowed (%s)", keys.at(file, key), key, value, allowed)})
+	}
+	atLeast := func(key string, v, lo int) {
+		if v < lo {
+			bad(key, fmt.Sprint(v), fmt.Sprintf("a whole number, at least %d", lo))
+		}
+	}
+	oneOf := func(key, v string, allowed []string) {
+		if v != "" && !slices.Contains(allowed, v) {
+			bad(key, fmt.Sprintf("%q", v), "one of "+strings.Join(allowed, ", "))
+		}
+	}
+	for _, r := range []struct {
+		key   string
+		v, lo int
+	}{
+		{"agent.max_turns", c.Agent.MaxTurns, 1},
+		{"agent.tool_pool_size", c.Agent.ToolPoolSize, 1},
+		{"agent.tool_timeout", c.Agent.ToolTimeout, 1},
+		{"agent.max_tokens", c.Agent.MaxTokens, 0},
+		{"model.context_length", c.Model.ContextLength, 0},
+		{"model.max_tokens", c.Model.MaxTokens, 0},
+		{"terminal.timeout", c.Terminal.Timeout, 1},
+		{"terminal.max_output", c.Terminal.MaxOutput, 1},
+		{"approvals.timeout", c.Approvals.Timeout, 1},
+		{"delegation.max_iterations", c.Delegation.MaxIterations, 1},
+		{"delegation.max_spawn_depth", c.Delegation.MaxSpawnDepth, 1},
+		{"delegation.max_concurrent_children", c.Delegation.MaxConcurrentChildren, 1},
+		{"delegation.timeout", c.Delegation.Timeout, 0},
+		{"compression.protect_first_n", c.Compression.ProtectFirstN, 1},
+		{"compression.protect_last_n", c.Compression.ProtectLastN, 1},
+		{"tool_loop_guardrails.warn_after", c.Guardrails.WarnAfter, 1},
+		{"tool_loop_guardrails.halt_after", c.Guardrails.HaltAfter, 1},
+	} {
+		atLeast(r.key, r.v, r.lo)
+	}
+	if t := c.Compression.Threshold; t <= 0 || t >= 1 {
+		bad("compression.threshold", fmt.Sprint(t), "a fraction of the context window between 0 and 1, e.g. 0.5")
+	}
+	for i, h := range c.Hooks.PreToolCall {
+		atLeast(fmt.Sprintf("hooks.pre_tool_call[%d].timeout", i), h.Timeout, 0)
+	}
+	for i, h := range c.Hooks.PostToolCall {
+		atLeast(fmt.Sprintf("hooks.post_tool_call[%d].timeout", i), h.Timeout, 0)
+	}
+	for _, id := range sortedKeys(c.Providers) {
+		atLeast("providers."+id+".request_timeout_seconds", c.Providers[id].RequestTimeout, 0)
+	}
+	for _, task := range sortedKeys(c.Auxiliary) {
+		atLeast("auxiliary."+task+".timeout", c.Auxiliary[task].Timeout, 0)
+	}
+	oneOf("approvals.mode", c.Approvals.Mode, approvalModes)
+	oneOf("terminal.backend", c.Terminal.Backend, terminalBackends)
+	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
+	texts := make([]string, len(problems))
+	for i, p := range problems {
+		texts[i] = p.text
+	}
+	return errors.New(strings.Join(texts, "\n"))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
