@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/provider/transport"
 	"github.com/hermes-go/hermes/redact"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -90,6 +91,7 @@ type Runtime struct {
 	resolver provider.Resolver
 	pcfg     provider.Config
 	found    *provider.Found
+	policy   sandbox.Policy
 
 	agent    *agent.Agent
 	store    *session.Store
@@ -153,6 +155,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 			rt.Close()
 		}
 	}()
+	if err := rt.buildPolicy(); err != nil {
+		return nil, err
+	}
 	if err := rt.resolveProviders(ctx); err != nil {
 		return nil, err
 	}

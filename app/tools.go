@@ -33,7 +33,8 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 		Now:       rt.opts.Now,
 	})
 	rt.closers = append(rt.closers, term.Close)
-	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact})
+	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
+		WriteGuard: rt.policy.CheckWrite, ReadGuard: rt.policy.CheckRead})
 	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
 		return nil, err
 	}

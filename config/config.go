@@ -24,6 +24,7 @@ type Config struct {
 
 	Agent         Agent         `yaml:"agent"`
 	Terminal      Terminal      `yaml:"terminal"`
+	Sandbox       Sandbox       `yaml:"sandbox"`
 	Approvals     Approvals     `yaml:"approvals"`
 	Security      Security      `yaml:"security"`
 	Delegation    Delegation    `yaml:"delegation"`
@@ -102,6 +103,24 @@ type Terminal struct {
 	Timeout   int    `yaml:"timeout"` // seconds
 	Backend   string `yaml:"backend"`
 	MaxOutput int    `yaml:"max_output"`
+	// EnvPassthrough names secret-looking environment variables that
+	// commands may still see (they are dropped otherwise).
+	EnvPassthrough []string `yaml:"env_passthrough"`
+}
+
+// Sandbox holds sandbox.* keys: the boundary around every command the
+// agent runs and every file tool write.
+type Sandbox struct {
+	// Mode is read-only, workspace-write (default) or full-access.
+	Mode string `yaml:"mode"`
+	// WritableRoots are more trees commands may write in workspace-write.
+	WritableRoots []string `yaml:"writable_roots"`
+	// Network is "on" or "off" (default: on in workspace-write, off in
+	// read-only).
+	Network string `yaml:"network"`
+	// Required refuses to run commands where the kernel cannot enforce
+	// the sandbox.
+	Required bool `yaml:"required"`
 }
 
 // Approvals holds approvals.* keys.

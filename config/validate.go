@@ -14,6 +14,8 @@ var (
 	// terminalBackends are the backends this build implements.
 	terminalBackends = []string{"local"}
 	cacheTTLs        = []string{"5m", "1h", "auto"}
+	sandboxModes     = []string{"read-only", "workspace-write", "full-access"}
+	onOff            = []string{"on", "off"}
 )
 
 // validate checks the values the file set, before defaults fill the
@@ -82,6 +84,13 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	oneOf("approvals.mode", c.Approvals.Mode, approvalModes)
 	oneOf("terminal.backend", c.Terminal.Backend, terminalBackends)
 	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
+	oneOf("sandbox.mode", c.Sandbox.Mode, sandboxModes)
+	oneOf("sandbox.network", c.Sandbox.Network, onOff)
+	for i, r := range c.Sandbox.WritableRoots {
+		if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~/") {
+			bad(fmt.Sprintf("sandbox.writable_roots[%d]", i), fmt.Sprintf("%q", r), "an absolute path or one under ~/")
+		}
+	}
 	if len(problems) == 0 {
 		return nil
 	}
