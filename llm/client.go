@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // Client performs one model call. Deltas stream to sink (which may be nil)
@@ -155,4 +156,8 @@ type Options struct {
 	HTTPClient *http.Client
 	// NoStream makes calls without streaming.
 	NoStream bool
+	// Now is the clock that turns a provider's absolute retry time (an
+	// HTTP-date Retry-After, an epoch X-RateLimit-Reset) into
+	// ProviderError.RetryAfter; nil means time.Now.
+	Now func() time.Time
 }

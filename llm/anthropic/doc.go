@@ -50,7 +50,7 @@
 // InputTokens includes the cached prompt tokens.
 //
 // Errors. HTTP failures are classified by llm.ClassifyHTTP from the real
-// status, headers and body; an error event inside a stream by the status
+// status, headers (read on Options.Now) and body; an error event inside a stream by the status
 // its type stands for; transport failures by llm.ClassifyErr. The SDK's
 // retries are off: retrying is the caller's decision. Cancelling ctx makes
 // Complete return ctx.Err() and no partial response.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -40,7 +41,8 @@ import (
 //     error; Hanging reports when it starts.
 //
 // Delay, ChunkDelay and Signature are not used: a Client never waits on the
-// clock. A call whose ctx has already ended returns ctx's error and takes
+// clock. Absolute retry times in Header (an epoch X-RateLimit-Reset) are
+// read against time.Now. A call whose ctx has already ended returns ctx's error and takes
 // nothing from the script, as no request would leave a transport.
 //
 // The zero Client is ready to use. It has no test to fail, so a call the
@@ -228,7 +230,7 @@ func (c *Client) answer(ctx context.Context, index int, req *llm.Request, r *Rep
 		if body == "" {
 			body = defaultErrorBody(llm.ChatCompletions, r.Status)
 		}
-		return nil, llm.ClassifyHTTP(clientProvider, r.Status, r.Header, []byte(body))
+		return nil, llm.ClassifyHTTP(clientProvider, r.Status, r.Header, []byte(body), time.Time{})
 	}
 	resp, deltas := clientTurn(index, req, r)
 	broken := r.CutAfter > 0 || r.StreamError != "" || r.Hang
@@ -244,7 +246,7 @@ func (c *Client) answer(ctx context.Context, index int, req *llm.Request, r *Rep
 	case r.Hang:
 		return c.hang(ctx, req)
 	case r.StreamError != "":
-		return nil, llm.ClassifyHTTP(clientProvider, 0, nil, []byte(r.StreamError))
+		return nil, llm.ClassifyHTTP(clientProvider, 0, nil, []byte(r.StreamError), time.Time{})
 	case broken:
 		return nil, &llm.ProviderError{Kind: llm.ErrConnection, Provider: clientProvider, Message: "unexpected EOF", Err: io.ErrUnexpectedEOF}
 	case resp == nil:

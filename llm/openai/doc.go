@@ -45,9 +45,10 @@
 // models get max_completion_tokens instead of max_tokens.
 //
 // Errors. HTTP failures become *llm.ProviderError through
-// llm.ClassifyHTTP (status, Retry-After, body), transport failures through
-// llm.ClassifyErr, and a reply without choices or output, or a failed
-// Responses status, an ErrInvalidResponse. The SDK's own retries are off:
+// llm.ClassifyHTTP (status, Retry-After and the rate-limit reset headers,
+// read on Options.Now; body), transport failures through llm.ClassifyErr,
+// and a reply without choices or output, or a failed Responses status, an
+// ErrInvalidResponse. The SDK's own retries are off:
 // retry, backoff and fallback belong to the provider layer. When ctx is
 // cancelled, Complete returns ctx.Err() and no partial response.
 //
