@@ -110,10 +110,23 @@ func (rt *Runtime) newChain() (*provider.Chain, error) {
 	return provider.NewChain(rt.entries, provider.ChainOptions{
 		Factory:      rt.factory(),
 		Transport:    rt.transportOptions(),
+		MaxRetries:   chainRetries(rt.cfg.Agent.APIMaxRetries),
 		Resolver:     rt.resolver,
 		StaleTimeout: provider.DefaultStaleTimeout,
 		Now:          rt.opts.Now,
 	})
+}
+
+// chainRetries maps agent.api_max_retries onto ChainOptions.MaxRetries,
+// where 0 is the default and a negative value none.
+func chainRetries(n *int) int {
+	switch {
+	case n == nil:
+		return 0
+	case *n <= 0:
+		return -1
+	}
+	return *n
 }
 
 // cacheOptions asks for prompt-caching markers on Claude models.

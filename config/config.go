@@ -96,6 +96,10 @@ type Agent struct {
 	MaxTokens              int    `yaml:"max_tokens"`
 	// ToolTimeout bounds one tool call (seconds).
 	ToolTimeout int `yaml:"tool_timeout"`
+	// APIMaxRetries is how many times a failed model call is retried on
+	// one endpoint before it fails or falls back; nil means the provider
+	// layer's default (3), 0 none.
+	APIMaxRetries *int `yaml:"api_max_retries"`
 }
 
 // Terminal holds terminal.* keys.

@@ -176,3 +176,18 @@ func TestValidValuesAtTheEdgesAreAccepted(t *testing.T) {
 		t.Fatalf("config %+v err %v", c, err)
 	}
 }
+
+// agent.api_max_retries distinguishes "not set" (the provider default)
+// from 0 (no retries).
+func TestAPIMaxRetriesZeroIsKept(t *testing.T) {
+	c, err := Load(t.TempDir(), env(nil))
+	if err != nil || c.Agent.APIMaxRetries != nil {
+		t.Fatalf("unset api_max_retries = %v, err %v", c.Agent.APIMaxRetries, err)
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("agent:\n  api_max_retries: 0\n"), 0o600)
+	c, err = Load(home, env(nil))
+	if err != nil || c.Agent.APIMaxRetries == nil || *c.Agent.APIMaxRetries != 0 || len(c.Warnings) != 0 {
+		t.Fatalf("api_max_retries = %v, warnings %q, err %v", c.Agent.APIMaxRetries, c.Warnings, err)
+	}
+}

@@ -24,13 +24,15 @@ const maxErrorBody = 4096
 // ClassifyHTTP turns an HTTP error response into a ProviderError. It reads
 // the provider's message from the usual JSON error shapes (OpenAI,
 // Anthropic, OpenRouter with its metadata.raw upstream error, vLLM,
-// llama.cpp, Gemini) and the retry hint from retry-after-ms, then
-// Retry-After, then a "try again in 1.5s" phrase of a rate-limit message.
+// llama.cpp, Gemini) and the wait it asked for from the headers and body
+// (see ProviderError.RetryAfter). now is when the response arrived: it turns an absolute
+// retry time (an HTTP-date Retry-After, an epoch X-RateLimit-Reset) into
+// a wait; the zero time means time.Now().
 //
 // A status of 0 (or 2xx) means the error arrived inside a stream (an
 // Anthropic `event: error`, an OpenRouter chunk with an "error" object):
 // the kind then comes from the error's type or numeric code.
-func ClassifyHTTP(provider string, status int, header http.Header, body []byte) *ProviderError {
+func ClassifyHTTP(provider string, status int, header http.Header, body []byte, now time.Time) *ProviderError {
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody]
 	}
@@ -50,10 +52,10 @@ func ClassifyHTTP(provider string, status int, header http.Header, body []byte) 
 			e.ContextLimit = parseContextLimit(text)
 		}
 	}
-	e.RetryAfter = retryAfter(header)
-	if e.RetryAfter == 0 && e.Kind == ErrRateLimit {
-		e.RetryAfter = retryHint(text)
+	if now.IsZero() {
+		now = time.Now()
 	}
+	e.RetryAfter = retryWait(header, text, e.Kind, now)
 	return e
 }
 
@@ -259,44 +261,4 @@ func parseContextLimit(s string) int {
 		}
 	}
 	return 0
-}
-
-var tryAgainIn = lazyre.New(`try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)`)
-
-// retryHint reads OpenAI's "Please try again in 1.414s." phrase.
-func retryHint(text string) time.Duration {
-	m := tryAgainIn().FindStringSubmatch(text)
-	if m == nil {
-		return 0
-	}
-	d, err := time.ParseDuration(m[1])
-	if err != nil || d <= 0 {
-		return 0
-	}
-	return min(d, MaxRetryAfter)
-}
-
-func retryAfter(h http.Header) time.Duration {
-	if h == nil {
-		return 0
-	}
-	var d time.Duration
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	if d == 0 {
-		if v := h.Get("Retry-After"); v != "" {
-			if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-				d = time.Duration(s * float64(time.Second))
-			} else if t, err := http.ParseTime(v); err == nil {
-				d = time.Until(t)
-			}
-		}
-	}
-	if d < 0 {
-		d = 0
-	}
-	return min(d, MaxRetryAfter)
 }

@@ -258,7 +258,7 @@ func TestClassifyHTTPRealErrorBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := ClassifyHTTP(tt.provider, tt.status, tt.header, []byte(tt.body))
+			e := ClassifyHTTP(tt.provider, tt.status, tt.header, []byte(tt.body), time.Time{})
 			if e.Kind != tt.kind {
 				t.Fatalf("kind = %s, want %s (message %q)", e.Kind, tt.kind, e.Message)
 			}
@@ -284,17 +284,17 @@ func TestClassifyHTTPRealErrorBodies(t *testing.T) {
 	}
 }
 
-func TestClassifyHTTPRetryAfterDate(t *testing.T) {
-	h := http.Header{"Retry-After": {time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)}}
-	e := ClassifyHTTP("openai", 429, h, nil)
-	if e.RetryAfter < 80*time.Second || e.RetryAfter > 91*time.Second {
-		t.Fatalf("retry after = %v, want about 90s", e.RetryAfter)
+func TestClassifyHTTPRetryAfterDateIsReadAgainstNow(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
+	if e := ClassifyHTTP("openai", 429, h, nil, now); e.RetryAfter != 90*time.Second {
+		t.Fatalf("retry after = %v, want 90s", e.RetryAfter)
 	}
 }
 
 func TestClassifyHTTPCapsLongBodies(t *testing.T) {
 	body := `{"error":{"message":"` + strings.Repeat("x", 10000) + `"}}`
-	e := ClassifyHTTP("openai", 500, nil, []byte(body))
+	e := ClassifyHTTP("openai", 500, nil, []byte(body), time.Time{})
 	if len(e.Body) > maxErrorBody {
 		t.Fatalf("body kept %d bytes, cap is %d", len(e.Body), maxErrorBody)
 	}
@@ -362,5 +362,39 @@ func TestNonRetryableKinds(t *testing.T) {
 		if (&ProviderError{Kind: k}).Retryable() {
 			t.Errorf("%s is retryable; retrying it cannot succeed", k)
 		}
+	}
+}
+
+// Without Retry-After, a rate limit's X-RateLimit-Reset* headers say how
+// long to wait, read against the clock the caller passes.
+func TestRateLimitResetHeadersSetTheWait(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	epochMs := func(d time.Duration) string { return fmt.Sprint(now.Add(d).UnixMilli()) }
+	openAIBody := `{"error":{"message":"Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29450, Requested 1200. Please try again in 1.3s.","type":"tokens","code":"rate_limit_exceeded"}}`
+	tests := []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+		want   time.Duration
+	}{
+		{"OpenRouter's epoch milliseconds", 429, http.Header{"X-Ratelimit-Reset": {epochMs(42 * time.Second)}}, "", 42 * time.Second},
+		{"epoch seconds", 429, http.Header{"X-Ratelimit-Reset": {fmt.Sprint(now.Add(90 * time.Second).Unix())}}, "", 90 * time.Second},
+		{"OpenAI's durations: the later reset", 429, http.Header{"X-Ratelimit-Reset-Requests": {"6m0s"}, "X-Ratelimit-Reset-Tokens": {"1s"}}, "", 6 * time.Minute},
+		{"short durations", 429, http.Header{"X-Ratelimit-Reset-Requests": {"20ms"}, "X-Ratelimit-Reset-Tokens": {"1s"}}, "", time.Second},
+		{"the headers beat the message's hint", 429, http.Header{"X-Ratelimit-Reset-Tokens": {"2s"}}, openAIBody, 2 * time.Second},
+		{"Retry-After beats the headers", 429, http.Header{"Retry-After": {"3"}, "X-Ratelimit-Reset-Requests": {"6m0s"}}, "", 3 * time.Second},
+		{"a reset hours away is capped", 429, http.Header{"X-Ratelimit-Reset": {epochMs(2 * time.Hour)}}, "", MaxRetryAfter},
+		{"a reset already past falls back to the hint", 429, http.Header{"X-Ratelimit-Reset": {epochMs(-time.Minute)}}, openAIBody, 1300 * time.Millisecond},
+		{"a past reset and no hint ask for nothing", 429, http.Header{"X-Ratelimit-Reset": {epochMs(-time.Minute)}}, "", 0},
+		{"not a rate limit: the headers are only quota news", 500, http.Header{"X-Ratelimit-Reset-Requests": {"6m0s"}}, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := ClassifyHTTP("openai", tt.status, tt.header, []byte(tt.body), now)
+			if e.RetryAfter != tt.want {
+				t.Fatalf("retry after = %v, want %v", e.RetryAfter, tt.want)
+			}
+		})
 	}
 }

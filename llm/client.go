@@ -4,12 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // Client performs one model call. Deltas stream to sink (which may be nil)
 // as they arrive, on the calling goroutine; the assembled Response comes
 // back at the end. Cancelling ctx interrupts the call: Complete then returns
 // ctx's error and no partial Response.
+//
+// A Response is returned only for a reply that says it is whole: one that
+// ends before its terminator (a stream without its finish event, a body
+// cut half-way) fails with an ErrConnection *ProviderError, and one whose
+// finish reason the transport does not know with an ErrInvalidResponse
+// naming it; the deltas already streamed are then void.
 type Client interface {
 	Complete(ctx context.Context, req *Request, sink func(Delta)) (*Response, error)
 }
@@ -161,4 +168,8 @@ type Options struct {
 	HTTPClient *http.Client
 	// NoStream makes calls without streaming.
 	NoStream bool
+	// Now is the clock that turns a provider's absolute retry time (an
+	// HTTP-date Retry-After, an epoch X-RateLimit-Reset) into
+	// ProviderError.RetryAfter; nil means time.Now.
+	Now func() time.Time
 }

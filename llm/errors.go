@@ -37,7 +37,11 @@ type ProviderError struct {
 	Message    string // the provider's message, or ours
 	Body       string // the raw error body, capped
 	Provider   string
-	// RetryAfter is the wait the provider asked for (0 when it did not).
+	// RetryAfter is the wait the provider asked for, 0 when it did not:
+	// retry-after-ms, else Retry-After; for a rate limit without them, the
+	// latest of the X-RateLimit-Reset* headers (OpenAI's durations,
+	// OpenRouter's epoch milliseconds), else the "try again in 1.5s" of
+	// the message. It is capped at MaxRetryAfter.
 	RetryAfter time.Duration
 	// ContextLimit is the context window the provider reported in an
 	// overflow error, 0 when the body did not say.

@@ -63,7 +63,7 @@ type ChainOptions struct {
 	Factory Factory
 	// Transport carries what every endpoint's transport shares:
 	// HTTPClient, NoStream and extra Headers (an endpoint's own headers
-	// win).
+	// win). Transports get the chain's Now as their clock.
 	Transport llm.Options
 	// MaxRetries per endpoint after the first attempt: 0 means
 	// DefaultMaxRetries, a negative value means none.
@@ -339,6 +339,7 @@ func (c *Chain) client(idx int) (Endpoint, llm.Client, error) {
 	opts := ep.Options()
 	opts.HTTPClient = c.opts.Transport.HTTPClient
 	opts.NoStream = c.opts.Transport.NoStream
+	opts.Now = c.opts.Now // absolute retry times are read on the chain's clock
 	if len(c.opts.Transport.Headers) > 0 {
 		h := maps.Clone(c.opts.Transport.Headers)
 		maps.Copy(h, ep.Headers)

@@ -20,14 +20,16 @@
 // A Chain is the one retry layer of the runtime (transport SDK retries are
 // off). It implements llm.Client over an ordered list of endpoints, the
 // primary first and then fallback_providers: a retryable failure is
-// retried with jittered exponential backoff (Retry-After honoured, capped
-// at 600 s); rate limits, invalid responses, repeated transport failures,
-// exhausted retries and non-retryable errors other than a context
-// overflow switch to the next endpoint in the same call; 401/403 first
-// re-reads the credentials (key_cmd, key variable) once. Fallback is
-// turn-scoped: ResetTurn returns to the primary. A context overflow is
-// never retried nor handled by fallback: it goes back to the caller, who
-// compresses.
+// retried with jittered exponential backoff (the provider's wait honoured:
+// Retry-After, or for a rate limit the X-RateLimit-Reset* headers read on
+// the chain's clock; capped at 600 s); a reply cut short (no finish, no
+// terminator) is retried like a dropped connection; rate limits, invalid
+// responses, repeated transport failures, exhausted retries and
+// non-retryable errors other than a context overflow switch to the next
+// endpoint in the same call; 401/403 first re-reads the credentials
+// (key_cmd, key variable) once. Fallback is turn-scoped: ResetTurn returns
+// to the primary. A context overflow is never retried nor handled by
+// fallback: it goes back to the caller, who compresses.
 //
 // Auxiliary tasks (compression, session_search, title_generation, vision,
 // web_extract) get their own Chain from auxiliary.<task>, with "main"

@@ -16,7 +16,8 @@ const DefaultMaxRetries = 3
 const MaxWait = 600 * time.Second
 
 // Backoff is the wait before retry number attempt (1-based) after err:
-// the provider's Retry-After when it sent one (capped at MaxWait);
+// the wait the provider asked for when it did (err.RetryAfter, from
+// Retry-After or a rate limit's reset headers; capped at MaxWait);
 // otherwise jittered exponential backoff, min(2·2^(n−1), 60) s for errors
 // and min(5·2^(n−1), 120) s for invalid responses, plus U(0, d/2). rnd
 // returns a number in [0, 1); nil uses math/rand.

@@ -38,7 +38,7 @@ func (p Policy) CheckWrite(path string) error {
 			Fix: "edit it yourself outside hermes"}
 	}
 	if r, ok := withinAny(real, p.ReadOnly); ok {
-		return &PathError{Path: path, Real: real, Why: fmt.Sprintf("%s stays read-only inside the workspace (it can run code or change hermes' own settings)", r),
+		return &PathError{Path: path, Real: real, Why: fmt.Sprintf("%s stays read-only (it can run code or change hermes' own settings)", r),
 			Fix: "edit it yourself, or run with --sandbox full-access"}
 	}
 	if r, ok := withinAny(real, p.Protected); ok {

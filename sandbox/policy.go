@@ -41,11 +41,12 @@ type Policy struct {
 	// WritableRoots are the trees that may be written in workspace-write:
 	// the workspace, /tmp, $TMPDIR and sandbox.writable_roots.
 	WritableRoots []string
-	// ReadOnly are paths inside writable roots that stay read-only:
-	// .git/hooks, .git/config and .hermes of each root.
+	// ReadOnly are paths that stay read-only even inside writable roots:
+	// .git/hooks, .git/config and .hermes of each root, and HERMES_HOME.
 	ReadOnly []string
 	// Hidden are paths neither readable nor writable in any mode short of
-	// full-access: HERMES_HOME, ~/.ssh, credential files.
+	// full-access: HERMES_HOME's keys, settings and session database,
+	// ~/.ssh, credential files.
 	Hidden []string
 	// Protected are paths the file tools never write short of
 	// full-access, besides Hidden and ReadOnly: shell start-up files.
@@ -78,6 +79,13 @@ type Options struct {
 var hiddenInHome = []string{
 	".ssh", ".aws", ".config/gcloud", ".azure", ".netrc", ".pgpass", ".npmrc", ".pypirc",
 	".git-credentials", ".config/gh", ".docker/config.json", ".kube/config", ".gnupg",
+}
+
+// What no command may read in HERMES_HOME: keys, settings, credentials,
+// the session database. The rest of it (memories, skills) stays readable
+// but, like all of HERMES_HOME, is never written by a command or a tool.
+var hiddenInHermesHome = []string{
+	".env", "config.yaml", "auth.json", "auth", "credentials", "state.db", "state.db-wal", "state.db-shm",
 }
 
 // Shell and tool start-up files the file tools never write.
@@ -130,7 +138,13 @@ func NewPolicy(o Options) (Policy, error) {
 		}
 	}
 	if o.HermesHome != "" {
-		p.Hidden = append(p.Hidden, Resolve(o.HermesHome))
+		// The agent's own settings never change from inside a session, and
+		// its keys and transcripts are not read by what it runs.
+		hh := Resolve(o.HermesHome)
+		p.ReadOnly = append(p.ReadOnly, hh)
+		for _, f := range hiddenInHermesHome {
+			p.Hidden = append(p.Hidden, filepath.Join(hh, f))
+		}
 	}
 	if o.Home != "" {
 		for _, h := range hiddenInHome {

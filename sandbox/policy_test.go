@@ -80,3 +80,19 @@ func TestCheckReadHidesCredentials(t *testing.T) {
 		t.Errorf("workspace file refused: %v", err)
 	}
 }
+
+func TestHermesHomeKeepsItsKeysAndIsNeverWritten(t *testing.T) {
+	p, home, _ := testPolicy(t, WorkspaceWrite)
+	hh := filepath.Join(home, ".hermes")
+	for _, f := range []string{".env", "config.yaml", "state.db", "auth.json"} {
+		if err := p.CheckRead(filepath.Join(hh, f)); err == nil {
+			t.Errorf("%s readable", f)
+		}
+	}
+	if err := p.CheckRead(filepath.Join(hh, "memories", "MEMORY.md")); err != nil {
+		t.Errorf("memories unreadable: %v", err)
+	}
+	if err := p.CheckWrite(filepath.Join(hh, "memories", "MEMORY.md")); err == nil {
+		t.Error("a tool may write into HERMES_HOME")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -25,6 +26,7 @@ type Client struct {
 	provider string
 	native   bool
 	noStream bool
+	now      func() time.Time // for absolute retry times in error responses
 	schemas  schemaCache
 }
 
@@ -61,11 +63,16 @@ func New(opts llm.Options) *Client {
 	if provider == "" {
 		provider = "anthropic"
 	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Client{
 		sdk:      anthropic.NewClient(ro...),
 		provider: provider,
 		native:   isNative(opts.Provider, base),
 		noStream: opts.NoStream,
+		now:      now,
 	}
 }
 

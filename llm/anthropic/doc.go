@@ -43,14 +43,20 @@
 // Responses. Calls stream by default (Options.NoStream turns that off) and
 // the SDK's Message.Accumulate assembles the events; text deltas reach the
 // sink until the first tool_use starts, thinking deltas throughout, and
-// each tool call is announced once. stop_reason maps end_turn and
-// stop_sequence to stop, tool_use to tool_calls, max_tokens and
-// model_context_window_exceeded to length, refusal to content_filter, and
-// anything else to stop. Usage is taken from the final cumulative counts;
-// InputTokens includes the cached prompt tokens.
+// each tool call is announced once. A tool_use input that does not parse
+// is returned as it streamed (the SDK's accumulator would make it {}), so
+// the model learns its arguments were broken. stop_reason maps end_turn
+// and stop_sequence to stop, tool_use to tool_calls, max_tokens and
+// model_context_window_exceeded to length, refusal to content_filter; a
+// missing stop_reason, any other one (pause_turn included), and tool_use
+// without a tool_use block are an ErrInvalidResponse naming it. A stream
+// that ends with neither message_delta's stop_reason nor message_stop,
+// and a body whose JSON stops half-way, were cut short: ErrConnection.
+// Usage is taken from the final cumulative counts; InputTokens includes
+// the cached prompt tokens.
 //
 // Errors. HTTP failures are classified by llm.ClassifyHTTP from the real
-// status, headers and body; an error event inside a stream by the status
+// status, headers (read on Options.Now) and body; an error event inside a stream by the status
 // its type stands for; transport failures by llm.ClassifyErr. The SDK's
 // retries are off: retrying is the caller's decision. Cancelling ctx makes
 // Complete return ctx.Err() and no partial response.

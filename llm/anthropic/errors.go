@@ -28,7 +28,7 @@ func (c *Client) classify(err error) error {
 	if aerr.Response != nil {
 		h = aerr.Response.Header
 	}
-	pe := llm.ClassifyHTTP(c.provider, status, h, []byte(aerr.RawJSON()))
+	pe := llm.ClassifyHTTP(c.provider, status, h, []byte(aerr.RawJSON()), c.now())
 	pe.Err = err
 	return pe
 }

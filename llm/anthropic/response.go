@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,6 +22,10 @@ const (
 // the raw signed blocks in ReasoningDetails (redacted blocks too, so they
 // can be replayed), tool_use blocks into tool calls in order.
 func normalise(m *anthropic.Message, provider string) (*llm.Response, error) {
+	finish, err := finishReason(m.StopReason)
+	if err != nil {
+		return nil, &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: provider, Message: err.Error()}
+	}
 	if len(m.Content) == 0 && m.StopReason != anthropic.StopReasonEndTurn && m.StopReason != anthropic.StopReasonRefusal {
 		return nil, &llm.ProviderError{
 			Kind: llm.ErrInvalidResponse, Provider: provider,
@@ -51,9 +56,13 @@ func normalise(m *anthropic.Message, provider string) (*llm.Response, error) {
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
+	if finish == llm.FinishToolCalls && len(msg.ToolCalls) == 0 {
+		return nil, &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: provider,
+			Message: "stop_reason tool_use without a tool_use block"}
+	}
 	msg.Content = strings.Join(text, textJoiner)
 	msg.Reasoning = strings.Join(reasoning, reasoningJoiner)
-	msg.FinishReason = finishReason(m.StopReason)
+	msg.FinishReason = finish
 	return &llm.Response{
 		Message:      msg,
 		FinishReason: msg.FinishReason,
@@ -68,18 +77,24 @@ func detailJSON(d thinkingDetail) json.RawMessage {
 	return b
 }
 
-// finishReason maps stop_reason onto the canonical finish reasons; an
-// unknown or missing reason is a normal stop.
-func finishReason(r anthropic.StopReason) llm.FinishReason {
+// finishReason maps stop_reason onto the canonical finish reasons. A
+// missing reason means the message never finished; pause_turn (a server
+// tool's turn to be resumed, which this transport never asks for) and
+// reasons added after this code was written are not a normal stop either.
+func finishReason(r anthropic.StopReason) (llm.FinishReason, error) {
 	switch r {
+	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
+		return llm.FinishStop, nil
 	case anthropic.StopReasonToolUse:
-		return llm.FinishToolCalls
+		return llm.FinishToolCalls, nil
 	case anthropic.StopReasonMaxTokens, anthropic.StopReasonModelContextWindowExceeded:
-		return llm.FinishLength
+		return llm.FinishLength, nil
 	case anthropic.StopReasonRefusal:
-		return llm.FinishContentFilter
+		return llm.FinishContentFilter, nil
+	case "":
+		return "", errors.New("message has no stop_reason")
 	}
-	return llm.FinishStop
+	return "", fmt.Errorf("unknown stop_reason %q", r)
 }
 
 // usage converts Anthropic usage, whose input_tokens excludes the cached

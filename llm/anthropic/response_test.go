@@ -156,11 +156,10 @@ func TestStopReasonMapping(t *testing.T) {
 		"max_tokens":                    llm.FinishLength,
 		"model_context_window_exceeded": llm.FinishLength,
 		"refusal":                       llm.FinishContentFilter,
-		"pause_turn":                    llm.FinishStop,
-		"a_reason_added_later":          llm.FinishStop,
 	} {
 		var m anthropic.Message
-		if err := json.Unmarshal([]byte(`{"content":[{"type":"text","text":"x"}],"stop_reason":"`+reason+`"}`), &m); err != nil {
+		body := `{"content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_1","name":"t","input":{}}],"stop_reason":"` + reason + `"}`
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
 			t.Fatal(err)
 		}
 		resp, err := normalise(&m, "anthropic")
@@ -169,6 +168,28 @@ func TestStopReasonMapping(t *testing.T) {
 		}
 		if resp.FinishReason != want {
 			t.Errorf("stop_reason %s -> %s, want %s", reason, resp.FinishReason, want)
+		}
+	}
+}
+
+// A message that does not say why it stopped, or says it with a reason
+// this transport does not handle, is not a normal stop.
+func TestMissingOrUnknownStopReasonIsAnInvalidResponseNamingIt(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{`{"content":[{"type":"text","text":"The final"}],"stop_reason":null}`, "no stop_reason"},
+		{`{"content":[{"type":"text","text":"The final"}]}`, "no stop_reason"},
+		{`{"content":[{"type":"text","text":"x"}],"stop_reason":"pause_turn"}`, `"pause_turn"`},
+		{`{"content":[{"type":"text","text":"x"}],"stop_reason":"a_reason_added_later"}`, `"a_reason_added_later"`},
+		{`{"content":[{"type":"text","text":"x"}],"stop_reason":"tool_use"}`, "without a tool_use block"},
+	} {
+		var m anthropic.Message
+		if err := json.Unmarshal([]byte(tt.body), &m); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := normalise(&m, "anthropic")
+		pe, ok := llm.AsProviderError(err)
+		if resp != nil || !ok || pe.Kind != llm.ErrInvalidResponse || !strings.Contains(pe.Message, tt.want) {
+			t.Errorf("%s: got %v, %v; want an invalid response saying %s", tt.body, resp, err, tt.want)
 		}
 	}
 }

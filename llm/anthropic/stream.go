@@ -2,8 +2,10 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
@@ -39,7 +41,20 @@ func (c *Client) stream(ctx context.Context, body []byte, sink func(llm.Delta)) 
 		return nil, &llm.ProviderError{Kind: llm.ErrConnection, Provider: c.provider,
 			Message: fmt.Sprintf("stream ended before the message was complete (%d content blocks received)", len(msg.Content))}
 	}
+	f.restoreArgs(&msg)
 	return &msg, nil
+}
+
+// restoreArgs puts back tool_use input as it streamed where it is not
+// valid JSON: the SDK's accumulator replaces such input with {}, which
+// would run the tool with no arguments instead of telling the model that
+// its arguments did not parse.
+func (f *forwarder) restoreArgs(m *anthropic.Message) {
+	for i, raw := range f.args {
+		if i < int64(len(m.Content)) && m.Content[i].Type == "tool_use" && raw.Len() > 0 && !json.Valid([]byte(raw.String())) {
+			m.Content[i].Input = json.RawMessage(raw.String())
+		}
+	}
 }
 
 // forwarder turns stream events into Deltas. Text streams only until the
@@ -54,6 +69,8 @@ type forwarder struct {
 
 	textSent, textSep           bool
 	reasoningSent, reasoningSep bool
+
+	args map[int64]*strings.Builder // by content block index: a tool_use's input as it streamed
 }
 
 func (f *forwarder) event(ev *anthropic.MessageStreamEventUnion) {
@@ -64,6 +81,10 @@ func (f *forwarder) event(ev *anthropic.MessageStreamEventUnion) {
 			f.toolSeen = true
 			f.emit(llm.Delta{Kind: llm.DeltaToolCall, ToolName: ev.ContentBlock.Name, ToolIndex: f.tools})
 			f.tools++
+			if f.args == nil {
+				f.args = map[int64]*strings.Builder{}
+			}
+			f.args[ev.Index] = &strings.Builder{}
 		case "text":
 			f.textSep = f.textSent
 			f.text(ev.ContentBlock.Text)
@@ -77,6 +98,10 @@ func (f *forwarder) event(ev *anthropic.MessageStreamEventUnion) {
 			f.text(ev.Delta.Text)
 		case "thinking_delta":
 			f.reasoning(ev.Delta.Thinking)
+		case "input_json_delta":
+			if b := f.args[ev.Index]; b != nil {
+				b.WriteString(ev.Delta.PartialJSON)
+			}
 		}
 	case "message_delta":
 		if ev.Delta.StopReason != "" {

@@ -3,8 +3,10 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
@@ -78,14 +80,23 @@ type scenario struct {
 	check func(t *testing.T, resp *llm.Response, err error)
 	// loop checks the agent's Result; sent holds each request's messages.
 	loop func(t *testing.T, res *agent.Result, sent [][]llm.Message)
+	// impossible lists the runs ("backend/mode") whose wire cannot carry
+	// the reply at all.
+	impossible []string
 }
 
 func wantKind(k llm.ErrorKind) func(t *testing.T, resp *llm.Response, err error) {
+	return wantError(k, "")
+}
+
+// wantError expects no response and a ProviderError of kind k whose
+// message says msg.
+func wantError(k llm.ErrorKind, msg string) func(t *testing.T, resp *llm.Response, err error) {
 	return func(t *testing.T, resp *llm.Response, err error) {
 		t.Helper()
 		pe, ok := llm.AsProviderError(err)
-		if !ok || pe.Kind != k || resp != nil {
-			t.Fatalf("got resp %v err %v, want a %s ProviderError", resp, err, k)
+		if !ok || pe.Kind != k || resp != nil || !strings.Contains(pe.Message, msg) {
+			t.Fatalf("got resp %v err %v, want a %s ProviderError saying %q", resp, err, k, msg)
 		}
 	}
 }
@@ -215,6 +226,83 @@ var scenarios = []scenario{
 		}},
 }
 
+// The faults: replies that stop before they say they are complete, or say
+// it in a way the transport does not know. Each fails the call with a
+// ProviderError the retry layer can act on, and nothing of it enters the
+// history.
+var faults = []scenario{
+	// A proxy that loses its upstream and closes the response cleanly: no
+	// finish event, no terminator; a non-streamed body stops half-way.
+	{name: "ends without its terminator", reply: llmtest.Reply{Text: "The final answer is 42.", EndAfter: 3},
+		check: wantKind(llm.ErrConnection),
+		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
+			failed(t, res, agent.ExitProviderError, llm.ErrConnection)
+			if strings.HasPrefix(res.FinalResponse, "The final") {
+				t.Fatalf("the partial answer was returned: %q", res.FinalResponse)
+			}
+		}},
+	{name: "connection dropped mid-reply", reply: llmtest.Reply{Text: "The final answer is 42.", CutAfter: 3},
+		check: wantKind(llm.ErrConnection),
+		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
+			failed(t, res, agent.ExitProviderError, llm.ErrConnection)
+		}},
+	// DeepSeek's reason when it runs out of capacity mid-answer.
+	{name: "unknown finish reason", reply: llmtest.Reply{Text: "The final", FinishReason: "insufficient_system_resource"},
+		check: wantError(llm.ErrInvalidResponse, "insufficient_system_resource"),
+		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
+			failed(t, res, agent.ExitInvalidResponse, llm.ErrInvalidResponse)
+		}},
+	{name: "legacy function_call", reply: llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"city":"Florence"}`}}, LegacyFunctionCall: true},
+		then: []llmtest.Reply{{Text: "It is sunny in Florence."}},
+		check: func(t *testing.T, r *llm.Response, err error) {
+			ok(t, err)
+			if len(r.Message.ToolCalls) != 1 || r.FinishReason != llm.FinishToolCalls {
+				t.Fatalf("response %+v", r)
+			}
+			if c := r.Message.ToolCalls[0]; c.ID == "" || c.Name != "weather" || c.Arguments != `{"city":"Florence"}` {
+				t.Fatalf("call %+v", c)
+			}
+		},
+		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
+			answered(t, res, "It is sunny in Florence.", 2)
+			toolResultsSent(t, sent, "weather: sunny in Florence")
+		}},
+	// Arguments that do not parse, with a normal tool_calls finish: the
+	// model gets the tool's error and carries on. Only a length finish
+	// means the output limit cut the call.
+	{name: "invalid tool arguments", reply: llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "weather", Arguments: `{"city":"Flor`}}},
+		then: []llmtest.Reply{{Text: "I sent broken arguments; the weather is unknown."}},
+		// A non-streamed tool_use input is a JSON object by construction.
+		impossible: []string{"anthropic_messages/not streamed"},
+		check: func(t *testing.T, r *llm.Response, err error) {
+			ok(t, err)
+			if r.FinishReason != llm.FinishToolCalls || len(r.Message.ToolCalls) != 1 || r.Message.ToolCalls[0].Arguments != `{"city":"Flor` {
+				t.Fatalf("response %+v, want the call with its arguments as sent and finish tool_calls", r)
+			}
+		},
+		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
+			answered(t, res, "I sent broken arguments; the weather is unknown.", 2)
+			last := sent[1][len(sent[1])-1]
+			if last.Role != llm.RoleTool || !strings.Contains(last.Content, "Invalid JSON arguments") {
+				t.Fatalf("the model was sent %s %q, want the tool's invalid-arguments error", last.Role, last.Content)
+			}
+		}},
+	// OpenAI's reset headers without Retry-After: the later one is the wait.
+	{name: "429 with rate-limit reset headers", reply: llmtest.Error(429, "").
+		WithHeader("x-ratelimit-reset-requests", "6m0s").WithHeader("x-ratelimit-reset-tokens", "1s"),
+		check: func(t *testing.T, r *llm.Response, err error) {
+			wantKind(llm.ErrRateLimit)(t, r, err)
+			if pe, _ := llm.AsProviderError(err); pe.RetryAfter != 6*time.Minute {
+				t.Fatalf("retry after %s, want 6m0s", pe.RetryAfter)
+			}
+		},
+		loop: func(t *testing.T, res *agent.Result, sent [][]llm.Message) {
+			failed(t, res, agent.ExitProviderError, llm.ErrRateLimit)
+		}},
+}
+
+func init() { scenarios = append(scenarios, faults...) }
+
 // each runs fn for every backend, streamed and not, and every scenario.
 func each(t *testing.T, fn func(t *testing.T, model llm.Client, f *fake, sc scenario, streamed bool)) {
 	for _, b := range backends {
@@ -227,6 +315,9 @@ func each(t *testing.T, fn func(t *testing.T, model llm.Client, f *fake, sc scen
 				mode = "not streamed"
 			}
 			for _, sc := range scenarios {
+				if slices.Contains(sc.impossible, b.name+"/"+mode) {
+					continue
+				}
 				t.Run(b.name+"/"+mode+"/"+sc.name, func(t *testing.T) {
 					model, f := b.start(t, noStream)
 					fn(t, model, f, sc, !noStream)

@@ -2,6 +2,8 @@ package llmtest
 
 import (
 	"encoding/json"
+
+	"github.com/hermes-go/hermes/llm"
 )
 
 // The Chat Completions rendering follows recorded api.openai.com traffic:
@@ -74,11 +76,18 @@ func newChatUsage(t *turn) *chatUsage {
 }
 
 func chatFinish(t *turn) string {
-	if t.refusalDefault {
+	switch {
+	case t.refusalDefault:
 		return "stop" // OpenAI reports a refusal in message.refusal with a normal stop
+	case t.legacyCall() && t.finish == llm.FinishToolCalls:
+		return "function_call"
 	}
 	return string(t.finish)
 }
+
+// legacyCall reports whether the turn's first call goes out as the
+// deprecated function_call, in place of tool_calls.
+func (t *turn) legacyCall() bool { return t.reply.LegacyFunctionCall && len(t.calls) > 0 }
 
 func chatEvents(t *turn) []event {
 	r := t.reply
@@ -148,15 +157,23 @@ func chatEvents(t *turn) []event {
 		for _, w := range words(r.Refusal) {
 			delta(map[string]any{"refusal": w})
 		}
-		for i, c := range t.calls {
-			delta(map[string]any{"tool_calls": []any{map[string]any{
-				"index": i, "id": t.callID(i, "call_", 24), "type": "function",
-				"function": map[string]any{"name": c.Name, "arguments": ""},
-			}}})
+		if t.legacyCall() {
+			c := t.calls[0]
+			delta(map[string]any{"function_call": map[string]any{"name": c.Name, "arguments": ""}})
 			for _, f := range fragments(c.Arguments, argFragment) {
+				delta(map[string]any{"function_call": map[string]any{"arguments": f}})
+			}
+		} else {
+			for i, c := range t.calls {
 				delta(map[string]any{"tool_calls": []any{map[string]any{
-					"index": i, "function": map[string]any{"arguments": f},
+					"index": i, "id": t.callID(i, "call_", 24), "type": "function",
+					"function": map[string]any{"name": c.Name, "arguments": ""},
 				}}})
+				for _, f := range fragments(c.Arguments, argFragment) {
+					delta(map[string]any{"tool_calls": []any{map[string]any{
+						"index": i, "function": map[string]any{"arguments": f},
+					}}})
+				}
 			}
 		}
 		c := base
@@ -202,7 +219,9 @@ func chatBody(t *turn) []byte {
 		} else if r.Reasoning != "" {
 			msg["reasoning_content"] = r.Reasoning
 		}
-		if len(t.calls) > 0 {
+		if t.legacyCall() {
+			msg["function_call"] = map[string]any{"name": t.calls[0].Name, "arguments": t.calls[0].Arguments}
+		} else if len(t.calls) > 0 {
 			calls := make([]any, len(t.calls))
 			for i, c := range t.calls {
 				call := map[string]any{

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -32,15 +33,22 @@ import (
 //     and Body, which defaults to OpenAI's body for the status (see the
 //     *Body constants).
 //   - Empty fails as an invalid response, as the OpenAI transports do when
-//     a response has no choices.
+//     a response has no choices; so does a FinishReason that is not one of
+//     the four normalised ones, with the reason in the message.
+//   - LegacyFunctionCall makes its first call the only one, as Chat
+//     Completions' function_call carries one.
 //   - CutAfter sends that many deltas, then fails with StreamError
 //     classified, or else as a dropped connection. StreamError alone fails
-//     before the first delta.
+//     before the first delta. EndAfter sends that many deltas, then fails
+//     as a stream that ended before its finish, also a connection error.
+//   - Raw cannot be played without a wire format: the call fails as one
+//     the script cannot answer.
 //   - Hang, after CutAfter deltas, blocks until ctx ends and returns ctx's
 //     error; Hanging reports when it starts.
 //
 // Delay, ChunkDelay and Signature are not used: a Client never waits on the
-// clock. A call whose ctx has already ended returns ctx's error and takes
+// clock. Absolute retry times in Header (an epoch X-RateLimit-Reset) are
+// read against time.Now. A call whose ctx has already ended returns ctx's error and takes
 // nothing from the script, as no request would leave a transport.
 //
 // The zero Client is ready to use. It has no test to fail, so a call the
@@ -53,6 +61,7 @@ type Client struct {
 	handler         step
 	requests        []*llm.Request // deep copies, in arrival order
 	unexpected      []int          // indexes of calls the script could not answer
+	problems        map[int]string // why, when not that the script ran out
 	allowUnexpected bool
 	hanging         chan *llm.Request
 }
@@ -83,7 +92,11 @@ func NewClient(t testing.TB) *Client {
 				return
 			}
 			for _, i := range c.unexpected {
-				t.Errorf("llmtest: client call %d %s: no scripted reply left; enqueue more replies or set a handler", i, describe(c.requests[i]))
+				why := c.problems[i]
+				if why == "" {
+					why = "no scripted reply left; enqueue more replies or set a handler"
+				}
+				t.Errorf("llmtest: client call %d %s: %s", i, describe(c.requests[i]), why)
 			}
 		})
 	}
@@ -147,7 +160,7 @@ func (c *Client) Requests() []*llm.Request {
 }
 
 // Unexpected returns the requests the script could not answer: none was
-// left and no handler was set.
+// left and no handler was set, or the reply needed a wire format (Raw).
 func (c *Client) Unexpected() []*llm.Request {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -228,12 +241,28 @@ func (c *Client) answer(ctx context.Context, index int, req *llm.Request, r *Rep
 		if body == "" {
 			body = defaultErrorBody(llm.ChatCompletions, r.Status)
 		}
-		return nil, llm.ClassifyHTTP(clientProvider, r.Status, r.Header, []byte(body))
+		return nil, llm.ClassifyHTTP(clientProvider, r.Status, r.Header, []byte(body), time.Time{})
+	}
+	if r.Raw != "" {
+		const why = "a Raw reply needs a wire format; script it on a Server"
+		c.mu.Lock()
+		c.unexpected = append(c.unexpected, index)
+		if c.problems == nil {
+			c.problems = map[int]string{}
+		}
+		c.problems[index] = why
+		c.mu.Unlock()
+		return nil, &llm.ProviderError{Kind: llm.ErrServer, StatusCode: http.StatusInternalServerError, Provider: clientProvider,
+			Message: fmt.Sprintf("llmtest: client call %d: %s", index, why)}
 	}
 	resp, deltas := clientTurn(index, req, r)
 	broken := r.CutAfter > 0 || r.StreamError != "" || r.Hang
-	if broken {
+	ended := !broken && r.EndAfter > 0
+	switch {
+	case broken:
 		deltas = deltas[:min(max(r.CutAfter, 0), len(deltas))]
+	case ended:
+		deltas = deltas[:min(r.EndAfter, len(deltas))]
 	}
 	if sink != nil {
 		for _, d := range deltas {
@@ -244,11 +273,20 @@ func (c *Client) answer(ctx context.Context, index int, req *llm.Request, r *Rep
 	case r.Hang:
 		return c.hang(ctx, req)
 	case r.StreamError != "":
-		return nil, llm.ClassifyHTTP(clientProvider, 0, nil, []byte(r.StreamError))
+		return nil, llm.ClassifyHTTP(clientProvider, 0, nil, []byte(r.StreamError), time.Time{})
 	case broken:
 		return nil, &llm.ProviderError{Kind: llm.ErrConnection, Provider: clientProvider, Message: "unexpected EOF", Err: io.ErrUnexpectedEOF}
+	case ended:
+		return nil, &llm.ProviderError{Kind: llm.ErrConnection, Provider: clientProvider,
+			Message: fmt.Sprintf("stream ended before its finish (%d deltas received)", len(deltas))}
 	case resp == nil:
 		return nil, &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: clientProvider, Message: "response has no choices"}
+	}
+	switch resp.FinishReason {
+	case llm.FinishStop, llm.FinishToolCalls, llm.FinishLength, llm.FinishContentFilter:
+	default:
+		return nil, &llm.ProviderError{Kind: llm.ErrInvalidResponse, Provider: clientProvider,
+			Message: fmt.Sprintf("unknown finish reason %q", resp.FinishReason)}
 	}
 	return resp, nil
 }
@@ -272,6 +310,9 @@ func clientTurn(index int, req *llm.Request, r *Reply) (*llm.Response, []llm.Del
 		return nil, nil
 	}
 	calls := slices.Clone(r.ToolCalls)
+	if r.LegacyFunctionCall && len(calls) > 1 {
+		calls = calls[:1]
+	}
 	for i := range calls {
 		if calls[i].ID == "" {
 			calls[i].ID = "call_" + token(index, "call_", i, 24)

@@ -45,9 +45,13 @@
 // order. Handle sets a function for requests that find the queue empty.
 // A Reply can fail the call (Error, with the real providers' error bodies
 // in the *Body constants), delay it (Delay, ChunkDelay), break the stream
-// (CutAfter, StreamError), or hold it open until the client gives up
-// (Hang; Hanging reports when that starts, so tests interrupt without
-// sleeping).
+// (CutAfter drops the connection, StreamError sends an error event), end
+// it cleanly short of its finish and terminator (EndAfter), or hold it
+// open until the client gives up (Hang; Hanging reports when that starts,
+// so tests interrupt without sleeping). FinishReason takes any value, to
+// send a reason a transport does not know; LegacyFunctionCall sends Chat
+// Completions' deprecated function_call; Raw sends a body verbatim, for a
+// reply none of the fields can describe.
 //
 // # Checking what was sent
 //

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
@@ -133,7 +134,7 @@ func TestErrorBodiesClassifyAsTheirStatusMeans(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := llm.ClassifyHTTP("test", c.status, nil, []byte(c.body))
+			e := llm.ClassifyHTTP("test", c.status, nil, []byte(c.body), time.Time{})
 			if e.Kind != c.kind {
 				t.Errorf("kind = %s, want %s (message %q)", e.Kind, c.kind, e.Message)
 			}

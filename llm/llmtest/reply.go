@@ -37,6 +37,12 @@ type Reply struct {
 	// Completions), an empty output list (Responses), an empty content list
 	// (Anthropic). Other content fields are ignored.
 	Empty bool
+	// LegacyFunctionCall sends the first of ToolCalls as Chat Completions'
+	// deprecated function_call (message.function_call or
+	// delta.function_call, no id, finish_reason "function_call"), as some
+	// older servers still do. The other formats have no such form and send
+	// the calls as usual.
+	LegacyFunctionCall bool
 
 	// FinishReason is the normalised reason (llm.FinishStop, FinishToolCalls,
 	// FinishLength, FinishContentFilter), mapped to each format's own value
@@ -74,10 +80,25 @@ type Reply struct {
 	// reply is cut half-way through its body. A Client counts deltas
 	// instead of events.
 	CutAfter int
+	// EndAfter, when positive, ends a stream after that many SSE events
+	// as if it were over: the response is closed properly, but the finish
+	// event and the terminator ([DONE], response.completed, message_stop)
+	// never come, as when a proxy loses its upstream and closes cleanly. A
+	// non-streamed reply sends the first half of its body as the whole body
+	// (with a Content-Length to match). A Client counts deltas instead of
+	// events.
+	EndAfter int
 	// StreamError is an error body sent as an SSE error event after
 	// CutAfter events (at once when CutAfter is 0); the stream then ends.
 	// Streams only.
 	StreamError string
+	// Raw, when not empty, is the whole body of a successful response,
+	// sent as it is with status 200 and Header: SSE text for a streamed
+	// request (Content-Type text/event-stream), else JSON. It is for what
+	// the other fields cannot say: a server's malformed or unusual reply.
+	// The content fields are ignored; a Client cannot play it and fails
+	// the call as one the script cannot answer.
+	Raw string
 	// Hang holds the request open, writing nothing more, until the client
 	// goes away or the server closes, then drops the connection. It hangs
 	// before the response headers, or, for a stream with CutAfter, after

@@ -39,6 +39,9 @@ func (s *Server) respond(w http.ResponseWriter, hr *http.Request, req *Request, 
 		if r.Body == "" {
 			body = []byte(defaultErrorBody(req.Format, r.Status))
 		}
+	case r.Raw != "":
+		req.Status = http.StatusOK
+		body = []byte(r.Raw)
 	case req.Stream:
 		req.Status = http.StatusOK
 		events = render(newTurn(req, r, dialect))
@@ -64,10 +67,14 @@ func (s *Server) respond(w http.ResponseWriter, hr *http.Request, req *Request, 
 		s.hang(ctx, req)
 	case r.isError():
 		writeJSON(w, req, r.Status, r.Header, body)
+	case r.Raw != "" && req.Stream:
+		writeSSE(w, req, r.Header, body)
 	case req.Stream:
 		s.stream(ctx, w, req, r, events)
 	case r.CutAfter > 0:
 		cutJSON(w, req, r.Header, body)
+	case r.EndAfter > 0:
+		writeJSON(w, req, http.StatusOK, r.Header, body[:len(body)/2])
 	default:
 		writeJSON(w, req, http.StatusOK, r.Header, body)
 	}
@@ -114,6 +121,10 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req *Request
 	if broken && r.CutAfter < cut {
 		cut = r.CutAfter
 	}
+	if !broken && !r.Hang && r.EndAfter > 0 {
+		// The handler returns after these: net/http ends the body cleanly.
+		cut = min(r.EndAfter, cut)
+	}
 	// Events are flushed one by one only when paced; otherwise they go out
 	// in as few writes as the buffers allow, which clients cannot tell apart.
 	for i, ev := range events[:cut] {
@@ -142,6 +153,16 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, req *Request
 		// provider that fails mid-stream does.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// writeSSE sends a raw SSE body in one piece.
+func writeSSE(w http.ResponseWriter, req *Request, extra http.Header, body []byte) {
+	h := w.Header()
+	setHeaders(h, req, extra)
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 func frame(ev event) []byte {

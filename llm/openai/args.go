@@ -34,14 +34,6 @@ func canonicalArgs(s string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// argsComplete reports whether streamed arguments parsed as JSON. Empty
-// arguments count as complete: providers send "" for tools without
-// parameters.
-func argsComplete(s string) bool {
-	t := strings.TrimSpace(s)
-	return t == "" || json.Valid([]byte(t))
-}
-
 // argsMemo remembers canonical forms. Every call resends the whole
 // history, so the same arguments are canonicalised turn after turn; the
 // memo makes that a map lookup. It is bounded by total bytes and simply

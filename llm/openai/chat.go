@@ -51,14 +51,14 @@ func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Del
 			return nil, err
 		}
 		var res chatCompletion
-		if err := decodeEvent(c.f.name, raw, &res); err != nil {
+		if err := decodeBody(c.f.name, raw, &res); err != nil {
 			return nil, err
 		}
 		return fromCompletion(c.f.name, &res, sink)
 	}
 
 	acc := chatStream{sink: sink}
-	err = postSSE(ctx, c.http, chatPath, body, func(data []byte) error {
+	done, err := postSSE(ctx, c.http, chatPath, body, func(data []byte) error {
 		var ch chatChunk
 		if err := decodeEvent(c.f.name, data, &ch); err != nil {
 			return err
@@ -72,5 +72,5 @@ func (c *Chat) Complete(ctx context.Context, req *llm.Request, sink func(llm.Del
 	if err != nil {
 		return nil, err
 	}
-	return acc.response(c.f.name)
+	return acc.response(c.f.name, done)
 }

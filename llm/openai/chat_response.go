@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
@@ -23,7 +24,11 @@ type assembly struct {
 	hasUsage  bool
 }
 
-func (a *assembly) response() *llm.Response {
+func (a *assembly) response(provider string) (*llm.Response, error) {
+	finish, err := chatFinish(provider, a.finish, len(a.calls) > 0)
+	if err != nil {
+		return nil, err
+	}
 	visible, inline := llm.SplitThink(a.content)
 	a.reasoning.add(inline)
 	for i := range a.calls {
@@ -33,7 +38,6 @@ func (a *assembly) response() *llm.Response {
 			a.calls[i].ID = newCallID()
 		}
 	}
-	finish := chatFinish(a.finish, len(a.calls) > 0)
 	refusal := strings.TrimSpace(a.refusal)
 	if refusal != "" {
 		finish = llm.FinishContentFilter
@@ -55,22 +59,36 @@ func (a *assembly) response() *llm.Response {
 	if a.hasUsage {
 		r.Usage = chatUsage(a.usage)
 	}
-	return r
+	return r, nil
 }
 
 // chatFinish normalises a Chat Completions finish_reason. Some servers
-// report "stop" even when the turn ends in tool calls.
-func chatFinish(reason string, hasCalls bool) llm.FinishReason {
+// report "stop" even when the turn ends in tool calls. A missing reason,
+// one this transport does not know (OpenRouter's and Mistral's "error",
+// vLLM's "abort", ...), and a tool-call reason without a call are invalid
+// responses: none of them says the answer is whole.
+func chatFinish(provider, reason string, hasCalls bool) (llm.FinishReason, error) {
 	switch reason {
 	case "length", "max_tokens", "model_length":
-		return llm.FinishLength
+		return llm.FinishLength, nil
 	case "content_filter", "refusal", "safety":
-		return llm.FinishContentFilter
+		return llm.FinishContentFilter, nil
+	case "tool_calls", "function_call":
+		if !hasCalls {
+			return "", invalidResponse(provider, fmt.Sprintf("finish_reason %q without a tool call", reason))
+		}
+		return llm.FinishToolCalls, nil
+	// TGI reports eos_token and stop_sequence; gateways in front of
+	// Anthropic models sometimes pass end_turn through.
+	case "stop", "eos_token", "stop_sequence", "end_turn":
+		if hasCalls {
+			return llm.FinishToolCalls, nil
+		}
+		return llm.FinishStop, nil
+	case "":
+		return "", invalidResponse(provider, "response has no finish_reason")
 	}
-	if hasCalls {
-		return llm.FinishToolCalls
-	}
-	return llm.FinishStop
+	return "", invalidResponse(provider, fmt.Sprintf("unknown finish_reason %q", reason))
 }
 
 func chatUsage(u wireUsage) llm.Usage {
@@ -117,7 +135,14 @@ func fromCompletion(provider string, res *chatCompletion, sink func(llm.Delta)) 
 		}
 		a.calls = append(a.calls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
-	r := a.response()
+	if fc := msg.FunctionCall; fc != nil && fc.Name != "" {
+		// The deprecated functions API: one call, no id (one is made up).
+		a.calls = append(a.calls, llm.ToolCall{Name: fc.Name, Arguments: fc.Arguments})
+	}
+	r, err := a.response(provider)
+	if err != nil {
+		return nil, err
+	}
 	if r.Message.Reasoning != "" {
 		sink(llm.Delta{Kind: llm.DeltaReasoning, Text: r.Message.Reasoning})
 	}

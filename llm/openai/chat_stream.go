@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
@@ -13,6 +14,7 @@ type chatStream struct {
 	sink func(llm.Delta)
 
 	id, model string
+	chunks    int
 	sawChoice bool
 	finish    string
 	usage     wireUsage
@@ -38,6 +40,7 @@ type callSlot struct {
 }
 
 func (s *chatStream) chunk(c *chatChunk) {
+	s.chunks++
 	if c.ID != "" {
 		s.id = c.ID
 	}
@@ -92,7 +95,14 @@ func (s *chatStream) delta(d *chunkDelta) {
 	for i := range d.ToolCalls {
 		s.toolDelta(&d.ToolCalls[i])
 	}
+	if d.FunctionCall != nil {
+		s.toolDelta(&chunkToolCall{Index: legacyCallIndex, Function: *d.FunctionCall})
+	}
 }
+
+// legacyCallIndex is where a deprecated function_call streams: apart from
+// the indexes of tool_calls, which start at 0.
+const legacyCallIndex = -1
 
 func (s *chatStream) emitText(vis, th string) {
 	if th != "" {
@@ -141,8 +151,14 @@ func (s *chatStream) toolDelta(tc *chunkToolCall) {
 	}
 }
 
-func (s *chatStream) response(provider string) (*llm.Response, error) {
-	if !s.sawChoice {
+// response assembles what arrived. A stream is complete when it carried
+// a finish_reason or ended with [DONE] (done); without either it was cut
+// short. A complete stream without a finish_reason is invalid.
+func (s *chatStream) response(provider string, done bool) (*llm.Response, error) {
+	switch {
+	case s.finish == "" && !done:
+		return nil, cutShort(provider, fmt.Sprintf("stream ended without a finish_reason or [DONE] (%d chunks received)", s.chunks))
+	case !s.sawChoice:
 		return nil, invalidResponse(provider, "stream ended without any choices")
 	}
 	if !s.toolBegan {
@@ -157,21 +173,13 @@ func (s *chatStream) response(provider string) (*llm.Response, error) {
 	a.reasoning.add(s.rField.String())
 	a.reasoning.add(s.rContent.String())
 	a.reasoning.add(s.rDetails.String())
-	truncated := false
+	// Arguments are kept as they came, valid JSON or not: only the finish
+	// reason says whether the output limit cut them, and a call that does
+	// not parse reaches the model as a tool error it can correct.
 	for _, cs := range s.calls {
-		args := cs.args.String()
-		if !argsComplete(args) {
-			truncated = true
-		}
-		a.calls = append(a.calls, llm.ToolCall{ID: cs.id, Name: cs.name, Arguments: args})
+		a.calls = append(a.calls, llm.ToolCall{ID: cs.id, Name: cs.name, Arguments: cs.args.String()})
 	}
-	r := a.response()
-	// Arguments that do not parse mean the stream was cut mid-call.
-	if truncated {
-		r.FinishReason = llm.FinishLength
-		r.Message.FinishReason = llm.FinishLength
-	}
-	return r, nil
+	return a.response(provider)
 }
 
 // detailsText joins the readable text of a reasoning_details array.

@@ -28,15 +28,22 @@ type chunkDelta struct {
 	Reasoning        string          `json:"reasoning"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 	ToolCalls        []chunkToolCall `json:"tool_calls"`
+	// FunctionCall is the deprecated single call of the functions API,
+	// still sent by some servers.
+	FunctionCall *wireFunction `json:"function_call"`
 }
 
 type chunkToolCall struct {
-	Index    int64  `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	Index    int64        `json:"index"`
+	ID       string       `json:"id"`
+	Function wireFunction `json:"function"`
+}
+
+// wireFunction is a function call's name and arguments, whole or a
+// streamed fragment.
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // chatCompletion is a non-streamed Chat Completions response, with only
@@ -52,13 +59,11 @@ type chatCompletion struct {
 			ReasoningContent string          `json:"reasoning_content"`
 			Reasoning        string          `json:"reasoning"`
 			ReasoningDetails json.RawMessage `json:"reasoning_details"`
+			FunctionCall     *wireFunction   `json:"function_call"`
 			ToolCalls        []struct {
-				ID       string `json:"id"`
-				Type     string `json:"type"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
+				ID       string       `json:"id"`
+				Type     string       `json:"type"`
+				Function wireFunction `json:"function"`
 				// Custom is a custom (free-form) tool's call.
 				Custom struct {
 					Name  string `json:"name"`

@@ -44,12 +44,30 @@
 // reasoning_content; OpenAI and Azure get neither; GPT-5 and o-series
 // models get max_completion_tokens instead of max_tokens.
 //
+// Completeness. A reply is an answer only when it says it ended. A Chat
+// Completions stream needs a finish_reason or [DONE], a Responses stream
+// its final response event; without them, and for a non-streamed body
+// whose JSON stops half-way, the reply was cut short and Complete fails
+// with an ErrConnection, which the provider layer retries like a dropped
+// connection. The finish itself must be one this package knows:
+// finish_reason stop, length, tool_calls, content_filter (and the aliases
+// some servers use), a Responses status completed or incomplete for
+// max_output_tokens or content_filter. A missing or unknown reason, a
+// tool-call finish without a call, a response still in_progress: each is
+// an ErrInvalidResponse that names what came. The deprecated
+// function_call (message.function_call, delta.function_call, finish
+// "function_call") becomes a tool call with an id made up. Only a length
+// finish means the output limit cut the answer; arguments that do not
+// parse after any other finish are returned as they are, for the tool to
+// reject with an error the model reads.
+//
 // Errors. HTTP failures become *llm.ProviderError through
-// llm.ClassifyHTTP (status, Retry-After, body), transport failures through
-// llm.ClassifyErr, and a reply without choices or output, or a failed
-// Responses status, an ErrInvalidResponse. The SDK's own retries are off:
-// retry, backoff and fallback belong to the provider layer. When ctx is
-// cancelled, Complete returns ctx.Err() and no partial response.
+// llm.ClassifyHTTP (status, Retry-After and the rate-limit reset headers,
+// read on Options.Now; body), transport failures through llm.ClassifyErr,
+// and a reply without choices or output, or a failed Responses status, an
+// ErrInvalidResponse. The SDK's own retries are off: retry, backoff and
+// fallback belong to the provider layer. When ctx is cancelled, Complete
+// returns ctx.Err() and no partial response.
 //
 // Concurrency. Chat and Responses are safe for concurrent use: they keep
 // no per-call state, only bounded memos (canonical arguments, replayable

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -28,11 +29,15 @@ type poster struct {
 	header   http.Header
 	client   *http.Client
 	provider string
+	now      func() time.Time // for absolute retry times in error responses
 }
 
 // newPoster sets up where to connect, credentials and headers.
 func newPoster(o llm.Options, f flavor) *poster {
-	p := &poster{header: http.Header{}, client: sameOrigin(o.HTTPClient), provider: f.name}
+	p := &poster{header: http.Header{}, client: sameOrigin(o.HTTPClient), provider: f.name, now: o.Now}
+	if p.now == nil {
+		p.now = time.Now
+	}
 	base := o.BaseURL
 	if base == "" {
 		base = DefaultBaseURL
@@ -111,7 +116,7 @@ func (p *poster) post(ctx context.Context, path string, body []byte) (*http.Resp
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, llm.ClassifyHTTP(p.provider, res.StatusCode, res.Header, b)
+		return nil, llm.ClassifyHTTP(p.provider, res.StatusCode, res.Header, b, p.now())
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hermes-go/hermes/llm"
 )
@@ -51,7 +52,7 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 			return nil, err
 		}
 		var res wireResponse
-		if err := decodeEvent(r.f.name, raw, &res); err != nil {
+		if err := decodeBody(r.f.name, raw, &res); err != nil {
 			return nil, err
 		}
 		out, err := fromResponse(r.f.name, &res, nil)
@@ -63,7 +64,7 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 	}
 
 	acc := responsesStream{sink: sink}
-	err = postSSE(ctx, r.http, responsesPath, body, func(data []byte) error {
+	_, err = postSSE(ctx, r.http, responsesPath, body, func(data []byte) error {
 		var ev responsesEvent
 		if err := decodeEvent(r.f.name, data, &ev); err != nil {
 			return err
@@ -81,7 +82,7 @@ func (r *Responses) Complete(ctx context.Context, req *llm.Request, sink func(ll
 		return nil, err
 	}
 	if acc.final == nil {
-		return nil, invalidResponse(r.f.name, "stream ended before the response completed")
+		return nil, cutShort(r.f.name, fmt.Sprintf("stream ended before its final response event (%d events received)", acc.events))
 	}
 	return fromResponse(r.f.name, acc.final, &acc)
 }

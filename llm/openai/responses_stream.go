@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -23,10 +24,12 @@ type responsesStream struct {
 	slotOf    map[string]int // item id -> slot
 	toolBegan bool
 
-	final *wireResponse
+	events int
+	final  *wireResponse
 }
 
 func (s *responsesStream) event(provider string, ev *responsesEvent) error {
+	s.events++
 	switch ev.Type {
 	case "response.output_item.added":
 		if ev.Item.Type == "function_call" {
@@ -58,6 +61,10 @@ func (s *responsesStream) event(provider string, ev *responsesEvent) error {
 		if err := decodeEvent(provider, ev.Response, &resp); err != nil {
 			return err
 		}
+		if resp.Status == "" {
+			// The event names the status; some proxies leave the field out.
+			resp.Status = strings.TrimPrefix(ev.Type, "response.")
+		}
 		s.final = &resp
 	}
 	return nil
@@ -81,13 +88,8 @@ func fromResponse(provider string, res *wireResponse, streamed *responsesStream)
 	if res == nil {
 		return nil, invalidResponse(provider, "empty response")
 	}
-	switch res.Status {
-	case "failed", "cancelled":
-		msg := "response " + res.Status
-		if res.Error.Message != "" {
-			msg += ": " + res.Error.Message
-		}
-		return nil, invalidResponse(provider, msg)
+	if err := checkStatus(provider, res); err != nil {
+		return nil, err
 	}
 	var (
 		text, refusal strings.Builder
@@ -131,9 +133,8 @@ func fromResponse(provider string, res *wireResponse, streamed *responsesStream)
 		}
 	}
 	if text.Len() == 0 && refusal.Len() == 0 && len(calls) == 0 && len(items) == 0 {
-		return nil, invalidResponse(provider, "response has no output")
+		return nil, invalidResponse(provider, "response "+res.Status+" with no output")
 	}
-
 	visible, inline := llm.SplitThink(text.String())
 	reasoning.add(inline)
 	out := &llm.Response{
@@ -142,7 +143,11 @@ func fromResponse(provider string, res *wireResponse, streamed *responsesStream)
 		Refusal: strings.TrimSpace(refusal.String()),
 		Usage:   responsesUsage(res.Usage),
 	}
-	out.FinishReason = responsesFinish(res, len(calls) > 0, out.Refusal != "")
+	finish, err := responsesFinish(provider, res, len(calls) > 0, out.Refusal != "")
+	if err != nil {
+		return nil, err
+	}
+	out.FinishReason = finish
 	out.Message = llm.Message{
 		Role:           llm.RoleAssistant,
 		Content:        visible,
@@ -154,22 +159,50 @@ func fromResponse(provider string, res *wireResponse, streamed *responsesStream)
 	return out, nil
 }
 
-func responsesFinish(res *wireResponse, hasCalls, refused bool) llm.FinishReason {
+// checkStatus accepts a response that ended, completed or incomplete:
+// one still in progress, failed, or with a status this transport does not
+// know is an invalid response.
+func checkStatus(provider string, res *wireResponse) error {
+	switch res.Status {
+	case "completed", "incomplete":
+		return nil
+	case "failed", "cancelled":
+		msg := "response " + res.Status
+		if res.Error.Message != "" {
+			msg += ": " + res.Error.Message
+		}
+		return invalidResponse(provider, msg)
+	case "in_progress", "queued":
+		return invalidResponse(provider, "response is still "+res.Status+": it never completed")
+	case "":
+		return invalidResponse(provider, "response has no status")
+	}
+	return invalidResponse(provider, fmt.Sprintf("unknown response status %q", res.Status))
+}
+
+// responsesFinish is the finish reason of a completed or incomplete
+// response. An incomplete one must say why, with a reason this transport
+// knows.
+func responsesFinish(provider string, res *wireResponse, hasCalls, refused bool) (llm.FinishReason, error) {
 	if res.Status == "incomplete" {
-		switch res.IncompleteDetails.Reason {
+		switch r := res.IncompleteDetails.Reason; r {
 		case "content_filter":
-			return llm.FinishContentFilter
-		default: // max_output_tokens, length
-			return llm.FinishLength
+			return llm.FinishContentFilter, nil
+		case "max_output_tokens", "length":
+			return llm.FinishLength, nil
+		case "":
+			return "", invalidResponse(provider, "response incomplete without a reason")
+		default:
+			return "", invalidResponse(provider, fmt.Sprintf("response incomplete for an unknown reason %q", r))
 		}
 	}
 	switch {
 	case refused:
-		return llm.FinishContentFilter
+		return llm.FinishContentFilter, nil
 	case hasCalls:
-		return llm.FinishToolCalls
+		return llm.FinishToolCalls, nil
 	}
-	return llm.FinishStop
+	return llm.FinishStop, nil
 }
 
 func responsesUsage(u wireRespUsage) llm.Usage {

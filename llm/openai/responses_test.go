@@ -209,9 +209,37 @@ func TestResponsesStream(t *testing.T) {
 			errKind: llm.ErrRateLimit, errMessage: "Too many requests, slow down",
 		},
 		{
-			name:    "a stream that never completes is an invalid response",
+			name:    "a stream that ends before its final event was cut: a connection error",
 			events:  []string{`{"type":"response.output_text.delta","item_id":"msg_1","delta":"Hi"}`},
-			errKind: llm.ErrInvalidResponse,
+			errKind: llm.ErrConnection, errMessage: "stream ended before its final response event",
+		},
+		{
+			name: "a final event without a status takes the event's",
+			events: []string{
+				`{"type":"response.completed","response":{"id":"r","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}]}}`,
+			},
+			text: "Hi", finish: llm.FinishStop, streamed: "",
+		},
+		{
+			name: "a final response still in progress is an invalid response",
+			events: []string{
+				`{"type":"response.output_text.delta","item_id":"msg_1","delta":"Hi"}`,
+				`{"type":"response.completed","response":{"id":"r","status":"in_progress","output":[]}}`,
+			},
+			errKind: llm.ErrInvalidResponse, errMessage: "in_progress",
+		},
+		{
+			name: "an incomplete response for an unknown reason names it",
+			events: []string{
+				`{"type":"response.output_text.delta","item_id":"msg_1","delta":"Once"}`,
+				`{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"server_overloaded"},"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Once"}]}]}}`,
+			},
+			errKind: llm.ErrInvalidResponse, errMessage: `"server_overloaded"`,
+		},
+		{
+			name:    "an unknown status names it",
+			events:  []string{`{"type":"response.completed","response":{"id":"r","status":"paused","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hi"}]}]}}`},
+			errKind: llm.ErrInvalidResponse, errMessage: `"paused"`,
 		},
 	}
 	for _, tt := range tests {

@@ -100,8 +100,8 @@ func TestTheAgentCannotReadItsKeys(t *testing.T) {
 	if strings.Contains(res.Content, "sk-hidden-value") || strings.Contains(res.Content, "PRIVATE KEY") {
 		t.Fatalf("search_files returned a secret: %s", res.Content)
 	}
-	res = call(t, tl.SearchFiles(), map[string]any{"pattern": "OPENAI", "path": filepath.Join(home, ".hermes")})
-	if !res.IsError {
-		t.Fatalf("search inside HERMES_HOME: %+v", res)
+	res = call(t, tl.SearchFiles(), map[string]any{"pattern": "OPENAI|approvals", "path": filepath.Join(home, ".hermes")})
+	if strings.Contains(res.Content, ".env") || strings.Contains(res.Content, "config.yaml") {
+		t.Fatalf("search inside HERMES_HOME shows its settings or keys: %+v", res)
 	}
 }
