@@ -21,6 +21,7 @@ func (rt *Runtime) newApprover() *approval.Approver {
 		Allowlist: cfg.CommandAllowlist,
 		Timeout:   config.Seconds(cfg.Approvals.Timeout),
 		Ask:       rt.opts.Approve,
+		OnWarning: rt.eventWarning,
 		SaveAllowlist: func(key string) error {
 			return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
 		},

@@ -73,6 +73,8 @@ type Options struct {
 	Timeout time.Duration
 	// SaveAllowlist persists a key chosen with "always".
 	SaveAllowlist func(key string) error
+	// OnWarning hears of a key that could not be saved (nil: slog).
+	OnWarning func(msg string)
 	// After returns a channel that fires after d; nil means time.After.
 	// Tests inject their own to avoid waiting.
 	After func(d time.Duration) <-chan time.Time
@@ -183,7 +185,12 @@ func (a *Approver) Approve(ctx context.Context, req tool.ApprovalRequest) error 
 			// life of this Approver, and the failure is logged.
 			for _, f := range pending {
 				if err := a.opts.SaveAllowlist(f.Key); err != nil {
-					slog.Warn("approval: could not save to command_allowlist", "key", f.Key, "err", err)
+					msg := fmt.Sprintf("approval: %s could not be saved to command_allowlist (allowed for this run only): %v", f.Key, err)
+					if a.opts.OnWarning != nil {
+						a.opts.OnWarning(msg)
+					} else {
+						slog.Warn(msg)
+					}
 				}
 			}
 		}
