@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool/approval"
 )
@@ -61,6 +62,12 @@ func loadConfig(e *env, f *runFlags) (*config.Config, error) {
 	}
 	if l := f.toolsetList(); l != nil {
 		cfg.Toolsets = l
+	}
+	if f.sandbox != "" {
+		if _, err := sandbox.ParseMode(f.sandbox); err != nil {
+			return nil, &app.ConfigError{Err: fmt.Errorf("--sandbox: %w", err)}
+		}
+		cfg.Sandbox.Mode = f.sandbox
 	}
 	return cfg, nil
 }

@@ -18,6 +18,7 @@ type runFlags struct {
 	maxTurns    int
 	toolsets    string
 	yolo        bool
+	sandbox     string
 	usageFile   string
 	ignoreRules bool
 	effort      string
@@ -50,7 +51,8 @@ func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	addProviderFlags(fs, f)
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "iteration budget per turn (default agent.max_turns, 500)")
 	fs.StringVar(&f.toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
-	fs.BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking (hardline commands are still refused)")
+	fs.BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking (hardline commands are still refused; the sandbox stays)")
+	fs.StringVar(&f.sandbox, "sandbox", "", "sandbox mode: read-only, workspace-write (default) or full-access (no sandbox)")
 	fs.StringVar(&f.usageFile, "usage-file", "", "write a JSON summary of the run (calls, outcome, tokens) to this file")
 	fs.BoolVar(&f.ignoreRules, "ignore-rules", false, "skip context files (AGENTS.md, .hermes.md) and memory")
 	fs.StringVar(&f.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")
