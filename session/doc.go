@@ -5,10 +5,12 @@
 //
 // The store lives in one file ($HERMES_HOME/state.db) opened in WAL mode.
 // Migrations are embedded SQL files applied at Open inside one transaction
-// and recorded in schema_version; a file written by a newer schema, a file
-// that is not a SQLite database, or a location that cannot be written is a
-// clear error naming the file, and the file is never replaced or rewritten
-// to "repair" it.
+// and recorded in schema_version; a file written by a newer schema, a
+// SQLite database hermes did not create, a file that is not a SQLite
+// database, or a location that cannot be written is a clear error naming
+// the file, and the file is never replaced or rewritten to "repair" it.
+// Open inspects an existing file read-only first, so a refused file is
+// not even switched to WAL: its bytes stay as they were.
 //
 // Writes are incremental and cheap (AppendMessage is a single statement) so
 // the agent can persist each message as soon as it enters the history:
