@@ -19,10 +19,11 @@ import (
 
 // The parts fit each other as they are, without adapters.
 var (
-	_ agent.Store        = (*session.Store)(nil)
-	_ agent.SessionEnder = (*session.Store)(nil)
-	_ agent.Compressor   = (*compress.Compressor)(nil)
-	_ agent.Router       = (*provider.Chain)(nil)
+	_ agent.Store            = (*session.Store)(nil)
+	_ agent.SessionEnder     = (*session.Store)(nil)
+	_ agent.SessionContinuer = (*session.Store)(nil)
+	_ agent.Compressor       = (*compress.Compressor)(nil)
+	_ agent.Router           = (*provider.Chain)(nil)
 )
 
 // buildAgent assembles the agent over the resolved providers and the
