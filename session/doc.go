@@ -23,6 +23,17 @@
 // (parent_session_id chains: compression continuations, forks,
 // subagents).
 //
+// A compression's continuation (ContinueSession) is one transaction: the
+// child session, its messages and the end of the parent, so a crash
+// leaves the parent as it was or the complete child, never half of it.
+//
+// One writer per session: Acquire takes a session's lock (flock on
+// sessions/<id>.lock beside the database, dropped by the kernel when its
+// holder dies) so two processes resuming one session never interleave
+// their messages; the second gets a *BusyError (ErrBusy) naming the pid
+// that holds it. The lock is advisory: the store's writes do not check
+// it, its users (package app) take it before they write.
+//
 // Concurrency: a Store is safe for concurrent use. All writes go through a
 // single connection, so they are serialised inside the process; other
 // processes sharing the file are handled by SQLite's busy timeout with

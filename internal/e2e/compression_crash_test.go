@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -30,9 +31,11 @@ const (
 	compressionConfig = "compression:\n  protect_first_n: 1\n  protect_last_n: 4\n"
 )
 
-// killWhenHanging runs hermes -z in its own process group and SIGKILLs it
-// as soon as a request hangs on srv; it returns the hanging request.
-func killWhenHanging(t *testing.T, srv *llmtest.Server, home string, args ...string) *llmtest.Request {
+// startUntilHanging starts hermes in its own process group and returns
+// once a request hangs on srv: that request, the process, and stop, which
+// SIGKILLs the group and reaps it (safe to call again; it also runs at
+// cleanup).
+func startUntilHanging(t *testing.T, srv *llmtest.Server, home string, args ...string) (*llmtest.Request, *os.Process, func()) {
 	t.Helper()
 	cmd := exec.Command(hermesBin, args...)
 	cmd.Dir = home
@@ -43,17 +46,27 @@ func killWhenHanging(t *testing.T, srv *llmtest.Server, home string, args ...str
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	defer func() {
+	stop := sync.OnceFunc(func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
-	}()
+	})
+	t.Cleanup(stop)
 	select {
 	case req := <-srv.Hanging():
-		return req
+		return req, cmd.Process, stop
 	case err := <-exited:
-		t.Fatalf("hermes exited before the request hung: %v", err)
+		t.Fatalf("hermes exited before a request hung: %v", err)
 	}
-	return nil
+	return nil, nil, nil
+}
+
+// killWhenHanging runs hermes and SIGKILLs it as soon as a request hangs
+// on srv; it returns the hanging request.
+func killWhenHanging(t *testing.T, srv *llmtest.Server, home string, args ...string) *llmtest.Request {
+	t.Helper()
+	req, _, stop := startUntilHanging(t, srv, home, args...)
+	stop()
+	return req
 }
 
 // openIntact checks the database's integrity and opens it.
