@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -152,4 +155,55 @@ func holdUntilKilled(t *testing.T, spec string) {
 	}
 	fmt.Println("held")
 	bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+// Writers racing for one session, each taking and releasing it over and
+// over (release removes the lock file under the others), never hold it
+// two at a time.
+func TestRacingWritersNeverHoldASessionTogether(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	const writers, rounds = 4, 25
+	var (
+		holders atomic.Int32
+		wg      sync.WaitGroup
+		errs    = make(chan error, writers)
+	)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for done := 0; done < rounds; {
+				release, err := s.Acquire(ctx, "contended")
+				if errors.Is(err, ErrBusy) {
+					runtime.Gosched()
+					continue
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				holders.Add(1)
+				for range 20 { // hold it a while, letting the others run
+					runtime.Gosched()
+				}
+				if n := holders.Load(); n != 1 {
+					errs <- fmt.Errorf("%d writers hold the session", n)
+					release()
+					return
+				}
+				holders.Add(-1)
+				if err := release(); err != nil {
+					errs <- err
+					return
+				}
+				done++
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }
