@@ -90,21 +90,12 @@ func (a *Agent) replaceHistory(ctx context.Context, out []llm.Message, warn func
 		child := old
 		child.ID, child.ParentID = a.cfg.NewSessionID(), old.ID
 		child.Model, child.Provider = a.Model()
-		err := a.cfg.Store.EnsureSession(ctx, child)
-		for i := 0; err == nil && i < len(out); i++ {
-			err = a.cfg.Store.AppendMessage(ctx, child.ID, out[i])
-		}
-		if err != nil {
+		if err := a.continueSession(ctx, old.ID, child, out, warn); err != nil {
 			warn(fmt.Sprintf("session store: starting the continuation session: %v", err))
 		} else {
 			a.mu.Lock()
 			a.session = child
 			a.mu.Unlock()
-			if e, ok := a.cfg.Store.(SessionEnder); ok {
-				if err := e.EndSession(ctx, old.ID, "compression"); err != nil {
-					warn(fmt.Sprintf("session store: %v", err))
-				}
-			}
 		}
 	}
 	if a.cfg.OnCompressed != nil {
@@ -112,6 +103,30 @@ func (a *Agent) replaceHistory(ctx context.Context, out []llm.Message, warn func
 			warn(fmt.Sprintf("after compression: %v", err))
 		}
 	}
+}
+
+// continueSession records the child session holding the compressed
+// history and ends the parent: in one transaction when the store can
+// (SessionContinuer), step by step otherwise. An error means the agent
+// stays in the parent session.
+func (a *Agent) continueSession(ctx context.Context, parentID string, child SessionMeta, msgs []llm.Message, warn func(string)) error {
+	const reason = "compression"
+	if c, ok := a.cfg.Store.(SessionContinuer); ok {
+		return c.ContinueSession(ctx, parentID, reason, child, msgs)
+	}
+	err := a.cfg.Store.EnsureSession(ctx, child)
+	for i := 0; err == nil && i < len(msgs); i++ {
+		err = a.cfg.Store.AppendMessage(ctx, child.ID, msgs[i])
+	}
+	if err != nil {
+		return err
+	}
+	if e, ok := a.cfg.Store.(SessionEnder); ok {
+		if err := e.EndSession(ctx, parentID, reason); err != nil {
+			warn(fmt.Sprintf("session store: %v", err))
+		}
+	}
+	return nil
 }
 
 // Compress compresses the agent's history now (manual compression), with

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -160,5 +162,66 @@ func TestManualCompressPassesFocus(t *testing.T) {
 	}
 	if c.focus != "keep the file names" || len(a.History()) != 5 {
 		t.Fatalf("focus %q history %d", c.focus, len(a.History()))
+	}
+}
+
+// txStore is a memStore that records a continuation in one call, as a
+// transactional store does, or refuses it.
+type txStore struct {
+	*memStore
+	refuse    error
+	continued []string // "parent -> child (reason, n messages)"
+}
+
+func (s *txStore) ContinueSession(ctx context.Context, parentID, reason string, child SessionMeta, msgs []llm.Message) error {
+	if s.refuse != nil {
+		return s.refuse
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessions[child.ID] = child
+	s.msgs[child.ID] = llm.CloneMessages(msgs)
+	s.ended[parentID] = reason
+	s.continued = append(s.continued, fmt.Sprintf("%s -> %s (%s, %d messages)", parentID, child.ID, reason, len(msgs)))
+	return nil
+}
+
+func TestAStoreThatContinuesSessionsGetsTheWholeContinuationInOneCall(t *testing.T) {
+	s := script(t).add(text("answer after compression"))
+	st := &txStore{memStore: newMemStore()}
+	a := New(Config{Client: s, Model: "m", Store: st, Session: SessionMeta{ID: "parent", Source: "cli"},
+		Compressor: &halver{}, ContextLength: 100, NewSessionID: func() string { return "child" }})
+	res, _ := a.Run(context.Background(), Input{Message: "next", History: longHistory()})
+	if !res.Completed || res.SessionID != "child" {
+		t.Fatalf("result %+v", res)
+	}
+	if want := []string{"parent -> child (compression, 5 messages)"}; !slices.Equal(st.continued, want) {
+		t.Fatalf("continuations %q, want %q", st.continued, want)
+	}
+	if got := st.sessions["child"]; got.ParentID != "parent" || got.Source != "cli" {
+		t.Fatalf("child session %+v", got)
+	}
+	if got := st.msgs["child"]; len(got) != 6 || got[1].Content != "[summary of earlier turns]" || got[5].Content != "answer after compression" {
+		t.Fatalf("child session messages %+v", got)
+	}
+}
+
+func TestAContinuationTheStoreRefusesKeepsTheTurnInTheParentSession(t *testing.T) {
+	s := script(t).add(text("answer after compression"))
+	st := &txStore{memStore: newMemStore(), refuse: errors.New("disk full")}
+	a := New(Config{Client: s, Model: "m", Store: st, Session: SessionMeta{ID: "parent", Source: "cli"},
+		Compressor: &halver{}, ContextLength: 100, NewSessionID: func() string { return "child" }})
+	res, _ := a.Run(context.Background(), Input{Message: "next", History: longHistory()})
+	if !res.Completed || res.SessionID != "parent" || a.SessionID() != "parent" {
+		t.Fatalf("result %+v, agent in %s", res, a.SessionID())
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "disk full") {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+	if _, ok := st.sessions["child"]; ok || st.ended["parent"] != "" {
+		t.Fatalf("sessions %v ended %v", st.sessions, st.ended)
+	}
+	if got := st.msgs["parent"]; len(got) == 0 || got[len(got)-1].Content != "answer after compression" {
+		t.Fatalf("parent session messages %+v", got)
 	}
 }

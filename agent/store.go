@@ -13,7 +13,7 @@ type SessionMeta = llm.SessionMeta
 // model call, the assistant tool-call message before its tools run, each
 // tool result as it is appended, usage after every call, the final answer.
 // Its errors are reported as warnings; the turn goes on. *session.Store
-// implements it (and SessionEnder).
+// implements it (and SessionEnder and SessionContinuer).
 type Store interface {
 	// EnsureSession records meta unless the session exists (a resume).
 	EnsureSession(ctx context.Context, meta SessionMeta) error
@@ -26,6 +26,16 @@ type Store interface {
 // (a compression continues it in a child session).
 type SessionEnder interface {
 	EndSession(ctx context.Context, sessionID, reason string) error
+}
+
+// SessionContinuer is implemented by stores that record a compression's
+// continuation atomically: the child session, its messages and the end of
+// the parent, all or nothing, so a crash leaves either the parent as it
+// was or the complete child. The agent uses it when the Store has it, and
+// otherwise EnsureSession, AppendMessage and EndSession one after another.
+// *session.Store implements it.
+type SessionContinuer interface {
+	ContinueSession(ctx context.Context, parentID, reason string, child SessionMeta, msgs []llm.Message) error
 }
 
 // Compressor shrinks a history that nears the context window.

@@ -105,6 +105,9 @@ type Runtime struct {
 
 	titleOnce sync.Once
 	titles    sync.WaitGroup
+
+	locksMu sync.Mutex
+	locks   []func() error // releases the sessions this runtime writes
 }
 
 // New assembles the runtime cfg describes. Configuration problems are
@@ -250,7 +253,8 @@ func (rt *Runtime) EndSession(reason string) error {
 }
 
 // Close waits for background work (a session title being written), then
-// releases the terminal's processes and the session database.
+// releases the terminal's processes, the session database and the
+// sessions this runtime held.
 func (rt *Runtime) Close() error {
 	rt.titles.Wait()
 	var errs []error
@@ -258,6 +262,12 @@ func (rt *Runtime) Close() error {
 		errs = append(errs, rt.closers[i]())
 	}
 	rt.closers = nil
+	rt.locksMu.Lock()
+	for _, release := range rt.locks {
+		errs = append(errs, release())
+	}
+	rt.locks = nil
+	rt.locksMu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -173,12 +173,18 @@ func TestResumeContinuesTheStoredConversation(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "first answer"}, llmtest.Reply{Text: "second answer"})
 	cfg := newConfig(t, srv.URL())
-	rt := newRuntime(t, cfg, app.Options{})
+	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "remember 42"})
 	if err != nil || !res.Completed {
 		t.Fatal(res, err)
 	}
 	if err := rt.EndSession("user_exit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Close(); err != nil {
 		t.Fatal(err)
 	}
 	again := newRuntime(t, cfg, app.Options{Resume: "latest"})

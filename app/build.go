@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,10 +20,11 @@ import (
 
 // The parts fit each other as they are, without adapters.
 var (
-	_ agent.Store        = (*session.Store)(nil)
-	_ agent.SessionEnder = (*session.Store)(nil)
-	_ agent.Compressor   = (*compress.Compressor)(nil)
-	_ agent.Router       = (*provider.Chain)(nil)
+	_ agent.Store            = (*session.Store)(nil)
+	_ agent.SessionEnder     = (*session.Store)(nil)
+	_ agent.SessionContinuer = (*session.Store)(nil)
+	_ agent.Compressor       = (*compress.Compressor)(nil)
+	_ agent.Router           = (*provider.Chain)(nil)
 )
 
 // buildAgent assembles the agent over the resolved providers and the
@@ -80,7 +82,7 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 		Redact:                 rt.redact,
 		Store:                  rt.store,
 		Session:                sess,
-		NewSessionID:           rt.newSessionID,
+		NewSessionID:           rt.newHeldSessionID,
 		Now:                    rt.opts.Now,
 	}
 	rt.openMemory()
@@ -100,6 +102,30 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 }
 
 func (rt *Runtime) newSessionID() string { return session.NewID(rt.opts.Now) }
+
+// hold makes this runtime the one writer of session id until Close
+// (session.Store.Acquire).
+func (rt *Runtime) hold(ctx context.Context, id string) error {
+	release, err := rt.store.Acquire(ctx, id)
+	if err != nil {
+		return err
+	}
+	rt.locksMu.Lock()
+	rt.locks = append(rt.locks, release)
+	rt.locksMu.Unlock()
+	return nil
+}
+
+// newHeldSessionID names the child session a compression continues in
+// and holds it before it exists, so no other process can resume it
+// between its creation and this one's next write.
+func (rt *Runtime) newHeldSessionID() string {
+	id := rt.newSessionID()
+	if err := rt.hold(context.Background(), id); err != nil {
+		rt.eventWarning(fmt.Sprintf("session store: %v", err))
+	}
+	return id
+}
 
 // newChain builds a provider chain over the resolved endpoints. Every
 // agent (the top one and each subagent) gets its own, so a fallback in
@@ -151,11 +177,23 @@ func (rt *Runtime) cacheOptions() (*llm.CacheOptions, error) {
 func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Message, string, error) {
 	ref := rt.opts.Resume
 	if ref == "" {
-		return agent.SessionMeta{ID: rt.newSessionID(), Source: rt.opts.Source, Cwd: rt.workdir}, nil, "", nil
+		id := rt.newSessionID()
+		if err := rt.hold(ctx, id); err != nil {
+			return agent.SessionMeta{}, nil, "", err
+		}
+		return agent.SessionMeta{ID: id, Source: rt.opts.Source, Cwd: rt.workdir}, nil, "", nil
 	}
 	s, err := rt.store.Resolve(ctx, ref)
 	if err != nil {
 		return agent.SessionMeta{}, nil, "", configErr(fmt.Errorf("resume %q: %w", ref, err))
+	}
+	// Held before anything is read or written: a second process resuming
+	// the session is refused rather than interleaving its messages.
+	if err := rt.hold(ctx, s.ID); err != nil {
+		if errors.Is(err, session.ErrBusy) {
+			err = configErr(fmt.Errorf("resume %q: %w", ref, err))
+		}
+		return agent.SessionMeta{}, nil, "", err
 	}
 	msgs, err := rt.store.Messages(ctx, s.ID)
 	if err != nil {

@@ -8,8 +8,10 @@ import (
 )
 
 // ConfigError is a configuration problem: a bad config.yaml, no usable
-// provider, an invalid setting, a HERMES_HOME that cannot be written.
-// The hermes command exits with status 2 on it.
+// provider, an invalid setting, a HERMES_HOME that cannot be written, a
+// session to resume that does not exist or that another process is
+// writing (errors.Is session.ErrBusy). The hermes command exits with
+// status 2 on it.
 type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }

@@ -28,6 +28,12 @@
 // *ConfigError values, so a caller can tell "fix your setup" from a
 // runtime failure.
 //
+// One writer per session: New holds the session it starts or resumes
+// (session.Store.Acquire), and so does a compression for the child
+// session it continues in, until Close. Resuming a session that another
+// runtime, in this process or another, holds is a *ConfigError for
+// session.ErrBusy naming the holder's pid; a holder that dies releases it.
+//
 // Concurrency: a Runtime is safe for concurrent use as far as its parts
 // are: its Agent runs one turn at a time (agent.ErrBusy otherwise); the
 // Store is safe for concurrent use. Observe may be called at any time.

@@ -5,10 +5,12 @@
 //
 // The store lives in one file ($HERMES_HOME/state.db) opened in WAL mode.
 // Migrations are embedded SQL files applied at Open inside one transaction
-// and recorded in schema_version; a file written by a newer schema, a file
-// that is not a SQLite database, or a location that cannot be written is a
-// clear error naming the file, and the file is never replaced or rewritten
-// to "repair" it.
+// and recorded in schema_version; a file written by a newer schema, a
+// SQLite database hermes did not create, a file that is not a SQLite
+// database, or a location that cannot be written is a clear error naming
+// the file, and the file is never replaced or rewritten to "repair" it.
+// Open inspects an existing file read-only first, so a refused file is
+// not even switched to WAL: its bytes stay as they were.
 //
 // Writes are incremental and cheap (AppendMessage is a single statement) so
 // the agent can persist each message as soon as it enters the history:
@@ -20,6 +22,17 @@
 // snippets; a caller's own conversation is excluded with its lineage
 // (parent_session_id chains: compression continuations, forks,
 // subagents).
+//
+// A compression's continuation (ContinueSession) is one transaction: the
+// child session, its messages and the end of the parent, so a crash
+// leaves the parent as it was or the complete child, never half of it.
+//
+// One writer per session: Acquire takes a session's lock (flock on
+// sessions/<id>.lock beside the database, dropped by the kernel when its
+// holder dies) so two processes resuming one session never interleave
+// their messages; the second gets a *BusyError (ErrBusy) naming the pid
+// that holds it. The lock is advisory: the store's writes do not check
+// it, its users (package app) take it before they write.
 //
 // Concurrency: a Store is safe for concurrent use. All writes go through a
 // single connection, so they are serialised inside the process; other

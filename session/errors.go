@@ -26,6 +26,11 @@ var (
 	ErrEmptyQuery = errors.New("the query has no words to search for")
 	// ErrSchemaTooNew: the file was written by a newer schema than this build knows.
 	ErrSchemaTooNew = errors.New("database schema is newer than this build")
+	// ErrForeign: the file is a SQLite database that hermes did not create.
+	ErrForeign = errors.New("database was not created by hermes")
+	// ErrBusy: another writer holds the session (Acquire; a *BusyError
+	// names it).
+	ErrBusy = errors.New("session is in use by another process")
 )
 
 // sqliteCode returns the primary SQLite result code of err, or 0.

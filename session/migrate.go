@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -60,7 +61,8 @@ func SchemaVersion() int {
 // migrate brings the schema up to date inside one IMMEDIATE transaction.
 // Taking the write lock even when nothing is pending is deliberate: it is
 // how Open finds out, at once and with a clear error, that the file is
-// read-only, locked, or not a database.
+// read-only, locked, or not a database. The checks of inspect are made
+// again under the lock, for a file another process changed meanwhile.
 func (s *Store) migrate() error {
 	ms, err := migrations()
 	if err != nil {
@@ -73,26 +75,12 @@ func (s *Store) migrate() error {
 	}
 	defer tx.Rollback()
 
+	current, err := s.checkSchema(ctx, tx, len(ms))
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
 		return s.wrapOpen(err)
-	}
-	var current int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
-		return s.wrapOpen(err)
-	}
-	if current > len(ms) {
-		return fmt.Errorf("session: open %s: schema version %d, this build knows up to %d; use a newer hermes or another HERMES_HOME: %w", s.path, current, len(ms), ErrSchemaTooNew)
-	}
-	if current == 0 {
-		// A database with tables of its own but no schema_version was not
-		// written by us; adding tables to it would be wrong.
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT IN ('schema_version', 'sqlite_sequence')`).Scan(&n); err != nil {
-			return s.wrapOpen(err)
-		}
-		if n > 0 {
-			return fmt.Errorf("session: open %s: the database holds tables but no schema version; it was not created by hermes and was left untouched", s.path)
-		}
 	}
 	for _, m := range ms[current:] {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
@@ -111,4 +99,37 @@ func (s *Store) migrate() error {
 		return s.wrapOpen(err)
 	}
 	return nil
+}
+
+// queryer is what checkSchema reads through: a connection pool or a
+// transaction.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// checkSchema returns the file's schema version (0 for an empty
+// database), refusing a schema newer than known and a database that holds
+// tables but no schema_version: it was not created by hermes, and adding
+// tables to it would be wrong.
+func (s *Store) checkSchema(ctx context.Context, q queryer, known int) (int, error) {
+	var ours, others int
+	if err := q.QueryRowContext(ctx, `SELECT
+		count(*) FILTER (WHERE name = 'schema_version'),
+		count(*) FILTER (WHERE name NOT IN ('schema_version', 'sqlite_sequence'))
+		FROM sqlite_master WHERE type = 'table'`).Scan(&ours, &others); err != nil {
+		return 0, s.wrapOpen(err)
+	}
+	var current int
+	if ours > 0 {
+		if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+			return 0, s.wrapOpen(err)
+		}
+	}
+	if current > known {
+		return 0, fmt.Errorf("session: open %s: schema version %d, this build knows up to %d; the file was left untouched; use a newer hermes or another HERMES_HOME: %w", s.path, current, known, ErrSchemaTooNew)
+	}
+	if current == 0 && others > 0 {
+		return 0, fmt.Errorf("session: open %s: the database holds tables but no schema version; it was not created by hermes and was left untouched: %w", s.path, ErrForeign)
+	}
+	return current, nil
 }

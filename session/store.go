@@ -44,6 +44,10 @@ type Store struct {
 // Open opens (creating when missing) the session database at path, with
 // at most one Options. Missing parent directories are created (0700) and
 // a new file is created with mode 0600, since transcripts may hold secrets.
+// An existing file is first inspected read-only: one that is not a SQLite
+// database (ErrCorrupt), a database hermes did not create (ErrForeign) or
+// one with a newer schema (ErrSchemaTooNew) is refused before anything in
+// it changes.
 func Open(path string, opts ...Options) (*Store, error) {
 	var o Options
 	if len(opts) > 0 {
@@ -68,6 +72,11 @@ func Open(path string, opts ...Options) (*Store, error) {
 		return nil, err
 	}
 
+	s := &Store{path: path, redact: o.Redact, now: o.Now}
+	if err := s.inspect(o.BusyTimeout); err != nil {
+		return nil, err
+	}
+
 	busy := o.BusyTimeout.Milliseconds()
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)", busy)
 	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
@@ -79,7 +88,7 @@ func Open(path string, opts ...Options) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 
-	s := &Store{path: path, w: w, redact: o.Redact, now: o.Now}
+	s.w = w
 	if err := s.migrate(); err != nil {
 		w.Close()
 		return nil, err

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -660,36 +661,98 @@ func TestOpenCorruptFileFailsClearlyAndLeavesItUntouched(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesOtherDatabasesAndNewerSchemas(t *testing.T) {
-	t.Run("foreign database", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "state.db")
-		db, _ := sql.Open("sqlite", path)
-		if _, err := db.Exec(`CREATE TABLE accounts (id INTEGER)`); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
-		if s, err := Open(path); err == nil || !strings.Contains(err.Error(), "not created by hermes") {
-			if s != nil {
-				s.Close()
+// A database Open refuses is left exactly as it was: its bytes, and no
+// -wal or -shm file beside it that was not there before.
+func TestOpenRefusesOtherDatabasesAndNewerSchemasWithoutTouchingThem(t *testing.T) {
+	foreign := func(journal string) func(t *testing.T, path string) *sql.DB {
+		return func(t *testing.T, path string) *sql.DB {
+			db, err := sql.Open("sqlite", path+"?_pragma=journal_mode("+journal+")")
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Fatalf("err = %v", err)
-		}
-	})
-	t.Run("newer schema", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "state.db")
-		s, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.w.Exec(`UPDATE schema_version SET version = 99`)
-		s.Close()
-		if s, err := Open(path); !errors.Is(err, ErrSchemaTooNew) {
-			if s != nil {
-				s.Close()
+			if _, err := db.Exec(`CREATE TABLE accounts (id INTEGER); INSERT INTO accounts VALUES (1), (2)`); err != nil {
+				t.Fatal(err)
 			}
-			t.Fatalf("err = %v", err)
+			db.Close()
+			return nil
 		}
-	})
+	}
+	newer := func(keepOpen bool) func(t *testing.T, path string) *sql.DB {
+		return func(t *testing.T, path string) *sql.DB {
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustCreate(t, s, Session{ID: "kept"})
+			if _, err := s.w.Exec(`UPDATE schema_version SET version = 99`); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			if !keepOpen {
+				return nil
+			}
+			// Another process has the database open: its -wal file exists.
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`SELECT count(*) FROM sessions`); err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string) *sql.DB
+		want error
+	}{
+		{"foreign database", foreign("DELETE"), ErrForeign},
+		{"foreign database in WAL mode", foreign("WAL"), ErrForeign},
+		{"newer schema", newer(false), ErrSchemaTooNew},
+		{"newer schema open in another process", newer(true), ErrSchemaTooNew},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			if db := tc.make(t, path); db != nil {
+				defer db.Close()
+			}
+			before := snapshot(t, path)
+			s, err := Open(path)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open accepted the file")
+			}
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "untouched") {
+				t.Fatalf("err = %v", err)
+			}
+			if after := snapshot(t, path); after != before {
+				t.Fatalf("the refused database changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// snapshot describes the database file and its WAL beside it: a hash of
+// each file's bytes, or its absence. The -shm file is listed by presence
+// only, since readers of a database in use write their marks into it.
+func snapshot(t *testing.T, path string) string {
+	t.Helper()
+	var out []string
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(path + suffix)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out = append(out, suffix+": absent")
+		case err != nil:
+			t.Fatal(err)
+		case suffix == "-shm":
+			out = append(out, suffix+": present")
+		default:
+			out = append(out, fmt.Sprintf("%s: %x", suffix, sha256.Sum256(b)))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func TestOpenLockedDatabaseFailsAfterBusyTimeout(t *testing.T) {
