@@ -294,6 +294,9 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 		case hasNext && attempt >= fallbackAfter(pe.Kind, maxRetries):
 			return nil, outcome{next: true, streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		case attempt > maxRetries:
+			if maxRetries == 0 {
+				return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: API call failed (retries are off): %w", ep, err)
+			}
 			return nil, outcome{next: hasNext, streamed: streamed}, fmt.Errorf("%s: API call failed after %d retries: %w", ep, maxRetries, err)
 		}
 

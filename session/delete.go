@@ -3,13 +3,23 @@ package session
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
 
 // Delete removes a session and its messages. Its children are re-linked
-// to its parent, so lineages stay connected.
+// to its parent, so lineages stay connected. A session another process is
+// writing is refused (ErrBusy).
 func (s *Store) Delete(ctx context.Context, id string) error {
+	release, err := s.Acquire(ctx, id)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported): // no locks on this system
+	case err != nil:
+		return fmt.Errorf("session: delete %s: %w", id, err)
+	default:
+		defer release()
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return wrap("delete", id, err)
@@ -58,7 +68,8 @@ func (s *Store) Prunable(ctx context.Context, olderThan time.Time) ([]Session, e
 
 // Prune deletes sessions last active before olderThan, with their
 // messages, and returns how many it deleted. Sessions still open are kept
-// as pruneArgs says.
+// as pruneArgs says, and so is any session a process is writing (it
+// holds its lock).
 func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -82,7 +93,19 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, wrap("prune", "", err)
 	}
-	n, err := deleteIn(ctx, tx, ids)
+	free := ids[:0]
+	for _, id := range ids {
+		release, err := s.Acquire(ctx, id)
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+		case err != nil:
+			continue // in use: kept
+		default:
+			defer release()
+		}
+		free = append(free, id)
+	}
+	n, err := deleteIn(ctx, tx, free)
 	if err != nil {
 		return 0, wrap("prune", "", err)
 	}

@@ -785,3 +785,28 @@ func TestOpenLockedDatabaseFailsAfterBusyTimeout(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A session a process holds is neither deleted nor pruned.
+func TestDeleteAndPruneLeaveAHeldSessionAlone(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	held := mustCreate(t, s, Session{StartedAt: old})
+	free := mustCreate(t, s, Session{StartedAt: old})
+	s.EndSession(ctx, held.ID, "done")
+	s.EndSession(ctx, free.ID, "done")
+	release, err := s.Acquire(ctx, held.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if err := s.Delete(ctx, held.ID); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Delete of a held session: %v, want ErrBusy", err)
+	}
+	if n, err := s.Prune(ctx, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)); err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want only the free session", n, err)
+	}
+	if _, err := s.Get(ctx, held.ID); err != nil {
+		t.Fatalf("the held session is gone: %v", err)
+	}
+}

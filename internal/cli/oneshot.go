@@ -29,6 +29,14 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	defer rt.Close()
 	if withProgress {
 		rt.Observe((&progress{w: e.stderr, verbose: f.verbose}).observe)
+	} else {
+		// -z prints only the answer on stdout; what went wrong on the way
+		// still reaches stderr.
+		rt.Observe(func(ev agent.Event) {
+			if ev.Kind == agent.EventWarning && ev.Depth == 0 {
+				fmt.Fprintln(e.stderr, "hermes: warning:", ev.Text)
+			}
+		})
 	}
 
 	// Ctrl-C interrupts the turn; the loop returns promptly with what it has.
