@@ -14,7 +14,8 @@ func prefixed(p string) string { return p + "…" + Marker }
 
 // String returns s with every secret it recognises by its shape masked:
 // tokens with a vendor prefix, private keys, authorization headers,
-// passwords in URLs, credential assignments.
+// passwords in URLs, credential assignments. It knows no secret values;
+// a Redactor adds those.
 func String(s string) string {
 	if len(s) < 8 {
 		return s

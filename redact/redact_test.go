@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -195,6 +196,49 @@ func BenchmarkStringNoSecrets(b *testing.B) {
 	}
 }
 
+// benchRedactor knows as many secrets as a developer's environment holds:
+// a dozen keys and tokens, one of them a 400-byte session token.
+func benchRedactor() *Redactor {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	secrets := []string{openaiKey}
+	for _, n := range []int{20, 32, 36, 40, 40, 48, 51, 64, 72, 93, 400} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		secrets = append(secrets, string(b))
+	}
+	return New(secrets...)
+}
+
+func BenchmarkRedactorNoSecrets(b *testing.B) {
+	r := benchRedactor()
+	s := strings.Repeat("go test ./... ok  github.com/hermes-go/hermes/tools/file 0.681s\n", 160)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		r.String(s)
+	}
+}
+
+func BenchmarkRedactorOneLineNoSecrets(b *testing.B) {
+	r := benchRedactor()
+	s := strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit ", 180) // ~10 KB, one line
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		r.String(s)
+	}
+}
+
+func BenchmarkRedactorWithSecrets(b *testing.B) {
+	r := benchRedactor()
+	s := strings.Repeat("export OPENAI_API_KEY="+openaiKey+"\nAuthorization: Bearer "+jwt+"\nsome ordinary log line here\n", 40)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		r.String(s)
+	}
+}
+
 func BenchmarkStringWithSecrets(b *testing.B) {
 	s := strings.Repeat("export OPENAI_API_KEY="+openaiKey+"\nAuthorization: Bearer "+jwt+"\nsome ordinary log line here\n", 40) // ~10 KB
 	b.SetBytes(int64(len(s)))
@@ -203,3 +247,8 @@ func BenchmarkStringWithSecrets(b *testing.B) {
 	}
 }
 
+func BenchmarkNew(b *testing.B) {
+	for b.Loop() {
+		benchRedactor()
+	}
+}
