@@ -67,7 +67,9 @@ type Options struct {
 	OnWarning func(string)
 
 	// Getenv reads the environment for provider keys (default os.Getenv;
-	// HERMES_HOME/.env fills what it leaves unset).
+	// HERMES_HOME/.env fills what it leaves unset). Left unset, the
+	// process environment is also where secrets to mask are gathered
+	// from: every variable whose name marks one (redact.SecretName).
 	Getenv func(string) string
 	// HTTPClient carries every model call (default http.DefaultClient).
 	HTTPClient *http.Client
@@ -98,6 +100,7 @@ type Runtime struct {
 	memory   *memory.Store // nil when memory is off
 	todos    *todo.Store
 	approver *approval.Approver
+	redactor *redact.Redactor // nil when redaction is off
 	redact   func(string) string
 	obs      observers
 	warnings []string
@@ -127,7 +130,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Getenv == nil {
+	processEnv := opts.Getenv == nil
+	if processEnv {
 		opts.Getenv = os.Getenv
 	}
 	if cfg.Home == "" {
@@ -144,13 +148,14 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		}
 		rt.workdir = wd
 	}
-	getenv, err := withDotEnv(cfg.Home, opts.Getenv)
+	getenv, dot, err := withDotEnv(cfg.Home, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	rt.getenv = getenv
 	if cfg.Security.RedactSecrets == nil || *cfg.Security.RedactSecrets {
-		rt.redact = redact.String
+		rt.redactor = rt.newRedactor(dot, processEnv)
+		rt.redact = rt.redactor.String
 	}
 	ok := false
 	defer func() {
@@ -178,7 +183,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 // its fallbacks. With provider auto and no key, a local OpenAI-compatible
 // server on its usual port is looked for (provider.Resolver.Discover).
 func (rt *Runtime) resolveProviders(ctx context.Context) error {
-	rt.resolver = provider.Resolver{Getenv: rt.getenv}
+	rt.resolver = provider.Resolver{Getenv: rt.getenv, RunKeyCmd: rt.runKeyCmd}
 	pcfg, found, err := rt.resolver.Discover(ctx, providerConfig(rt.cfg))
 	if err != nil {
 		return configErr(err)
@@ -193,6 +198,7 @@ func (rt *Runtime) resolveProviders(ctx context.Context) error {
 		rt.warn("fallback provider skipped: " + p.Error())
 	}
 	rt.entries, rt.endpoint = entries, entries[0]
+	rt.addKeys(entries)
 	return nil
 }
 

@@ -29,7 +29,7 @@ func configErr(err error) error {
 // what it leaves unset, for config.yaml's environment fallbacks and, in
 // New, for provider keys.
 func LoadConfig(getenv func(string) string) (*config.Config, error) {
-	env, err := withDotEnv(config.Home(getenv), getenv)
+	env, _, err := withDotEnv(config.Home(getenv), getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -40,18 +40,19 @@ func LoadConfig(getenv func(string) string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// withDotEnv returns getenv falling back to HERMES_HOME/.env.
-func withDotEnv(home string, getenv func(string) string) (func(string) string, error) {
+// withDotEnv returns getenv falling back to HERMES_HOME/.env, and the
+// values of .env.
+func withDotEnv(home string, getenv func(string) string) (func(string) string, map[string]string, error) {
 	dot, err := config.LoadDotEnv(filepath.Join(home, ".env"))
 	if err != nil {
-		return nil, configErr(err)
+		return nil, nil, configErr(err)
 	}
 	return func(k string) string {
 		if v := getenv(k); v != "" {
 			return v
 		}
 		return dot[k]
-	}, nil
+	}, dot, nil
 }
 
 // providerConfig is config.yaml's model, provider and auxiliary keys in

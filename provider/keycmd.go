@@ -15,9 +15,10 @@ import (
 // for an unlock prompt nobody sees) must not hang the agent.
 const keyCmdTimeout = 30 * time.Second
 
-// runKeyCmd runs command through the shell and returns the first line it
-// prints, trimmed.
-func runKeyCmd(ctx context.Context, command string) (string, error) {
+// RunKeyCmd runs command through the shell and returns the first line it
+// prints, trimmed, within 30 seconds. It is what a Resolver without its own
+// RunKeyCmd uses.
+func RunKeyCmd(ctx context.Context, command string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, keyCmdTimeout)
 	defer cancel()
 	var cmd *exec.Cmd

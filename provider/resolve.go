@@ -108,7 +108,7 @@ func (r Resolver) runKeyCmd(ctx context.Context, command string) (string, error)
 	if r.RunKeyCmd != nil {
 		return r.RunKeyCmd(ctx, command)
 	}
-	return runKeyCmd(ctx, command)
+	return RunKeyCmd(ctx, command)
 }
 
 func (r Resolver) resolve(ctx context.Context, sel selection, providers map[string]ProviderConfig) (Endpoint, error) {

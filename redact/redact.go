@@ -1,10 +1,9 @@
 package redact
 
 import (
+	mathbits "math/bits"
 	"regexp"
 	"strings"
-
-	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Marker replaces the secret part of a value.
@@ -13,132 +12,24 @@ const Marker = "[REDACTED]"
 // prefixed is what replaces a secret whose format has a public prefix.
 func prefixed(p string) string { return p + "…" + Marker }
 
-// rule masks one kind of secret. It runs only when the lower-cased text
-// contains one of its triggers.
-type rule struct {
-	triggers []string
-	re       func() *regexp.Regexp // compiled on first use
-	repl     func(m []string) string
-	// wordStart requires the match not to follow a letter, digit or _.
-	// It stands for a leading \b, which would hide the literal prefix
-	// that lets the regexp skip ahead quickly.
-	wordStart bool
-}
-
-// knownPrefixes of sk- keys, longest first, kept in the masked form.
-var skPrefixes = []string{"sk-ant-api03-", "sk-ant-admin01-", "sk-ant-", "sk-or-v1-", "sk-proj-", "sk-svcacct-", "sk-admin-", "sk-"}
-
-var rules = []rule{
-	{
-		// PEM private keys, also when cut off before the END line.
-		triggers: []string{"private key-----"},
-		re:       lazyre.New(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
-		repl: func(m []string) string {
-			return "-----BEGIN " + m[1] + "PRIVATE KEY-----" + Marker + "-----END " + m[1] + "PRIVATE KEY-----"
-		},
-	},
-	{
-		// OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), OpenRouter (sk-or-v1-).
-		triggers:  []string{"sk-"},
-		re:        lazyre.New(`sk-[A-Za-z0-9_-]{16,}`),
-		wordStart: true,
-		repl: func(m []string) string {
-			for _, p := range skPrefixes {
-				if strings.HasPrefix(m[0], p) {
-					return prefixed(p)
-				}
-			}
-			return prefixed("sk-")
-		},
-	},
-	{
-		triggers:  []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re:        lazyre.New(`(gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}`),
-		wordStart: true,
-		repl:      func(m []string) string { return prefixed(m[1]) },
-	},
-	{
-		triggers: []string{"akia", "asia"},
-		re:       lazyre.New(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
-		repl:     func(m []string) string { return prefixed(m[1]) },
-	},
-	{
-		triggers:  []string{"xox"},
-		re:        lazyre.New(`(xox[abposr]-)[A-Za-z0-9-]{10,}`),
-		wordStart: true,
-		repl:      func(m []string) string { return prefixed(m[1]) },
-	},
-	{
-		triggers:  []string{"aiza"},
-		re:        lazyre.New(`AIza[0-9A-Za-z_-]{35}`),
-		wordStart: true,
-		repl:      func(m []string) string { return prefixed("AIza") },
-	},
-	{
-		// Authorization headers and bearer tokens of any format.
-		triggers: []string{"bearer", "authorization", "x-api-key", "api-key:"},
-		re:       lazyre.New(`(?i)\b((?:authorization|proxy-authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?|bearer\s+)([A-Za-z0-9._~+/=:-]{8,})`),
-		repl: func(m []string) string {
-			if isPlaceholder(m[2]) {
-				return m[0]
-			}
-			return m[1] + Marker
-		},
-	},
-	{
-		// AWS secret access keys in assignments.
-		triggers: []string{"secret"},
-		re:       lazyre.New(`(?i)\b(aws_?secret_?access_?key|secret_?access_?key|aws_?secret)(["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{40})\b`),
-		repl:     func(m []string) string { return m[1] + m[2] + Marker },
-	},
-	{
-		// Generic NAME=value / "name": "value" / name: value assignments
-		// whose name says it holds a credential and whose value is long.
-		triggers: []string{"key", "secret", "token", "passw", "pwd", "credential", "auth"},
-		re:       lazyre.New(`(?i)\b([a-z0-9_.-]*(?:api[_-]?key|apikey|secret|token|passwd|password|pwd|access[_-]?key|private[_-]?key|credentials?|auth)[a-z0-9_.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})`),
-		repl: func(m []string) string {
-			if isPlaceholder(m[3]) {
-				return m[0]
-			}
-			return m[1] + m[2] + Marker
-		},
-	},
-}
-
-// isPlaceholder tells values that are not secrets: references to a
-// variable, masks already applied, numbers, booleans.
-func isPlaceholder(v string) bool {
-	if strings.Contains(v, Marker) || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "<") ||
-		strings.HasPrefix(v, "{") || strings.HasPrefix(v, "%") || strings.Trim(v, "*xX.•-") == "" {
-		return true
-	}
-	switch strings.ToLower(v) {
-	case "true", "false", "null", "none", "undefined", "required", "optional", "redacted":
-		return true
-	}
-	digits := true
-	for _, r := range v {
-		if r < '0' || r > '9' {
-			digits = false
-			break
-		}
-	}
-	return digits
-}
-
-// String returns s with every secret it recognises masked.
+// String returns s with every secret it recognises by its shape masked:
+// tokens with a vendor prefix, private keys, authorization headers,
+// passwords in URLs, credential assignments. It knows no secret values;
+// a Redactor adds those.
 func String(s string) string {
 	if len(s) < 8 {
 		return s
 	}
-	mask := triggered(s)
+	s, mask := scan(s)
 	if mask == 0 {
 		return s
 	}
-	// Private keys span lines: mask them on the whole text first.
-	if mask&1 != 0 {
-		s = apply(&rules[0], s)
-		mask &^= 1
+	// Private keys and form bodies are judged on the whole text.
+	for k := range rules {
+		if r := &rules[k]; r.whole && mask&(1<<k) != 0 {
+			s = r.run(s)
+			mask &^= 1 << k
+		}
 	}
 	if mask == 0 {
 		return s
@@ -158,10 +49,10 @@ func String(s string) string {
 			rest = ""
 		}
 		out := line
-		if m := triggered(line) &^ 1; m != 0 {
-			for k := 1; k < len(rules); k++ {
+		if m := triggered(line) & mask; m != 0 {
+			for k := range rules {
 				if m&(1<<k) != 0 {
-					out = apply(&rules[k], out)
+					out = rules[k].run(out)
 				}
 			}
 		}
@@ -180,7 +71,33 @@ func String(s string) string {
 	return b.String()
 }
 
-func apply(r *rule, s string) string {
+// rule masks one kind of secret that has no fixed prefix. It runs only on
+// text that holds one of its triggers (compared ignoring case), has a pair
+// of bytes at which at reports a start, or passes its gate.
+type rule struct {
+	triggers []string
+	// atPairs lists byte pairs ("0:" "1:" ...) where at is asked whether
+	// the rule's secret can end or start there.
+	atPairs [][2]byte
+	at      func(s string, i int) bool
+	gate    func(s string) bool
+	// re and repl mask the matches of a regular expression; fn is a
+	// hand-written masker instead.
+	re   func() *regexp.Regexp // compiled on first use
+	repl func(m []string) string
+	fn   func(s string) string
+	// wordStart requires the match not to follow a letter, digit or _.
+	// It stands for a leading \b, which would hide the literal prefix
+	// that lets the regexp skip ahead quickly.
+	wordStart bool
+	// whole runs the rule on the whole text rather than line by line.
+	whole bool
+}
+
+func (r *rule) run(s string) string {
+	if r.fn != nil {
+		return r.fn(s)
+	}
 	locs := r.re().FindAllStringSubmatchIndex(s, -1)
 	if locs == nil {
 		return s
@@ -188,7 +105,7 @@ func apply(r *rule, s string) string {
 	var b strings.Builder
 	prev := 0
 	for _, loc := range locs {
-		if r.wordStart && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
+		if r.wordStart && !wordStartAt(s, loc[0]) {
 			continue
 		}
 		m := make([]string, len(loc)/2)
@@ -208,39 +125,115 @@ func apply(r *rule, s string) string {
 	return b.String()
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+type trigger struct {
+	word string // lower case
+	bit  uint64
 }
 
-// byFirst indexes the triggers by their first byte, so triggered scans the
-// text once whatever the number of triggers.
-var byFirst = func() (t [256][]trigger) {
+// triggersByFirst indexes the trigger words by their first byte.
+var triggersByFirst = func() (t [256][]trigger) {
 	for i, r := range rules {
 		for _, w := range r.triggers {
-			t[w[0]] = append(t[w[0]], trigger{w, uint32(1) << i})
+			t[w[0]] = append(t[w[0]], trigger{w, uint64(1) << i})
 		}
 	}
 	return t
 }()
 
-type trigger struct {
-	word string // lower case
-	bit  uint32
+// atByFirst holds, per byte, the rules with an at pair starting with it.
+var atByFirst = func() (t [256]uint64) {
+	for i, r := range rules {
+		for _, p := range r.atPairs {
+			t[p[0]] |= 1 << i
+		}
+	}
+	return t
+}()
+
+// scanPairs holds the first two bytes of every token prefix and, in every
+// letter case, of every trigger word, and the rules' at pairs.
+var scanPairs = func() *pairSet {
+	p := &pairSet{}
+	for _, tk := range tokens {
+		p.add(tk.prefix[0], tk.prefix[1])
+	}
+	for _, r := range rules {
+		for _, w := range r.triggers {
+			p.addFold(w)
+		}
+		for _, ap := range r.atPairs {
+			p.add(ap[0], ap[1])
+		}
+	}
+	return p
+}()
+
+// triggersAt returns the bits of the rules triggered at s[i], leaving out
+// those in mask.
+func triggersAt(s string, i int, mask uint64) uint64 {
+	for _, t := range triggersByFirst[toLower(s[i])] {
+		if mask&t.bit == 0 && hasPrefixFold(s[i:], t.word) {
+			mask |= t.bit
+		}
+	}
+	for bits := atByFirst[s[i]] &^ mask; bits != 0; bits &= bits - 1 {
+		k := mathbits.TrailingZeros64(bits)
+		if rules[k].at(s, i) {
+			mask |= 1 << k
+		}
+	}
+	return mask
 }
 
-// triggered returns a bit per rule whose trigger words occur in s,
-// compared case-insensitively (ASCII).
-func triggered(s string) uint32 {
-	var mask uint32
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+// scan masks the tokens of s and reports, one bit per rule, which rules
+// have a trigger in s. It is one pass over the text: a byte pair table
+// skips the positions where neither a token nor a trigger starts.
+func scan(s string) (string, uint64) {
+	var mask uint64
+	var b strings.Builder
+	prev := 0
+	for i := 0; i+1 < len(s); i++ {
+		if !scanPairs.has(s[i], s[i+1]) {
+			continue
 		}
-		for _, t := range byFirst[c] {
-			if mask&t.bit == 0 && hasPrefixFold(s[i:], t.word) {
-				mask |= t.bit
+		if tk, end := tokenAt(s, i); tk != nil {
+			if prev == 0 {
+				b.Grow(len(s))
 			}
+			b.WriteString(s[prev:i])
+			b.WriteString(tk.mask(s[i:end]))
+			prev = end
+			i = end - 1
+			continue
+		}
+		mask = triggersAt(s, i, mask)
+	}
+	mask |= gated(s)
+	if prev == 0 {
+		return s, mask
+	}
+	b.WriteString(s[prev:])
+	return b.String(), mask
+}
+
+// triggered returns a bit per rule whose trigger occurs in s.
+func triggered(s string) uint64 {
+	var mask uint64
+	for i := 0; i+1 < len(s); i++ {
+		if !scanPairs.has(s[i], s[i+1]) {
+			continue
+		}
+		mask = triggersAt(s, i, mask)
+	}
+	return mask | gated(s)
+}
+
+// gated returns a bit per rule whose gate passes s.
+func gated(s string) uint64 {
+	var mask uint64
+	for k := range rules {
+		if g := rules[k].gate; g != nil && g(s) {
+			mask |= 1 << k
 		}
 	}
 	return mask
@@ -251,11 +244,7 @@ func hasPrefixFold(s, lowerPrefix string) bool {
 		return false
 	}
 	for j := 0; j < len(lowerPrefix); j++ {
-		c := s[j]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lowerPrefix[j] {
+		if toLower(s[j]) != lowerPrefix[j] {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,27 @@ func TestStringMasksSecrets(t *testing.T) {
 		{"generic yaml token", "  token: 4f3c2b1a0d9e8f7a6b5c", "  token: [REDACTED]", "4f3c2b1a0d9e8f7a6b5c"},
 		{"password env", "DB_PASSWORD=correct-horse-battery", "DB_PASSWORD=[REDACTED]", "correct-horse-battery"},
 		{"several in one text", "a=" + openaiKey + " b=" + githubPAT, "a=sk-proj-…[REDACTED] b=ghp_…[REDACTED]", "Ab3dEf6h"},
+		{"stripe live secret key", "charge with sk_live_" + "51H8xYzAbCdEfGhIjK", "charge with sk_live_…[REDACTED]", "51H8xYzAbCdE"},
+		{"stripe restricted key", "rk_live_" + "51H8xYzAbCdEfGhIjK", "rk_live_…[REDACTED]", "51H8xYzAbCdE"},
+		{"stripe test key", "sk_test_" + "51H8xYzAbCdEfGhIjK", "sk_test_…[REDACTED]", "51H8xYzAbCdE"},
+		{"jwt alone", "token " + jwt + " expires", "token [REDACTED] expires", "dozjgNryP4J3"},
+		{"gitlab token", "glpat-" + "Zx9AbCdEfGhIjKlMnOpQ", "glpat-…[REDACTED]", "Zx9AbCdEfGhI"},
+		{"xai key", "xai-" + strings.Repeat("Ab1", 12), "xai-…[REDACTED]", "Ab1Ab1Ab1"},
+		{"telegram bot token", "https://api.telegram.org/bot123456789:AAH" + "dqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe", "https://api.telegram.org/bot123456789:[REDACTED]/getMe", "dqTcvCH1vGWJ"},
+		{"age secret key", "AGE-SECRET-KEY-1" + "QYPQ5XZJ9N2D6QWHUL7D3C3N3J5VGSHKAFCX3LRQVDSCZKWGJR5SQ5L2E3", "AGE-SECRET-KEY-…[REDACTED]", "QYPQ5XZJ9N2D"},
+		{"password in a connection string", "DATABASE_URL is postgres://app:S3cr3t-pw@db:5432/app", "DATABASE_URL is postgres://app:[REDACTED]@db:5432/app", "S3cr3t-pw"},
+		{"password in a web url", "git clone https://me:ghs0rtpass@git.example.com/r.git", "git clone https://me:[REDACTED]@git.example.com/r.git", "ghs0rtpass"},
+		{"redis url without a user", "redis://:R3disPass@cache:6379/0", "redis://:[REDACTED]@cache:6379/0", "R3disPass"},
+		{"short _PASS", "SMTP_PASS=pa55", "SMTP_PASS=[REDACTED]", "pa55"},
+		{"short _PW", "DB_PW=x7y", "DB_PW=[REDACTED]", "x7y"},
+		{"password flag", "mysql --password=Hunter22 -u root", "mysql --password=[REDACTED] -u root", "Hunter22"},
+		{"secret that starts like a path", "SOME_TOKEN=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "SOME_TOKEN=[REDACTED]", "wJalrXUtnFEMI"},
+		{"python repr", "KeyError: {'BRAVE_API_KEY': 'BSAopaque-value'}", "KeyError: {'BRAVE_API_KEY': '[REDACTED]'}", "BSAopaque-value"},
+		{"escaped json", `{"output": "{\"api_key\": \"Qw3rTy8UiOp2AsDf\"}"}`, `{"output": "{\"api_key\": \"[REDACTED]\"}"}`, "Qw3rTy8UiOp2AsDf"},
+		{"token split by a zero-width space", "ghp_AbCdEfGh\u200bIjKlMnOpQrStUvWxYz0123456789", "ghp_…[REDACTED]", "IjKlMnOpQrSt"},
+		{"token split by an escaped newline", `"ghp_AbCdEfGh\nIjKlMnOpQrStUvWxYz0123456789"`, `"ghp_…[REDACTED]"`, "IjKlMnOpQrSt"},
+		{"token after an escaped newline", `"line\nghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"`, `"line\nghp_…[REDACTED]"`, "AbCdEfGhIjKl"},
+		{"token split by ANSI colour", "ghp_AbCdEfGh\x1b[0mIjKlMnOpQrStUvWxYz0123456789", "ghp_…[REDACTED]", "IjKlMnOpQrSt"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +116,38 @@ func TestStringLeavesHarmlessTextAlone(t *testing.T) {
 		"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\n-----END PUBLIC KEY-----",
 		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		"commit 18cb17b2f3e4d5c6b7a8901234567890abcdef12",
+		// Token counts and other numbers under credential-like names.
+		"total_tokens: 1234",
+		`"usage": {"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46}`,
+		"token_count=17&session_id=public",
+		// The working directory and agent sockets are no secrets.
+		"PWD=/home/user/project\nOLDPWD=/tmp\nSSH_AUTH_SOCK=/run/user/1000/keyring/ssh",
+		"GOOGLE_APPLICATION_CREDENTIALS=/home/user/.config/gcloud/creds.json",
+		"ssh_key: ~/.ssh/id_ed25519",
+		"TOKEN_FILE=/var/run/secrets/kubernetes.io/serviceaccount/token",
+		// Names that only contain a credential word.
+		"password_policy: strict",
+		"SECRET_NAME=db-creds",
+		"bypass_cache=true",
+		// Publishable keys are public.
+		"pk_live_" + "51H8xYzAbCdEfGhIjKlMnOp",
+		// A short token head does not swallow the lines below it.
+		"sk-test\ntrue\nproduction",
+		// Code naming where a credential comes from.
+		"apiKey := os.Getenv(\"OPENAI_API_KEY\")",
+		"client = OpenAI(api_key=api_key)",
+		"self.token = settings.API_TOKEN",
+		"\tAPIKey: apiKey,",
+		"password = getpass.getpass()",
+		"headers = {\"Authorization\": f\"Bearer {token}\"}",
+		"fetch(url, { headers: { Authorization: token } })",
+		`      - uses: actions/checkout@v4
+        with:
+          token: ${{ secrets.GITHUB_TOKEN }}`,
+		// Kernel identifiers that start like vendor prefixes.
+		"skb = sk_filter_charge(sk, skb); hf_transformers_cache",
+		// Hashes next to file names.
+		"0123456789abcdef0123456789abcdef.bundle",
 	} {
 		if got := String(s); got != s {
 			t.Errorf("String(%q) = %q, want it unchanged", s, got)
@@ -142,10 +196,59 @@ func BenchmarkStringNoSecrets(b *testing.B) {
 	}
 }
 
+// benchRedactor knows as many secrets as a developer's environment holds:
+// a dozen keys and tokens, one of them a 400-byte session token.
+func benchRedactor() *Redactor {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	secrets := []string{openaiKey}
+	for _, n := range []int{20, 32, 36, 40, 40, 48, 51, 64, 72, 93, 400} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		secrets = append(secrets, string(b))
+	}
+	return New(secrets...)
+}
+
+func BenchmarkRedactorNoSecrets(b *testing.B) {
+	r := benchRedactor()
+	s := strings.Repeat("go test ./... ok  github.com/hermes-go/hermes/tools/file 0.681s\n", 160)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		r.String(s)
+	}
+}
+
+func BenchmarkRedactorOneLineNoSecrets(b *testing.B) {
+	r := benchRedactor()
+	s := strings.Repeat("lorem ipsum dolor sit amet, consectetur adipiscing elit ", 180) // ~10 KB, one line
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		r.String(s)
+	}
+}
+
+func BenchmarkRedactorWithSecrets(b *testing.B) {
+	r := benchRedactor()
+	s := strings.Repeat("export OPENAI_API_KEY="+openaiKey+"\nAuthorization: Bearer "+jwt+"\nsome ordinary log line here\n", 40)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		r.String(s)
+	}
+}
+
 func BenchmarkStringWithSecrets(b *testing.B) {
 	s := strings.Repeat("export OPENAI_API_KEY="+openaiKey+"\nAuthorization: Bearer "+jwt+"\nsome ordinary log line here\n", 40) // ~10 KB
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		String(s)
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	for b.Loop() {
+		benchRedactor()
 	}
 }

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/redact"
+)
+
+// newRedactor knows the secrets hermes holds, to mask them by value in tool
+// output, requests and the session store: model.api_key, every value of
+// HERMES_HOME/.env, the providers' key variables, and, when the runtime
+// reads the process environment (Options.Getenv unset), every variable
+// whose name marks a secret (redact.SecretName). The resolved endpoints'
+// keys and key_cmd output join it as they are read (addKeys, runKeyCmd).
+func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.Redactor {
+	secrets := []string{rt.cfg.APIKey}
+	for _, v := range dot {
+		secrets = append(secrets, v)
+	}
+	for _, name := range keyVariables(rt.cfg) {
+		if name != "" {
+			secrets = append(secrets, rt.getenv(name))
+		}
+	}
+	if processEnv {
+		for _, kv := range os.Environ() {
+			if name, v, ok := strings.Cut(kv, "="); ok && redact.SecretName(name) {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	return redact.New(secrets...)
+}
+
+// keyVariables names every variable a provider key may be read from: the
+// built-in providers' and those config.yaml names.
+func keyVariables(cfg *config.Config) []string {
+	var names []string
+	for _, s := range provider.Providers() {
+		names = append(names, s.KeyEnvs...)
+	}
+	for _, p := range cfg.Providers {
+		names = append(names, p.KeyEnv)
+	}
+	fallbacks := cfg.FallbackProviders
+	for _, a := range cfg.Auxiliary {
+		fallbacks = append(fallbacks[:len(fallbacks):len(fallbacks)], a.FallbackProviders...)
+	}
+	for _, f := range fallbacks {
+		names = append(names, f.KeyEnv)
+	}
+	return names
+}
+
+// addKeys adds the keys of resolved endpoints to the redactor.
+func (rt *Runtime) addKeys(eps []provider.Endpoint) {
+	if rt.redactor == nil {
+		return
+	}
+	keys := make([]string, len(eps))
+	for i, ep := range eps {
+		keys[i] = ep.APIKey
+	}
+	rt.redactor.Add(keys...)
+}
+
+// runKeyCmd runs a key_cmd; the key it prints is masked from then on,
+// including keys printed again on a credential refresh.
+func (rt *Runtime) runKeyCmd(ctx context.Context, command string) (string, error) {
+	key, err := provider.RunKeyCmd(ctx, command)
+	if err == nil && rt.redactor != nil {
+		rt.redactor.Add(key)
+	}
+	return key, err
+}

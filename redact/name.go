@@ -1,0 +1,25 @@
+package redact
+
+import "strings"
+
+// SecretName reports whether an environment variable's name says it holds
+// a secret: it contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE or
+// CREDENTIAL; it ends in _PASS, _PW, _PWD, _AUTH, _DSN or _COOKIE; or it
+// names a connection URL (DATABASE_URL, REDIS_URL, MONGODB_URI, ...), which
+// carries a password. Case does not matter. PWD and OLDPWD, the working
+// directory, are not secrets.
+func SecretName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	for _, s := range []string{"_PASS", "_PW", "_PWD", "_AUTH", "_DSN", "_COOKIE",
+		"DATABASE_URL", "DATABASE_URI", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI", "AMQP_URL"} {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
