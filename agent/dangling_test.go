@@ -135,3 +135,21 @@ func TestAFailedTurnStoresNothingAndTheNextPromptClosesItAsFailed(t *testing.T) 
 		t.Fatalf("the call after a failure sent %+v", sent)
 	}
 }
+
+func TestSecretsInTheConversationDoNotLeaveForTheProvider(t *testing.T) {
+	s := script(t).add(text("ok"))
+	mask := func(x string) string { return strings.ReplaceAll(x, "sk-live-secret", "[REDACTED]") }
+	a := New(Config{Client: s, Model: "m", Redact: mask,
+		SystemPrompt: func(context.Context, string, string) (string, error) { return "notes: sk-live-secret", nil }})
+	if _, err := a.Run(context.Background(), Input{Message: "use sk-live-secret please"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range s.requests()[0].Messages {
+		if strings.Contains(m.Content, "sk-live-secret") {
+			t.Fatalf("%s message sent with the secret: %q", m.Role, m.Content)
+		}
+	}
+	if got := a.History()[0].Content; got != "use sk-live-secret please" {
+		t.Fatalf("the history itself was rewritten: %q", got)
+	}
+}

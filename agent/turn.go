@@ -234,6 +234,15 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 	a.mu.Unlock()
 	msgs = append(msgs, t.scaffold...)
 	api, repairs := llm.Sanitize(msgs)
+	if a.cfg.Redact != nil {
+		// A secret the user pasted, or one a context file holds, does not
+		// leave for the provider either. Tool results were masked already.
+		for i := range api {
+			if api[i].Role != llm.RoleTool {
+				api[i].Content = a.cfg.Redact(api[i].Content)
+			}
+		}
+	}
 	if repairs.Total() > 0 {
 		a.emit(Event{Kind: EventRepair, Repairs: repairs, Text: fmt.Sprintf("repaired %d message-sequence problem(s) before the call", repairs.Total())})
 	}
