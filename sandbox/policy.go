@@ -50,8 +50,11 @@ type Policy struct {
 	// Protected are paths the file tools never write short of
 	// full-access, besides Hidden and ReadOnly: shell start-up files.
 	Protected []string
-	// Network allows TCP connections.
+	// Network allows network connections.
 	Network bool
+	// Required refuses to run a command the kernel cannot sandbox fully
+	// (see Status.Enforcement) instead of running it with less.
+	Required bool
 }
 
 // Options are the inputs of NewPolicy.
@@ -71,6 +74,8 @@ type Options struct {
 	// Network overrides the mode's default (on in workspace-write, off in
 	// read-only).
 	Network *bool
+	// Required is Policy.Required.
+	Required bool
 }
 
 // Credential files and directories under the home directory that no
@@ -107,7 +112,7 @@ func NewPolicy(o Options) (Policy, error) {
 	if o.Scratch == nil {
 		o.Scratch = []string{"/tmp", os.TempDir()}
 	}
-	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Network: o.Mode != ReadOnly}
+	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Network: o.Mode != ReadOnly, Required: o.Required}
 	if o.Network != nil {
 		p.Network = *o.Network
 	}
