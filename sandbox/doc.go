@@ -17,6 +17,9 @@
 // credentials (HERMES_HOME, ~/.ssh, cloud and package-registry credential
 // files) can be neither read nor written by a command, and the file tools
 // refuse them too, so the agent can never change its own safety settings.
+// The sockets of daemons that would act for a command outside the sandbox
+// (docker, systemd, the session bus, an X display, ssh-agent) are hidden
+// the same way.
 //
 // # Enforcement (Linux)
 //

@@ -274,6 +274,65 @@ func TestHiddenPathsCannotBeRead(t *testing.T) {
 	}
 }
 
+func TestHiddenSocketsCannotBeReached(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	b := newBox(t)
+	p := b.policy(t, WorkspaceWrite)
+	p.Network = true // pathname sockets are reachable unless hidden
+	daemon, other := filepath.Join(b.victim, "daemon.sock"), filepath.Join(b.victim, "other.sock")
+	for _, path := range []string{daemon, other} {
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("daemon-answer\n"))
+				c.Close()
+			}
+		}()
+	}
+	p.Hidden = append(p.Hidden, daemon)
+	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(64).decode())' "$1"`
+	if out, code := b.run(t, p, "", connect, other); code != 0 || !strings.Contains(out, "daemon-answer") {
+		t.Fatalf("a socket that is not hidden must stay reachable (exit %d):\n%s", code, out)
+	}
+	if out, code := b.run(t, p, "", connect, daemon); code == 0 || strings.Contains(out, "daemon-answer") {
+		t.Errorf("a hidden socket answered (exit %d):\n%s", code, out)
+	}
+}
+
+func TestOtherProcessesEnvironmentAndMemoryAreOutOfReach(t *testing.T) {
+	// hermes holds the provider keys in its environment; this process
+	// stands for it.
+	agent := exec.Command("sleep", "1000")
+	agent.Env = []string{"HERMES_TEST_AGENT_KEY=agent-secret"}
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Process.Kill()
+	pid := fmt.Sprint(agent.Process.Pid)
+	b := newBox(t)
+	p := b.policy(t, WorkspaceWrite)
+	if !Probe().UserNamespace {
+		t.Skip("without a user namespace /proc/<pid>/environ of the same user reads")
+	}
+	if out, _ := b.run(t, p, "", `cat /proc/$1/environ; head -c 4096 /proc/$1/mem; cat /proc/$PPID/environ`, pid); strings.Contains(out, "agent-secret") {
+		t.Errorf("the command read another process:\n%s", out)
+	}
+	full := b.policy(t, FullAccess)
+	if out, _ := b.run(t, full, "", `cat /proc/$1/environ`, pid); !strings.Contains(out, "agent-secret") {
+		t.Errorf("unsandboxed, the environment must read (the check is wrong otherwise):\n%s", out)
+	}
+}
+
 func TestReadOnlyModeBlocksWorkspaceWrites(t *testing.T) {
 	b := newBox(t)
 	p := b.policy(t, ReadOnly)

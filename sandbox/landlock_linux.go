@@ -26,16 +26,15 @@ var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 
 // ruleset is the Landlock configuration and rules for pl: read and
 // execute everywhere; every file right beneath the writable roots in
-// workspace-write and on pl.Files; no TCP bind or connect, and no
-// abstract UNIX socket outside the command, when the network is off;
-// signals only to the command's own processes.
+// workspace-write and on pl.Files; no TCP bind or connect when the
+// network is off; signals and abstract UNIX sockets (an X11 display, a
+// session bus) only within the command's own processes.
 func ruleset(pl plan) (landlock.Config, []landlock.Rule) {
 	abi := min(pl.Landlock, len(abiConfigs))
 	full := abiConfigs[abi-1]
-	cfg := landlock.Config{HandledAccessFS: full.HandledAccessFS, Scoped: full.Scoped & ll.ScopeSignal}
+	cfg := landlock.Config{HandledAccessFS: full.HandledAccessFS, Scoped: full.Scoped}
 	if !pl.Policy.Network {
 		cfg.HandledAccessNet = full.HandledAccessNet
-		cfg.Scoped = full.Scoped
 	} else {
 		// Connecting to UNIX sockets by path is network access too; left
 		// alone while the network is on.

@@ -45,7 +45,9 @@ type Policy struct {
 	// .git/hooks, .git/config and .hermes of each root.
 	ReadOnly []string
 	// Hidden are paths neither readable nor writable in any mode short of
-	// full-access: HERMES_HOME, ~/.ssh, credential files.
+	// full-access: HERMES_HOME, ~/.ssh, credential files, and the sockets
+	// of daemons that would act for a command (docker, systemd, the
+	// session bus, ssh-agent).
 	Hidden []string
 	// Protected are paths the file tools never write short of
 	// full-access, besides Hidden and ReadOnly: shell start-up files.
@@ -83,6 +85,16 @@ type Options struct {
 var hiddenInHome = []string{
 	".ssh", ".aws", ".config/gcloud", ".azure", ".netrc", ".pgpass", ".npmrc", ".pypirc",
 	".git-credentials", ".config/gh", ".docker/config.json", ".kube/config", ".gnupg",
+}
+
+// Sockets of daemons that would run what a command asks outside the
+// sandbox (a container, a systemd unit, a desktop session's keystrokes)
+// or lend it the user's keys: hidden like credentials. The user's runtime
+// directory ($XDG_RUNTIME_DIR, /run/user/<uid>) and $SSH_AUTH_SOCK are
+// added to them.
+var hiddenSockets = []string{
+	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/systemd/private",
+	"/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket", "/tmp/.X11-unix",
 }
 
 // Shell and tool start-up files the file tools never write.
@@ -136,6 +148,17 @@ func NewPolicy(o Options) (Policy, error) {
 	}
 	if o.HermesHome != "" {
 		p.Hidden = append(p.Hidden, Resolve(o.HermesHome))
+	}
+	sockets := append([]string{os.Getenv("XDG_RUNTIME_DIR"), fmt.Sprintf("/run/user/%d", os.Getuid()), os.Getenv("SSH_AUTH_SOCK")}, hiddenSockets...)
+	for _, h := range sockets {
+		if !filepath.IsAbs(h) {
+			continue
+		}
+		// A writable root inside (TMPDIR in the runtime directory) wins.
+		h = Resolve(h)
+		if !slices.Contains(p.Hidden, h) && !slices.ContainsFunc(p.WritableRoots, func(r string) bool { return within(r, h) }) {
+			p.Hidden = append(p.Hidden, h)
+		}
 	}
 	if o.Home != "" {
 		for _, h := range hiddenInHome {

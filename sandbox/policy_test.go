@@ -80,3 +80,23 @@ func TestCheckReadHidesCredentials(t *testing.T) {
 		t.Errorf("workspace file refused: %v", err)
 	}
 }
+
+func TestDaemonSocketsAreHidden(t *testing.T) {
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(runtime, "ssh", "agent.sock"))
+	p, _, _ := testPolicy(t, WorkspaceWrite)
+	for _, path := range []string{"/run/docker.sock", "/run/systemd/private", "/tmp/.X11-unix", Resolve(runtime), Resolve(filepath.Join(runtime, "ssh", "agent.sock"))} {
+		if err := p.CheckRead(path); err == nil {
+			t.Errorf("%s is readable", path)
+		}
+	}
+	// A writable root inside the runtime directory keeps it visible.
+	p, err := NewPolicy(Options{Workdir: t.TempDir(), Scratch: []string{filepath.Join(runtime, "tmp")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckRead(filepath.Join(runtime, "tmp", "x")); err != nil {
+		t.Errorf("the scratch directory inside the runtime directory is hidden: %v", err)
+	}
+}

@@ -153,8 +153,12 @@ func (s Status) Enforcement(p Policy) Enforcement {
 			e.Missing = append(e.Missing, "only TCP is blocked, not UDP or multipath TCP: no network namespace")
 		}
 	}
-	if s.Root && !s.UserNamespace {
-		e.Missing = append(e.Missing, "commands run as root with every capability: no user namespace")
+	if !s.UserNamespace {
+		what := "other processes' environments, the agent's keys among them, stay readable in /proc"
+		if s.Root {
+			what = "commands run as root with every capability and " + what
+		}
+		e.Missing = append(e.Missing, what+": no user namespace")
 	}
 	e.Level = Full
 	if e.Missing != nil {

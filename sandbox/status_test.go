@@ -33,6 +33,7 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 		{"old Landlock, network off", with(func(s *Status) { s.NetNamespace, s.LandlockABI = false, 3 }), offline, Partial, "network is not blocked"},
 		{"no truncate right", with(func(s *Status) { s.LandlockABI = 2 }), online, Partial, "truncating"},
 		{"root without a user namespace", with(func(s *Status) { s.Root, s.UserNamespace = true, false }), online, Partial, "as root"},
+		{"no user namespace", with(func(s *Status) { s.UserNamespace = false }), online, Partial, "environments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
