@@ -164,6 +164,31 @@ func TestWritesOutsideTheWritableRootsFailWhateverTheCommand(t *testing.T) {
 	}
 }
 
+func TestOlderLandlockABIsConfineWritesToo(t *testing.T) {
+	// A kernel accepts the rulesets of every ABI up to its own: this
+	// one stands in for the older kernels.
+	for abi := 1; abi <= Probe().LandlockABI; abi++ {
+		t.Run(fmt.Sprint("ABI ", abi), func(t *testing.T) {
+			st := Probe()
+			st.LandlockABI = abi
+			b := newBox(t)
+			p := b.policy(t, WorkspaceWrite)
+			victim := filepath.Join(b.victim, "file")
+			out, code := b.runWith(t, st, p, "", `set -e; echo a > new; mkdir d; mv new d/new; echo b >> file; truncate -s 0 src/main.go; echo done`)
+			if code != 0 || !strings.HasSuffix(out, "done\n") {
+				t.Fatalf("writes in the workspace failed (exit %d):\n%s", code, out)
+			}
+			b.runWith(t, st, p, "", `echo pwned > "$1"; echo pwned >> "$1"; mv "$1" "$1.x"; rm -f "$1"`, victim)
+			if abi >= abiTruncate {
+				b.runWith(t, st, p, "", `truncate -s 0 "$1"`, victim)
+			}
+			if changed(victim) {
+				t.Errorf("the victim is now %q", read(victim))
+			}
+		})
+	}
+}
+
 func TestOutsideTheWritableRootsNothingIsCreatedOrRemoved(t *testing.T) {
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)
