@@ -465,6 +465,44 @@ func TestNetworkOffBlocksUDP(t *testing.T) {
 	}
 }
 
+func TestNetworkOffBlocksMultipathTCP(t *testing.T) {
+	// Landlock's TCP rules do not see multipath TCP sockets; the empty
+	// network namespace does.
+	if !Probe().NetNamespace {
+		t.Skip("no network namespace: multipath TCP gets through Landlock")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // multipath-capable since Go 1.24
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("listener-answer\n"))
+			c.Close()
+		}
+	}()
+	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.connect(("127.0.0.1", int(sys.argv[1]))); print(s.recv(64).decode())' "$1"`
+	b := newBox(t)
+	p := b.policy(t, WorkspaceWrite)
+	p.Network = true
+	if out, code := b.run(t, p, "", connect, port); code != 0 || !strings.Contains(out, "listener-answer") {
+		t.Skipf("no multipath TCP here (exit %d): %s", code, out)
+	}
+	p.Network = false
+	if out, _ := b.run(t, p, "", connect, port); strings.Contains(out, "listener-answer") {
+		t.Errorf("network off: a multipath TCP connection went through:\n%s", out)
+	}
+}
+
 func TestFullAccessDoesNotRestrict(t *testing.T) {
 	b := newBox(t)
 	p := b.policy(t, FullAccess)
