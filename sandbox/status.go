@@ -50,7 +50,7 @@ func (s Status) String() string {
 			what = append(what, "TCP")
 		}
 		if s.LandlockABI >= abiScope {
-			what = append(what, "signals")
+			what = append(what, "IPC scopes")
 		}
 		parts = append(parts, fmt.Sprintf("Landlock ABI %d (%s)", s.LandlockABI, strings.Join(what, ", ")))
 	}
