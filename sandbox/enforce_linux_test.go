@@ -557,6 +557,18 @@ func TestMountsDoNotReachTheHost(t *testing.T) {
 	}
 }
 
+func TestACommandIsWrappedOnce(t *testing.T) {
+	b := newBox(t)
+	p := b.policy(t, WorkspaceWrite)
+	cmd := exec.Command("true")
+	if err := p.Wrap(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wrap(cmd); err == nil {
+		t.Error("a second Wrap nested the helper")
+	}
+}
+
 func TestTheHelperRemovesThePlanFromTheEnvironment(t *testing.T) {
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)

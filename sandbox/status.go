@@ -143,7 +143,11 @@ func (s Status) Enforcement(p Policy) Enforcement {
 		e.Missing = append(e.Missing, fmt.Sprintf("truncating files outside the writable roots is not blocked (Landlock ABI %d < %d)", s.LandlockABI, abiTruncate))
 	}
 	if !s.MountNamespace && len(p.Hidden)+len(p.ReadOnly) > 0 {
-		e.Missing = append(e.Missing, "hidden paths (HERMES_HOME, ~/.ssh, ...) stay readable and .git/hooks, .git/config, .hermes writable: no mount namespace")
+		what := "hidden paths (HERMES_HOME, ~/.ssh, ...) stay readable"
+		if p.Mode != ReadOnly {
+			what += " and .git/hooks, .git/config, .hermes writable"
+		}
+		e.Missing = append(e.Missing, what+": no mount namespace")
 	}
 	if !p.Network {
 		switch {

@@ -18,6 +18,9 @@ import (
 var helperPath = "/proc/self/exe"
 
 func wrap(cmd *exec.Cmd, pl plan, st Status) error {
+	if cmd.Path == helperPath && len(cmd.Args) > 1 && cmd.Args[1] == helperArg {
+		return fmt.Errorf("sandbox: the command is wrapped already")
+	}
 	b, err := json.Marshal(pl)
 	if err != nil {
 		return fmt.Errorf("sandbox: encode plan: %w", err)
