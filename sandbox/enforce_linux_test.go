@@ -254,6 +254,19 @@ func TestGitHooksGitConfigAndHermesStayReadOnlyInTheWorkspace(t *testing.T) {
 	}
 }
 
+func TestAWorkspaceInsideAnotherWritableRootCannotBeSwappedForItsHooks(t *testing.T) {
+	b := newBox(t)
+	parent := filepath.Dir(b.ws)
+	p, err := NewPolicy(Options{Mode: WorkspaceWrite, Workdir: b.ws, ExtraRoots: []string{parent}, Home: b.home, HermesHome: b.hermesHome, Scratch: []string{b.scratch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := b.run(t, p, parent, `mv work work.old; mkdir -p work/.git/hooks && echo pwned > work/.git/hooks/pre-commit`)
+	if changed(filepath.Join(b.ws, ".git", "hooks", "pre-commit")) {
+		t.Errorf("the workspace was swapped for one with a hook:\n%s", out)
+	}
+}
+
 func TestStartUpFilesStayReadOnlyWhenTheHomeIsWritable(t *testing.T) {
 	b := newBox(t)
 	p, err := NewPolicy(Options{Mode: WorkspaceWrite, Workdir: b.home, Home: b.home, HermesHome: b.hermesHome, Scratch: []string{b.scratch}})

@@ -74,8 +74,15 @@ func mountOps(p Policy) []mountOp {
 			return
 		}
 		ops[path] = mountOp{path: path, kind: kind, dir: st.IsDir()}
-		root, ok := withinAny(path, roots)
-		if !ok {
+		// Pin up to the outermost writable root: below a root that lies in
+		// another, the inner root itself could be renamed away.
+		root := ""
+		for _, r := range roots {
+			if within(path, r) && (root == "" || len(r) < len(root)) {
+				root = r
+			}
+		}
+		if root == "" {
 			return
 		}
 		for d := filepath.Dir(path); d != root && within(d, root); d = filepath.Dir(d) {
