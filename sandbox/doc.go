@@ -34,8 +34,10 @@
 //   - makes every mount private, so nothing reaches the host;
 //   - binds the read-only paths that lie in writable roots (and the
 //     start-up files of Protected there) over themselves read-only, and
-//     their parents below the root over themselves, so that none of them
-//     can be renamed away and replaced;
+//     their parents below the outermost root over themselves, so that
+//     none of them can be renamed away and replaced; a hook directory git
+//     would run hooks from (.git/hooks, core.hooksPath) is created empty
+//     first if it is missing, so that no hook can be added either;
 //   - mounts an empty read-only tmpfs over each hidden directory and
 //     /dev/null over each hidden file;
 //   - enforces Landlock: read and execute everywhere, every file right

@@ -254,6 +254,25 @@ func TestGitHooksGitConfigAndHermesStayReadOnlyInTheWorkspace(t *testing.T) {
 	}
 }
 
+func TestNoHookCanBeAddedWhereNoneWas(t *testing.T) {
+	tests := []struct{ name, config, hooks string }{
+		{"no hooks directory", "[core]\n", ".git/hooks"},
+		{"core.hooksPath", "[core]\n\thooksPath = .husky\n", ".husky"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBox(t)
+			os.RemoveAll(filepath.Join(b.ws, ".git", "hooks"))
+			os.WriteFile(filepath.Join(b.ws, ".git", "config"), []byte(tt.config), 0o644)
+			p := b.policy(t, WorkspaceWrite)
+			out, _ := b.run(t, p, "", `mkdir -p "$1"; echo pwned > "$1/pre-commit"; rm -rf "$1"; mkdir "$1"; echo pwned > "$1/pre-commit"`, tt.hooks)
+			if _, err := os.Stat(filepath.Join(b.ws, tt.hooks, "pre-commit")); err == nil {
+				t.Errorf("a hook was added in %s:\n%s", tt.hooks, out)
+			}
+		})
+	}
+}
+
 func TestAWorkspaceInsideAnotherWritableRootCannotBeSwappedForItsHooks(t *testing.T) {
 	b := newBox(t)
 	parent := filepath.Dir(b.ws)

@@ -64,6 +64,15 @@ func mountOps(p Policy) []mountOp {
 	if p.Mode != ReadOnly {
 		roots = p.WritableRoots
 	}
+	// A hook directory git would run hooks from is created if it is
+	// missing, as git init does, so that it can be bound read-only.
+	for _, h := range p.HookDirs {
+		if _, ok := withinAny(h, roots); ok {
+			if st, err := os.Stat(filepath.Dir(h)); err == nil && st.IsDir() {
+				os.Mkdir(h, 0o755)
+			}
+		}
+	}
 	ops := map[string]mountOp{}
 	add := func(path string, kind mountKind) {
 		st, err := os.Stat(path)

@@ -42,8 +42,14 @@ type Policy struct {
 	// the workspace, /tmp, $TMPDIR and sandbox.writable_roots.
 	WritableRoots []string
 	// ReadOnly are paths inside writable roots that stay read-only:
-	// .git/hooks, .git/config and .hermes of each root.
+	// .git/hooks, .git/config and .hermes of each root, and the hooks and
+	// config its git really uses (a worktree's common directory,
+	// core.hooksPath).
 	ReadOnly []string
+	// HookDirs are the directories among ReadOnly that git runs hooks
+	// from. A sandboxed command finds a missing one created empty, so that
+	// it cannot add a hook where none was.
+	HookDirs []string
 	// Hidden are paths neither readable nor writable in any mode short of
 	// full-access: HERMES_HOME, ~/.ssh, credential files, and the sockets
 	// of daemons that would act for a command (docker, systemd, the
@@ -141,9 +147,24 @@ func NewPolicy(o Options) (Policy, error) {
 			p.WritableRoots = append(p.WritableRoots, r)
 		}
 	}
+	home := o.Home
+	if home != "" {
+		home = Resolve(home)
+	}
 	for _, r := range p.WritableRoots {
 		for _, sub := range []string{".git/hooks", ".git/config", ".hermes"} {
 			p.ReadOnly = append(p.ReadOnly, filepath.Join(r, sub))
+		}
+		hooks, configs := gitPaths(r, home)
+		for _, path := range append(hooks, configs...) {
+			if !slices.Contains(p.ReadOnly, path) {
+				p.ReadOnly = append(p.ReadOnly, path)
+			}
+		}
+		for _, h := range hooks {
+			if !slices.Contains(p.HookDirs, h) {
+				p.HookDirs = append(p.HookDirs, h)
+			}
 		}
 	}
 	if o.HermesHome != "" {

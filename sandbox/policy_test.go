@@ -100,3 +100,39 @@ func TestDaemonSocketsAreHidden(t *testing.T) {
 		t.Errorf("the scratch directory inside the runtime directory is hidden: %v", err)
 	}
 }
+
+func TestTheHooksGitRunsAreReadOnly(t *testing.T) {
+	base := Resolve(t.TempDir())
+	main := filepath.Join(base, "main")
+	wt := filepath.Join(base, "wt")
+	files := map[string]string{
+		"main/.git/config":                 "[core]\n\tbare = false\n[Core]\n\thooksPath = .husky\n",
+		"main/.git/worktrees/wt/commondir": "../..\n",
+		"wt/.git":                          "gitdir: " + filepath.Join(main, ".git", "worktrees", "wt") + "\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(base, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := NewPolicy(Options{Workdir: wt, ExtraRoots: []string{main}, Scratch: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		filepath.Join(main, ".git", "hooks", "pre-commit"),
+		filepath.Join(main, ".git", "config"),
+		filepath.Join(main, ".git", "worktrees", "wt", "config.worktree"),
+		filepath.Join(wt, ".husky", "pre-commit"),   // the worktree's hooksPath
+		filepath.Join(main, ".husky", "pre-commit"), // the main work tree's
+	} {
+		if err := p.CheckWrite(path); err == nil {
+			t.Errorf("%s is writable", path)
+		}
+	}
+	if err := p.CheckWrite(filepath.Join(main, ".git", "objects", "ab")); err != nil {
+		t.Errorf("git objects must stay writable: %v", err)
+	}
+}
