@@ -95,6 +95,19 @@ const (
 	None
 )
 
+// String is the level's name: off, full, partial or none.
+func (l Level) String() string {
+	switch l {
+	case Off:
+		return "off"
+	case Full:
+		return "full"
+	case Partial:
+		return "partial"
+	}
+	return "none"
+}
+
 // Enforcement says how a Policy is enforced on this system.
 type Enforcement struct {
 	Mode  Mode

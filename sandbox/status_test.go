@@ -39,7 +39,7 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := tt.st.Enforcement(tt.p)
 			if e.Level != tt.level || !strings.Contains(strings.Join(e.Missing, "; "), tt.missing) {
-				t.Errorf("level %d, missing %q; want level %d naming %q", e.Level, e.Missing, tt.level, tt.missing)
+				t.Errorf("level %s, missing %q; want level %s naming %q", e.Level, e.Missing, tt.level, tt.missing)
 			}
 			if s := e.String(); s == "" || strings.Contains(s, "\n") {
 				t.Errorf("String() = %q, want one line", s)
