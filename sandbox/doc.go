@@ -17,6 +17,50 @@
 // credentials (HERMES_HOME, ~/.ssh, cloud and package-registry credential
 // files) can be neither read nor written by a command, and the file tools
 // refuse them too, so the agent can never change its own safety settings.
+// The sockets of daemons that would act for a command outside the sandbox
+// (docker, systemd, the session bus, an X display, ssh-agent) are hidden
+// the same way.
+//
+// # Enforcement (Linux)
+//
+// Policy.Wrap makes an *exec.Cmd start as this program re-executed with
+// a hidden first argument: the helper. The program's main (and TestMain
+// of tests that start sandboxed commands) calls MaybeRunHelper first; in
+// the helper it applies the policy to itself and executes the command in
+// its place, so the multi-threaded parent is never restricted and the
+// command's process is the one the caller started (same pid, process
+// group, cancellation). The helper starts in new user, mount and (network
+// off) network namespaces and then:
+//   - makes every mount private, so nothing reaches the host;
+//   - binds the read-only paths that lie in writable roots (and the
+//     start-up files of Protected there) over themselves read-only, and
+//     their parents below the outermost root over themselves, so that
+//     none of them can be renamed away and replaced; a hook directory git
+//     would run hooks from (.git/hooks, core.hooksPath) is created empty
+//     first if it is missing, so that no hook can be added either;
+//   - mounts an empty read-only tmpfs over each hidden directory and
+//     /dev/null over each hidden file;
+//   - enforces Landlock: read and execute everywhere, every file right
+//     beneath the writable roots (workspace-write), writes to /dev/null
+//     and the terminal devices, no TCP bind or connect when the network is
+//     off, and signals only to the command's own processes;
+//   - drops its own capabilities and executes the command.
+//
+// Landlock makes the boundary independent of how a command writes (an
+// interpreter, find -exec, a rename, truncate): outside the writable roots
+// nothing can be created, changed or deleted. It also forbids the command
+// to mount or unmount, so the binds stay. In the user namespace root keeps
+// its uid but holds no capability over the host.
+//
+// The parent decides the plan from Probe and the helper enforces all of it
+// or stops before the command runs; Status.Enforcement says, for a Policy,
+// whether this system enforces it fully, partly (and what is missing) or
+// not at all. A Policy with Required refuses to run what it cannot enforce
+// fully. Off Linux nothing is enforced.
+//
+// A command's environment is the caller's business; SecretEnvName is the
+// rule for the variables it should leave out.
 //
 // Concurrency: a Policy is a value; its methods are safe for concurrent use.
+// Probe, Wrap and Enforcement are safe for concurrent use.
 package sandbox

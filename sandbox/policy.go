@@ -42,17 +42,27 @@ type Policy struct {
 	// the workspace, /tmp, $TMPDIR and sandbox.writable_roots.
 	WritableRoots []string
 	// ReadOnly are paths that stay read-only even inside writable roots:
-	// .git/hooks, .git/config and .hermes of each root, and HERMES_HOME.
+	// .git/hooks, .git/config and .hermes of each root, the hooks and
+	// config its git really uses (a worktree's common directory,
+	// core.hooksPath), and HERMES_HOME.
 	ReadOnly []string
+	// HookDirs are the directories among ReadOnly that git runs hooks
+	// from. A sandboxed command finds a missing one created empty, so that
+	// it cannot add a hook where none was.
+	HookDirs []string
 	// Hidden are paths neither readable nor writable in any mode short of
 	// full-access: HERMES_HOME's keys, settings and session database,
-	// ~/.ssh, credential files.
+	// ~/.ssh, credential files, and the sockets of daemons that would act
+	// for a command (docker, systemd, the session bus, ssh-agent).
 	Hidden []string
 	// Protected are paths the file tools never write short of
 	// full-access, besides Hidden and ReadOnly: shell start-up files.
 	Protected []string
-	// Network allows TCP connections.
+	// Network allows network connections.
 	Network bool
+	// Required refuses to run a command the kernel cannot sandbox fully
+	// (see Status.Enforcement) instead of running it with less.
+	Required bool
 }
 
 // Options are the inputs of NewPolicy.
@@ -72,6 +82,8 @@ type Options struct {
 	// Network overrides the mode's default (on in workspace-write, off in
 	// read-only).
 	Network *bool
+	// Required is Policy.Required.
+	Required bool
 }
 
 // Credential files and directories under the home directory that no
@@ -86,6 +98,16 @@ var hiddenInHome = []string{
 // but, like all of HERMES_HOME, is never written by a command or a tool.
 var hiddenInHermesHome = []string{
 	".env", "config.yaml", "auth.json", "auth", "credentials", "state.db", "state.db-wal", "state.db-shm",
+}
+
+// Sockets of daemons that would run what a command asks outside the
+// sandbox (a container, a systemd unit, a desktop session's keystrokes)
+// or lend it the user's keys: hidden like credentials. The user's runtime
+// directory ($XDG_RUNTIME_DIR, /run/user/<uid>) and $SSH_AUTH_SOCK are
+// added to them.
+var hiddenSockets = []string{
+	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/run/podman", "/run/systemd/private",
+	"/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket", "/tmp/.X11-unix",
 }
 
 // Shell and tool start-up files the file tools never write.
@@ -115,7 +137,7 @@ func NewPolicy(o Options) (Policy, error) {
 	if o.Scratch == nil {
 		o.Scratch = []string{"/tmp", os.TempDir()}
 	}
-	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Network: o.Mode != ReadOnly}
+	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Network: o.Mode != ReadOnly, Required: o.Required}
 	if o.Network != nil {
 		p.Network = *o.Network
 	}
@@ -132,9 +154,24 @@ func NewPolicy(o Options) (Policy, error) {
 			p.WritableRoots = append(p.WritableRoots, r)
 		}
 	}
+	home := o.Home
+	if home != "" {
+		home = Resolve(home)
+	}
 	for _, r := range p.WritableRoots {
 		for _, sub := range []string{".git/hooks", ".git/config", ".hermes"} {
 			p.ReadOnly = append(p.ReadOnly, filepath.Join(r, sub))
+		}
+		hooks, configs := gitPaths(r, home)
+		for _, path := range append(hooks, configs...) {
+			if !slices.Contains(p.ReadOnly, path) {
+				p.ReadOnly = append(p.ReadOnly, path)
+			}
+		}
+		for _, h := range hooks {
+			if !slices.Contains(p.HookDirs, h) {
+				p.HookDirs = append(p.HookDirs, h)
+			}
 		}
 	}
 	if o.HermesHome != "" {
@@ -144,6 +181,17 @@ func NewPolicy(o Options) (Policy, error) {
 		p.ReadOnly = append(p.ReadOnly, hh)
 		for _, f := range hiddenInHermesHome {
 			p.Hidden = append(p.Hidden, filepath.Join(hh, f))
+		}
+	}
+	sockets := append([]string{os.Getenv("XDG_RUNTIME_DIR"), fmt.Sprintf("/run/user/%d", os.Getuid()), os.Getenv("SSH_AUTH_SOCK")}, hiddenSockets...)
+	for _, h := range sockets {
+		if !filepath.IsAbs(h) {
+			continue
+		}
+		// A writable root inside (TMPDIR in the runtime directory) wins.
+		h = Resolve(h)
+		if !slices.Contains(p.Hidden, h) && !slices.ContainsFunc(p.WritableRoots, func(r string) bool { return within(r, h) }) {
+			p.Hidden = append(p.Hidden, h)
 		}
 	}
 	if o.Home != "" {

@@ -96,3 +96,59 @@ func TestHermesHomeKeepsItsKeysAndIsNeverWritten(t *testing.T) {
 		t.Error("a tool may write into HERMES_HOME")
 	}
 }
+
+func TestDaemonSocketsAreHidden(t *testing.T) {
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(runtime, "ssh", "agent.sock"))
+	p, _, _ := testPolicy(t, WorkspaceWrite)
+	for _, path := range []string{"/run/docker.sock", "/run/systemd/private", "/tmp/.X11-unix", Resolve(runtime), Resolve(filepath.Join(runtime, "ssh", "agent.sock"))} {
+		if err := p.CheckRead(path); err == nil {
+			t.Errorf("%s is readable", path)
+		}
+	}
+	// A writable root inside the runtime directory keeps it visible.
+	p, err := NewPolicy(Options{Workdir: t.TempDir(), Scratch: []string{filepath.Join(runtime, "tmp")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckRead(filepath.Join(runtime, "tmp", "x")); err != nil {
+		t.Errorf("the scratch directory inside the runtime directory is hidden: %v", err)
+	}
+}
+
+func TestTheHooksGitRunsAreReadOnly(t *testing.T) {
+	base := Resolve(t.TempDir())
+	main := filepath.Join(base, "main")
+	wt := filepath.Join(base, "wt")
+	files := map[string]string{
+		"main/.git/config":                 "[core]\n\tbare = false\n[Core]\n\thooksPath = .husky\n",
+		"main/.git/worktrees/wt/commondir": "../..\n",
+		"wt/.git":                          "gitdir: " + filepath.Join(main, ".git", "worktrees", "wt") + "\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(base, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := NewPolicy(Options{Workdir: wt, ExtraRoots: []string{main}, Scratch: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		filepath.Join(main, ".git", "hooks", "pre-commit"),
+		filepath.Join(main, ".git", "config"),
+		filepath.Join(main, ".git", "worktrees", "wt", "config.worktree"),
+		filepath.Join(wt, ".husky", "pre-commit"),   // the worktree's hooksPath
+		filepath.Join(main, ".husky", "pre-commit"), // the main work tree's
+	} {
+		if err := p.CheckWrite(path); err == nil {
+			t.Errorf("%s is writable", path)
+		}
+	}
+	if err := p.CheckWrite(filepath.Join(main, ".git", "objects", "ab")); err != nil {
+		t.Errorf("git objects must stay writable: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -118,7 +119,10 @@ func (t *Terminal) startBackground(task, command, dir string) (*process, error) 
 	p := &process{task: task, command: command, dir: dir, log: newLogBuffer(t.opts.LogBuffer), done: make(chan struct{}), now: t.opts.Now}
 	// The pwd side file is not needed: a background process never moves
 	// the task's directory.
-	cmd := t.command(context.Background(), command, dir, "__HERMES_PWD_FILE=/dev/null")
+	cmd, err := t.command(context.Background(), command, dir, os.DevNull)
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		return nil, err

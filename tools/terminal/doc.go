@@ -15,6 +15,14 @@
 //     once; the process tool lists, polls, reads, waits for and kills them.
 //   - The terminal tool implements tool.Commander, so the executor's
 //     dangerous-command check sees every command before it runs.
+//   - With Options.Sandbox set, every command, foreground and background,
+//     runs under that policy (sandbox.Policy.Wrap); a policy that must be
+//     enforced and cannot be turns each command into an error result, and
+//     one enforced partly or not at all is said once, in the first
+//     command's result. Without it commands run unsandboxed.
+//   - A command's environment leaves out the inherited variables whose
+//     names mark secrets (sandbox.SecretEnvName) unless
+//     Options.EnvPassthrough names them.
 //
 // Concurrency: a Terminal is safe for concurrent use. Its terminal tool is
 // tool.Sequential (commands share a working directory); the process tool is

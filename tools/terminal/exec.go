@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -45,24 +47,67 @@ func (t *Terminal) resolveDir(task, workdir string) (string, error) {
 	return filepath.Clean(workdir), nil
 }
 
-// environ is the child environment: ours, then the configured extras, then
-// settings that keep tools from waiting on a pager or a prompt.
+// environ is the child environment: ours without the variables whose
+// names mark secrets (unless passed through), then the configured
+// extras, then settings that keep tools from waiting on a pager or a
+// prompt.
 func (t *Terminal) environ(extra ...string) []string {
-	env := append(os.Environ(), t.opts.Env...)
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !sandbox.SecretEnvName(name) || t.passedThrough(name) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, t.opts.Env...)
 	env = append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	return append(env, extra...)
 }
 
+func (t *Terminal) passedThrough(name string) bool {
+	for _, p := range t.opts.EnvPassthrough {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // command builds the child: its own process group, killed as a group when
-// ctx ends.
-func (t *Terminal) command(ctx context.Context, command, dir string, extraEnv ...string) *exec.Cmd {
+// ctx ends, under the sandbox when there is one. pwdFile is where the
+// shell records its final directory; the sandbox lets it write there.
+func (t *Terminal) command(ctx context.Context, command, dir, pwdFile string) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, t.opts.Shell, "-c", script)
 	cmd.Dir = dir
-	cmd.Env = t.environ(append([]string{"__HERMES_CMD=" + command}, extraEnv...)...)
+	cmd.Env = t.environ("__HERMES_CMD="+command, "__HERMES_PWD_FILE="+pwdFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = pipeGrace
-	return cmd
+	if t.opts.Sandbox != nil {
+		var files []string
+		if pwdFile != os.DevNull {
+			files = []string{pwdFile}
+		}
+		if err := t.opts.Sandbox.Wrap(cmd, files...); err != nil {
+			return nil, err
+		}
+	}
+	return cmd, nil
+}
+
+// sandboxNote is, for the first command only, a line saying that the
+// sandbox is not enforced or only partly; "" otherwise.
+func (t *Terminal) sandboxNote() string {
+	var note string
+	t.noteOnce.Do(func() {
+		if t.opts.Sandbox == nil {
+			return
+		}
+		if e := t.opts.Sandbox.Enforcement(); e.Level == sandbox.Partial || e.Level == sandbox.None {
+			note = e.String()
+		}
+	})
+	return note
 }
 
 // killGroup sends SIGKILL to the process group led by pid.
@@ -85,7 +130,10 @@ func (t *Terminal) runForeground(ctx context.Context, task, command, dir string,
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := t.command(runCtx, command, dir, "__HERMES_PWD_FILE="+pwdPath)
+	cmd, err := t.command(runCtx, command, dir, pwdPath)
+	if err != nil {
+		return tool.Error("terminal: " + err.Error())
+	}
 	stdout, stderr := newHeadTail(t.opts.MaxOutput), newHeadTail(t.opts.MaxOutput)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
@@ -134,6 +182,9 @@ func (t *Terminal) runForeground(ctx context.Context, task, command, dir string,
 	if note != "" {
 		fmt.Fprintf(&b, "note: %s\n", note)
 	}
+	if sn := t.sandboxNote(); sn != "" {
+		fmt.Fprintf(&b, "note: %s\n", sn)
+	}
 	fmt.Fprintf(&b, "cwd: %s\n", t.dirs.get(task))
 	writeStream(&b, "stdout", stdout)
 	writeStream(&b, "stderr", stderr)
@@ -154,4 +205,33 @@ func writeStream(b *strings.Builder, name string, h *headTail) {
 	if !strings.HasSuffix(s, "\n") {
 		b.WriteByte('\n')
 	}
+}
+
+// sandboxHint tells the model, in the tool's description, what the
+// sandbox lets a command do, so that a refused write reads as the rule it
+// is; "" when commands are not sandboxed.
+func (t *Terminal) sandboxHint() string {
+	p := t.opts.Sandbox
+	if p == nil || p.Mode == sandbox.FullAccess {
+		return ""
+	}
+	e := p.Enforcement()
+	if e.Level != sandbox.Full && e.Level != sandbox.Partial {
+		return ""
+	}
+	var b strings.Builder
+	if p.Mode == sandbox.ReadOnly {
+		b.WriteString("\n- Commands run in a read-only sandbox: they can read files but not create, change or delete any.")
+	} else {
+		fmt.Fprintf(&b, "\n- Commands run in a sandbox: they can write only under %s; .git/hooks, .git/config and .hermes stay read-only there.", strings.Join(p.WritableRoots, ", "))
+	}
+	if e.Status.MountNamespace {
+		b.WriteString(" Credentials (HERMES_HOME, ~/.ssh, ...) cannot be read.")
+	}
+	if !p.Network {
+		b.WriteString(" The network is off.")
+	}
+	b.WriteString(" A refused write fails with \"Permission denied\" or \"Read-only file system\": do not try another way around it, tell the user." +
+		" Signals reach only the processes a command started itself: stop a background process with the process tool.")
+	return b.String()
 }

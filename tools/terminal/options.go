@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 // Defaults used when an Options field is zero.
@@ -25,8 +27,16 @@ type Options struct {
 	MaxOutput int
 	// LogBuffer caps the output kept for each background process, in bytes.
 	LogBuffer int
-	// Env is added to the process environment ("KEY=value").
+	// Env is added to the process environment ("KEY=value"), as given.
 	Env []string
+	// EnvPassthrough names the inherited variables a command keeps
+	// although their names mark them as secrets (sandbox.SecretEnvName);
+	// path.Match patterns ("AWS_*") work too. Other such variables are
+	// left out of every command's environment.
+	EnvPassthrough []string
+	// Sandbox confines every command, foreground and background, to the
+	// policy (see sandbox.Policy.Wrap); nil runs them unsandboxed.
+	Sandbox *sandbox.Policy
 	// Shell is the shell binary; empty means bash, or sh when bash is
 	// not installed.
 	Shell string

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/tool"
@@ -16,9 +17,10 @@ var terminalDescription string
 // Terminal is the local command backend shared by the terminal and process
 // tools.
 type Terminal struct {
-	opts  Options
-	dirs  *workdirs
-	procs *processes
+	opts     Options
+	dirs     *workdirs
+	procs    *processes
+	noteOnce sync.Once
 }
 
 // New returns a Terminal. Close it to kill its background processes.
@@ -40,7 +42,7 @@ func (t *Terminal) Tools() []tool.Tool {
 func (t *Terminal) TerminalTool() tool.Tool {
 	return terminalTool{tool.Must(tool.New(tool.Spec{
 		Name:        "terminal",
-		Description: terminalDescription,
+		Description: terminalDescription + t.sandboxHint(),
 		Toolset:     "terminal",
 		Class:       tool.Sequential,
 		// The tool enforces its own per-command timeout and reports it;
@@ -102,8 +104,12 @@ func (t *Terminal) runCommand(ctx context.Context, call tool.Call, a terminalArg
 		if err != nil {
 			return tool.Error("terminal: start background process: " + err.Error()), nil
 		}
-		return tool.Text(fmt.Sprintf("Started background process %s (pid %d) in %s.\nUse the process tool with id %q to poll, read its log, wait for or kill it.",
-			p.id, p.pid, dir, p.id)), nil
+		msg := fmt.Sprintf("Started background process %s (pid %d) in %s.\nUse the process tool with id %q to poll, read its log, wait for or kill it.",
+			p.id, p.pid, dir, p.id)
+		if note := t.sandboxNote(); note != "" {
+			msg += "\nnote: " + note
+		}
+		return tool.Text(msg), nil
 	}
 	return t.runForeground(ctx, call.TaskID, a.Command, dir, timeout), nil
 }

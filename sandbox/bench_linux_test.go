@@ -1,0 +1,49 @@
+package sandbox
+
+import (
+	"flag"
+	"os/exec"
+	"testing"
+)
+
+var benchHelper = flag.String("sandbox.helper", "", "the helper BenchmarkStartTrue starts commands through, such as a built hermes binary (default: this test binary)")
+
+// BenchmarkStartTrue is the cost of the sandbox: starting `true` through
+// the helper (namespaces, mounts, Landlock, exec) against starting it
+// directly. The hermes binary itself starts slower than this test binary
+// (its packages' init); measure it with
+//
+//	go build -o /tmp/hermes ./cmd/hermes
+//	go test -run - -bench StartTrue ./sandbox -args -sandbox.helper=/tmp/hermes
+func BenchmarkStartTrue(b *testing.B) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	if *benchHelper != "" {
+		defer func(old string) { helperPath = old }(helperPath)
+		helperPath = *benchHelper
+	}
+	box := newBox(b)
+	p := box.policy(b, WorkspaceWrite)
+	offline := p
+	offline.Network = false
+	for _, c := range []struct {
+		name   string
+		policy *Policy
+	}{{"direct", nil}, {"sandboxed", &p}, {"sandboxed-network-off", &offline}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(truePath)
+				if c.policy != nil {
+					if err := c.policy.Wrap(cmd); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exit codes of a helper that could not run the command, as a shell
+// reports them.
+const (
+	exitCannotRun = 126
+	exitNotFound  = 127
+)
+
+// runHelper is the helper: started by Wrap as os.Args = [_, helperArg,
+// path, argv...] with the plan in planEnv. It mounts, restricts itself
+// and executes path; it never returns. Any step that fails stops it
+// before the command runs: a command never runs with less than its plan.
+func runHelper() {
+	spec, ok := os.LookupEnv(planEnv)
+	os.Unsetenv(planEnv)
+	if !ok {
+		helperFail(exitCannotRun, "not started by hermes (no plan)")
+	}
+	var pl plan
+	if err := json.Unmarshal([]byte(spec), &pl); err != nil {
+		helperFail(exitCannotRun, "read plan: "+err.Error())
+	}
+	// Landlock restricts this thread only; the command is executed from
+	// it, so it must stay the goroutine's thread until then.
+	runtime.LockOSThread()
+	if pl.Mounts {
+		if err := mountPolicy(pl.Policy); err != nil {
+			helperFail(exitCannotRun, err.Error())
+		}
+	}
+	if pl.Probe {
+		os.Exit(0)
+	}
+	if pl.Landlock > 0 {
+		if err := restrictSelf(pl); err != nil {
+			helperFail(exitCannotRun, "landlock: "+err.Error())
+		}
+	}
+	// The helper's own capability (a user namespace's CAP_SYS_ADMIN, see
+	// addNamespaces) must not reach the command.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, syscall.EINVAL) {
+		helperFail(exitCannotRun, "drop ambient capabilities: "+err.Error())
+	}
+	if len(os.Args) < 4 {
+		helperFail(exitCannotRun, "no command")
+	}
+	path, argv := os.Args[2], os.Args[3:]
+	err := syscall.Exec(path, argv, os.Environ())
+	code := exitCannotRun
+	if errors.Is(err, syscall.ENOENT) {
+		code = exitNotFound
+	}
+	helperFail(code, fmt.Sprintf("%s: %v", path, err))
+}
+
+func helperFail(code int, msg string) {
+	fmt.Fprintln(os.Stderr, "hermes sandbox: "+msg)
+	os.Exit(code)
+}

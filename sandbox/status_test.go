@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestEnforcementSaysWhatIsMissing(t *testing.T) {
+	all := Status{OS: "linux", LandlockABI: 7, UserNamespace: true, MountNamespace: true, NetNamespace: true, Helper: true}
+	policy := Policy{Mode: WorkspaceWrite, Hidden: []string{"/h/.ssh"}, ReadOnly: []string{"/w/.git/hooks"}}
+	offline := policy
+	offline.Network = false
+	online := policy
+	online.Network = true
+	with := func(f func(*Status)) Status { s := all; f(&s); return s }
+	tests := []struct {
+		name    string
+		st      Status
+		p       Policy
+		level   Level
+		missing string
+	}{
+		{"everything", all, offline, Full, ""},
+		{"full-access asks nothing", Status{}, Policy{Mode: FullAccess}, Off, ""},
+		{"not Linux", Status{OS: "darwin", Helper: true}, policy, None, "needs Linux"},
+		{"no Landlock", with(func(s *Status) { s.LandlockABI = 0 }), policy, None, "no Landlock"},
+		{"no helper", with(func(s *Status) { s.Helper = false }), policy, None, "MaybeRunHelper"},
+		{"no mount namespace", with(func(s *Status) { s.MountNamespace = false }), policy, Partial, "hidden paths"},
+		{"no network namespace, network off", with(func(s *Status) { s.NetNamespace = false }), offline, Partial, "only TCP"},
+		{"no network namespace, network on", with(func(s *Status) { s.NetNamespace = false }), online, Full, ""},
+		{"old Landlock, network off", with(func(s *Status) { s.NetNamespace, s.LandlockABI = false, 3 }), offline, Partial, "network is not blocked"},
+		{"no truncate right", with(func(s *Status) { s.LandlockABI = 2 }), online, Partial, "truncating"},
+		{"root without a user namespace", with(func(s *Status) { s.Root, s.UserNamespace = true, false }), online, Partial, "as root"},
+		{"no user namespace", with(func(s *Status) { s.UserNamespace = false }), online, Partial, "environments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.st.Enforcement(tt.p)
+			if e.Level != tt.level || !strings.Contains(strings.Join(e.Missing, "; "), tt.missing) {
+				t.Errorf("level %s, missing %q; want level %s naming %q", e.Level, e.Missing, tt.level, tt.missing)
+			}
+			if s := e.String(); s == "" || strings.Contains(s, "\n") {
+				t.Errorf("String() = %q, want one line", s)
+			}
+		})
+	}
+}
+
+func TestARequiredPolicyIsRefusedWhereItIsNotFullyEnforced(t *testing.T) {
+	p := Policy{Mode: WorkspaceWrite, Required: true}
+	noLandlock := Status{OS: "linux", Helper: true}
+	cmd := exec.Command("true")
+	var ne *NotEnforcedError
+	if err := p.wrapWith(cmd, noLandlock, nil); !errors.As(err, &ne) || !strings.Contains(err.Error(), "no Landlock") {
+		t.Fatalf("Wrap = %v, want a NotEnforcedError naming what is missing", err)
+	}
+	p.Required = false
+	if err := p.wrapWith(cmd, noLandlock, nil); err != nil || cmd.Args[0] != "true" {
+		t.Fatalf("an optional sandbox the kernel cannot enforce runs the command as it is: %v %q", err, cmd.Args)
+	}
+}
+
+func TestStatusIsOneLine(t *testing.T) {
+	for _, st := range []Status{Probe(), {OS: "windows"}, {OS: "linux", NamespaceErr: "operation not permitted"}} {
+		if s := st.String(); s == "" || strings.Contains(s, "\n") {
+			t.Errorf("%#v: %q", st, s)
+		}
+	}
+}

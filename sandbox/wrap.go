@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+)
+
+// How a command reaches the helper: the program re-executed with this
+// first argument, then the real program's path and argv; the plan travels
+// in planEnv, which the helper removes before it executes the command.
+const (
+	helperArg = "__sandbox"
+	planEnv   = "HERMES_SANDBOX_PLAN"
+)
+
+// plan is what the helper enforces, decided by the parent from Probe so
+// that the parent knows, and can report, exactly what a command runs
+// under.
+type plan struct {
+	Policy Policy
+	// Mounts: the helper runs in its own mount namespace and mounts the
+	// read-only and hidden paths over.
+	Mounts bool
+	// Landlock is the ABI version to build the ruleset for; 0 is none.
+	Landlock int
+	// Files may be written whatever the mode: side files the caller
+	// reads back (the terminal's working-directory file).
+	Files []string `json:",omitempty"`
+	// Probe: set up the namespaces and mounts, then exit 0.
+	Probe bool `json:",omitempty"`
+}
+
+var helperReady atomic.Bool
+
+// MaybeRunHelper must be the first call in main (and in TestMain of test
+// binaries that start sandboxed commands). When the process was started
+// as the sandbox helper it applies the policy and executes the command in
+// its place, never returning; otherwise it returns at once, having noted
+// that this program can serve as its own helper.
+func MaybeRunHelper() {
+	helperReady.Store(true)
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		runHelper()
+	}
+}
+
+var (
+	probeOnce sync.Once
+	probed    Status
+)
+
+// Probe reports what this system can enforce. The first call may start
+// one helper process to try the namespaces; later calls are free.
+func Probe() Status {
+	probeOnce.Do(func() { probed = probe() })
+	s := probed
+	s.Helper = helperReady.Load()
+	return s
+}
+
+// Enforcement says how much of p this system enforces.
+func (p Policy) Enforcement() Enforcement { return Probe().Enforcement(p) }
+
+// Wrap rewrites cmd, before it starts, so that it runs under p: through
+// the helper (this program re-executed) in its own namespaces, under a
+// Landlock ruleset. cmd keeps its directory, environment, process
+// attributes (Setpgid) and cancellation; its process is the command's
+// own, the helper having executed it in place. files are single files
+// the command may write whatever the mode.
+//
+// A full-access policy leaves cmd alone. Where this system cannot enforce
+// p fully, Wrap enforces what it can (nothing where Enforcement says
+// None); if p.Required it returns a *NotEnforcedError instead.
+func (p Policy) Wrap(cmd *exec.Cmd, files ...string) error {
+	if p.Mode == FullAccess || cmd.Err != nil {
+		return nil
+	}
+	return p.wrapWith(cmd, Probe(), files)
+}
+
+func (p Policy) wrapWith(cmd *exec.Cmd, st Status, files []string) error {
+	if _, err := ParseMode(string(p.Mode)); err != nil {
+		return err
+	}
+	e := st.Enforcement(p)
+	if p.Required && e.Level != Full {
+		return &NotEnforcedError{Enforcement: e}
+	}
+	if e.Level == None {
+		return nil
+	}
+	return wrap(cmd, plan{Policy: p, Mounts: st.MountNamespace, Landlock: st.LandlockABI, Files: files}, st)
+}

@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// helperPath is this program: the child of a fork resolves it to the
+// parent's executable even if the file was replaced since.
+var helperPath = "/proc/self/exe"
+
+func wrap(cmd *exec.Cmd, pl plan, st Status) error {
+	if cmd.Path == helperPath && len(cmd.Args) > 1 && cmd.Args[1] == helperArg {
+		return fmt.Errorf("sandbox: the command is wrapped already")
+	}
+	b, err := json.Marshal(pl)
+	if err != nil {
+		return fmt.Errorf("sandbox: encode plan: %w", err)
+	}
+	cmd.Env = append(cmd.Environ(), planEnv+"="+string(b))
+	cmd.Args = append([]string{"hermes-sandbox", helperArg, cmd.Path}, cmd.Args...)
+	cmd.Path = helperPath
+	attr := &syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		c := *cmd.SysProcAttr
+		attr = &c
+	}
+	addNamespaces(attr, namespaces(st, pl.Policy.Network))
+	cmd.SysProcAttr = attr
+	return nil
+}
+
+// nsSet is the namespaces a helper starts in.
+type nsSet struct{ user, mount, net bool }
+
+func namespaces(st Status, network bool) nsSet {
+	return nsSet{user: st.UserNamespace, mount: st.MountNamespace, net: st.NetNamespace && !network}
+}
+
+// addNamespaces sets the clone flags for ns. In a user namespace root
+// keeps its identity (every id maps to itself) but holds capabilities
+// over that namespace only; another user keeps its own ids, and the
+// helper alone holds CAP_SYS_ADMIN there, as an ambient capability it
+// drops before executing the command.
+func addNamespaces(attr *syscall.SysProcAttr, ns nsSet) {
+	if ns.mount {
+		attr.Cloneflags |= syscall.CLONE_NEWNS
+	}
+	if ns.net {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if !ns.user {
+		return
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	uid, gid := os.Getuid(), os.Getgid()
+	if uid == 0 {
+		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		attr.UidMappings, attr.GidMappings = all, all
+		attr.GidMappingsEnableSetgroups = true
+		return
+	}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN)
+}
+
+func probe() Status {
+	s := Status{OS: runtime.GOOS, Root: os.Geteuid() == 0, LandlockABI: landlockABI()}
+	if !helperReady.Load() {
+		s.NamespaceErr = "not tried: no sandbox helper"
+		return s
+	}
+	// The first set that works wins: all three, then without the network
+	// namespace, then, for root, without the user namespace.
+	tries := []nsSet{{true, true, true}, {true, true, false}}
+	if s.Root {
+		tries = append(tries, nsSet{false, true, true}, nsSet{false, true, false})
+	}
+	var errs []string
+	for _, ns := range tries {
+		if err := tryNamespaces(ns); err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		s.UserNamespace, s.MountNamespace, s.NetNamespace = ns.user, ns.mount, ns.net
+		return s
+	}
+	s.NamespaceErr = errs[len(errs)-1]
+	return s
+}
+
+// tryNamespaces starts the helper in ns, where it makes its mounts
+// private and exits: proof that a command can get them.
+func tryNamespaces(ns nsSet) error {
+	b, _ := json.Marshal(plan{Mounts: true, Probe: true})
+	cmd := exec.Command(helperPath, helperArg)
+	cmd.Env = []string{planEnv + "=" + string(b)}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	addNamespaces(cmd.SysProcAttr, ns)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return fmt.Errorf("%s", msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// landlockABI is the kernel's Landlock ABI as go-landlock counts it: a
+// kernel whose signal scoping lacks its fix counts as ABI 5.
+func landlockABI() int {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 0 {
+		return 0
+	}
+	if v >= 6 {
+		if errata, err := llsys.LandlockGetErrata(); err != nil || errata&0x2 == 0 {
+			v = 5
+		}
+	}
+	return v
+}
