@@ -10,12 +10,12 @@ import "strings"
 // directory, are not secrets.
 func SecretName(name string) bool {
 	n := strings.ToUpper(name)
-	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL"} {
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CONNECTION_STRING"} {
 		if strings.Contains(n, w) {
 			return true
 		}
 	}
-	for _, s := range []string{"_PASS", "_PW", "_PWD", "_AUTH", "_DSN", "_COOKIE",
+	for _, s := range []string{"_PASS", "_PW", "_PWD", "_AUTH", "_PAT", "_DSN", "_COOKIE",
 		"DATABASE_URL", "DATABASE_URI", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "MONGO_URI", "AMQP_URL"} {
 		if strings.HasSuffix(n, s) {
 			return true

@@ -58,7 +58,7 @@
 // not at all. A Policy with Required refuses to run what it cannot enforce
 // fully. Off Linux nothing is enforced.
 //
-// A command's environment is the caller's business; SecretEnvName is the
+// A command's environment is the caller's business; redact.SecretName is the
 // rule for the variables it should leave out.
 //
 // Concurrency: a Policy is a value; its methods are safe for concurrent use.

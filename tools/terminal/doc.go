@@ -21,7 +21,7 @@
 //     one enforced partly or not at all is said once, in the first
 //     command's result. Without it commands run unsandboxed.
 //   - A command's environment leaves out the inherited variables whose
-//     names mark secrets (sandbox.SecretEnvName) unless
+//     names mark secrets (redact.SecretName) unless
 //     Options.EnvPassthrough names them.
 //
 // Concurrency: a Terminal is safe for concurrent use. Its terminal tool is

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-go/hermes/redact"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 )
@@ -55,7 +56,7 @@ func (t *Terminal) environ(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !sandbox.SecretEnvName(name) || t.passedThrough(name) {
+		if !redact.SecretName(name) || t.passedThrough(name) {
 			env = append(env, kv)
 		}
 	}

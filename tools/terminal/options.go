@@ -30,7 +30,7 @@ type Options struct {
 	// Env is added to the process environment ("KEY=value"), as given.
 	Env []string
 	// EnvPassthrough names the inherited variables a command keeps
-	// although their names mark them as secrets (sandbox.SecretEnvName);
+	// although their names mark them as secrets (redact.SecretName);
 	// path.Match patterns ("AWS_*") work too. Other such variables are
 	// left out of every command's environment.
 	EnvPassthrough []string
