@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
@@ -14,12 +15,27 @@ import (
 // HERMES_HOME and the user's credentials. Only full-access lifts it;
 // Options.Yolo is an approval setting and never reaches it.
 func (rt *Runtime) buildPolicy() error {
-	sc := rt.cfg.Sandbox
+	p, err := SandboxPolicy(rt.cfg, rt.workdir, rt.opts.Getenv)
+	if err != nil {
+		return err
+	}
+	rt.policy = p
+	return nil
+}
+
+// SandboxPolicy is the sandbox a runtime built from cfg in workdir runs
+// under (getenv finds HOME; nil is os.Getenv), for surfaces that show it
+// without building a runtime (hermes sandbox status).
+func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) string) (sandbox.Policy, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	sc := cfg.Sandbox
 	mode, err := sandbox.ParseMode(sc.Mode)
 	if err != nil {
-		return configErr(fmt.Errorf("sandbox.mode: %w", err))
+		return sandbox.Policy{}, configErr(fmt.Errorf("sandbox.mode: %w", err))
 	}
-	home := rt.opts.Getenv("HOME")
+	home := getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
@@ -30,7 +46,7 @@ func (rt *Runtime) buildPolicy() error {
 		network = &on
 	case "":
 	default:
-		return configErr(fmt.Errorf("sandbox.network: %q is not on or off", sc.Network))
+		return sandbox.Policy{}, configErr(fmt.Errorf("sandbox.network: %q is not on or off", sc.Network))
 	}
 	var roots []string
 	for _, r := range sc.WritableRoots {
@@ -39,15 +55,23 @@ func (rt *Runtime) buildPolicy() error {
 		}
 		roots = append(roots, r)
 	}
-	p, err := sandbox.NewPolicy(sandbox.Options{Mode: mode, Workdir: rt.workdir, ExtraRoots: roots,
-		Home: home, HermesHome: rt.cfg.Home, Network: network})
+	p, err := sandbox.NewPolicy(sandbox.Options{Mode: mode, Workdir: workdir, ExtraRoots: roots,
+		Home: home, HermesHome: cfg.Home, Network: network, Required: sc.Required})
 	if err != nil {
-		return configErr(err)
+		return sandbox.Policy{}, configErr(err)
 	}
-	rt.policy = p
-	return nil
+	return p, nil
 }
 
 // Sandbox is the policy every command and file tool of this runtime runs
 // under.
 func (rt *Runtime) Sandbox() sandbox.Policy { return rt.policy }
+
+// SandboxStatus says how much of the sandbox this system enforces; its
+// String is one line ("sandbox workspace-write: enforced (...)", or what
+// is missing). A program embedding the runtime must call
+// sandbox.MaybeRunHelper first thing in main for commands to be
+// sandboxed: the helper is the program itself.
+func (rt *Runtime) SandboxStatus() sandbox.Enforcement {
+	return rt.policy.Enforcement()
+}

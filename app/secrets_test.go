@@ -113,15 +113,18 @@ func TestProcessEnvironmentSecretsAreMaskedWhenACommandPrintsThem(t *testing.T) 
 	const secret = "pg-Kq9Zx81kLmQ93hTr7Yw"
 	t.Setenv("HERMES_TEST_DB_PASSWORD", secret)
 	t.Setenv("HERMES_TEST_GREETING", "Zq8Wv2Xm6Kp0Lt4Rn9Ys-not-a-secret-name")
+	work := t.TempDir()
+	// The secret reaches a file some other way; the command prints it reversed.
+	writeFile(t, filepath.Join(work, "dump.txt"), secret+"\n")
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "env", Name: "terminal",
-			Arguments: `{"command":"echo \"$HERMES_TEST_DB_PASSWORD\" | rev; echo \"$HERMES_TEST_GREETING\""}`}}},
+			Arguments: `{"command":"echo \"[$HERMES_TEST_DB_PASSWORD]\"; rev dump.txt; echo \"$HERMES_TEST_GREETING\""}`}}},
 		llmtest.Reply{Text: "done"},
 	)
 	cfg := newConfig(t, srv.URL())
 	// No Options.Getenv: the runtime reads the process environment.
-	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: t.TempDir()})
+	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: work})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +134,9 @@ func TestProcessEnvironmentSecretsAreMaskedWhenACommandPrintsThem(t *testing.T) 
 	}
 	msgs := srv.Requests()[1].Messages()
 	out := msgs[len(msgs)-1].Content
+	if !strings.Contains(out, "[]") {
+		t.Errorf("a secret-named variable reached the command's environment: %q", out)
+	}
 	if strings.Contains(out, reverse(secret)[:12]) || !strings.Contains(out, "[REDACTED]") {
 		t.Errorf("the reversed password reached the model: %q", out)
 	}
@@ -138,7 +144,6 @@ func TestProcessEnvironmentSecretsAreMaskedWhenACommandPrintsThem(t *testing.T) 
 		t.Errorf("a variable whose name marks no secret was masked: %q", out)
 	}
 }
-
 func reverse(s string) string {
 	b := []byte(s)
 	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {

@@ -26,11 +26,13 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 	cfg := rt.cfg
 	reg := &tool.Registry{}
 	term := terminal.New(terminal.Options{
-		Timeout:   config.Seconds(cfg.Terminal.Timeout),
-		MaxOutput: cfg.Terminal.MaxOutput,
-		Dir:       rt.workdir,
-		Redact:    rt.redact,
-		Now:       rt.opts.Now,
+		Timeout:        config.Seconds(cfg.Terminal.Timeout),
+		MaxOutput:      cfg.Terminal.MaxOutput,
+		Dir:            rt.workdir,
+		Redact:         rt.redact,
+		Now:            rt.opts.Now,
+		Sandbox:        &rt.policy,
+		EnvPassthrough: cfg.Terminal.EnvPassthrough,
 	})
 	rt.closers = append(rt.closers, term.Close)
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,

@@ -59,7 +59,7 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	defer signal.Stop(sigs)
 
 	defer rt.endSession(e.stderr, "user_exit")
-	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n", Version, rt.Endpoint(), rt.Agent().SessionID())
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n%s\n", Version, rt.Endpoint(), rt.Agent().SessionID(), rt.SandboxStatus())
 	for {
 		fmt.Fprint(e.stderr, "\n> ")
 		// Ctrl-C at the prompt ends the chat; during a turn it interrupts it.

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 // runOneShot runs one prompt. quiet (-z) prints only the final answer;
@@ -27,6 +28,9 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
+	if st := rt.SandboxStatus(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+		fmt.Fprintln(e.stderr, "hermes: warning:", st) // the one line that says what is not enforced
+	}
 	if withProgress {
 		rt.Observe((&progress{w: e.stderr, verbose: f.verbose}).observe)
 	} else {
@@ -58,7 +62,9 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		rt.endSession(e.stderr, string(res.ExitReason))
 	}
 	if f.usageFile != "" {
-		if werr := writeUsage(f.usageFile, reportFrom(res, err)); werr != nil {
+		report := reportFrom(res, err)
+		report.Sandbox = sandboxReportOf(rt.SandboxStatus())
+		if werr := writeUsage(f.usageFile, report); werr != nil {
 			fmt.Fprintln(e.stderr, "hermes:", werr)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 // usageReport is the --usage-file JSON.
@@ -24,6 +25,19 @@ type usageReport struct {
 	TaskID      string    `json:"task_id"`
 	SessionID   string    `json:"session_id,omitempty"`
 	Error       string    `json:"error,omitempty"`
+	// Sandbox is the mode the commands ran under and how much of it the
+	// kernel enforced.
+	Sandbox *sandboxReport `json:"sandbox,omitempty"`
+}
+
+type sandboxReport struct {
+	Mode     string   `json:"mode"`
+	Enforced string   `json:"enforced"` // full, partial, none, off
+	Missing  []string `json:"missing,omitempty"`
+}
+
+func sandboxReportOf(e sandbox.Enforcement) *sandboxReport {
+	return &sandboxReport{Mode: string(e.Mode), Enforced: e.Level.String(), Missing: e.Missing}
 }
 
 func reportFrom(res *agent.Result, err error) usageReport {

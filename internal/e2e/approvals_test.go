@@ -25,10 +25,10 @@ command_allowlist:
 // without touching the file's comments, and lets the next command of the
 // kind run unasked; approvals list shows it and revoke undoes it exactly.
 func TestAlwaysApprovalIsExplainedListedAndRevocable(t *testing.T) {
-	home := t.TempDir()
+	home, work := t.TempDir(), t.TempDir()
 	writeConfig(t, home, commentedConfig)
 	for _, d := range []string{"a", "b"} {
-		os.MkdirAll(filepath.Join(home, "tmp", d), 0o755)
+		os.MkdirAll(filepath.Join(work, "tmp", d), 0o755)
 	}
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
@@ -37,7 +37,7 @@ func TestAlwaysApprovalIsExplainedListedAndRevocable(t *testing.T) {
 		llmtest.Reply{Text: "both deleted"},
 		llmtest.Reply{Text: "Cleaning Directories"}, // the session title
 	)
-	r := hermesIn(t, "clean both\na\n", home, home, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	r := hermesIn(t, "clean both\na\n", home, work, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -47,7 +47,7 @@ func TestAlwaysApprovalIsExplainedListedAndRevocable(t *testing.T) {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
 	for _, d := range []string{"a", "b"} {
-		if _, err := os.Stat(filepath.Join(home, "tmp", d)); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(work, "tmp", d)); !os.IsNotExist(err) {
 			t.Fatalf("tmp/%s was not deleted", d)
 		}
 	}

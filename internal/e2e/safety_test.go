@@ -66,8 +66,9 @@ func TestHardlineRefusedEvenWithYolo(t *testing.T) {
 	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"sudo rm -rf / --no-preserve-root"}`}}},
 		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"rm -rf ./scratch"}`}}},
 		llmtest.Reply{Text: "ok"})
-	os.MkdirAll(filepath.Join(home, "scratch"), 0o755)
-	r := hermes(t, home, home, "-z", "go", "--yolo", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	work := t.TempDir() // the workspace, where the sandbox lets the delete happen
+	os.MkdirAll(filepath.Join(work, "scratch"), 0o755)
+	r := hermes(t, home, work, "-z", "go", "--yolo", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -75,7 +76,7 @@ func TestHardlineRefusedEvenWithYolo(t *testing.T) {
 	if !strings.Contains(res[0], "BLOCKED") || strings.Contains(res[1], "Command not run") {
 		t.Fatalf("results %q", res)
 	}
-	if _, err := os.Stat(filepath.Join(home, "scratch")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(work, "scratch")); !os.IsNotExist(err) {
 		t.Fatal("--yolo did not let the ordinary recursive delete run")
 	}
 }
@@ -187,9 +188,9 @@ func TestThreeDelegatedTasksMakeThreeChildSessionsAndOneResult(t *testing.T) {
 // In an interactive chat a dangerous command is put to the user: "o"
 // runs it once, a denial (the default) does not.
 func TestInteractiveApprovalAsksTheUser(t *testing.T) {
-	home := t.TempDir()
+	home, work := t.TempDir(), t.TempDir()
 	for _, d := range []string{"a", "b"} {
-		os.MkdirAll(filepath.Join(home, "tmp", d), 0o755)
+		os.MkdirAll(filepath.Join(work, "tmp", d), 0o755)
 	}
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
@@ -199,7 +200,7 @@ func TestInteractiveApprovalAsksTheUser(t *testing.T) {
 		llmtest.Reply{Text: "Cleaning Two Directories"}, // the session title, in the background
 	)
 	cmd := exec.Command(hermesBin, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
-	cmd.Dir = home
+	cmd.Dir = work
 	cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	cmd.Stdin = strings.NewReader("clean both\no\n\n")
 	out, err := cmd.CombinedOutput()
@@ -209,10 +210,10 @@ func TestInteractiveApprovalAsksTheUser(t *testing.T) {
 	if !strings.Contains(string(out), "DANGEROUS COMMAND") {
 		t.Fatalf("no prompt:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(home, "tmp", "a")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(work, "tmp", "a")); !os.IsNotExist(err) {
 		t.Fatal("approved command did not run")
 	}
-	if _, err := os.Stat(filepath.Join(home, "tmp", "b")); err != nil {
+	if _, err := os.Stat(filepath.Join(work, "tmp", "b")); err != nil {
 		t.Fatal("denied command ran")
 	}
 	res := toolResults(srv.Requests()[2])

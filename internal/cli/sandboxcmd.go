@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/sandbox"
+)
+
+// newSandboxCmd is `hermes sandbox status`: the boundary commands run
+// under here, and how much of it this kernel enforces.
+func newSandboxCmd(e *env) *cobra.Command {
+	var asJSON bool
+	var mode string
+	status := &cobra.Command{
+		Use: "status", Short: "Show the sandbox mode, its writable roots and hidden paths, and what this kernel enforces", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := app.LoadConfig(e.getenv)
+			if err != nil {
+				return &exitError{code: exitFor(err), err: err}
+			}
+			if mode != "" {
+				if _, err := sandbox.ParseMode(mode); err != nil {
+					return &exitError{code: exitUsage, err: fmt.Errorf("--sandbox: %w", err)}
+				}
+				cfg.Sandbox.Mode = mode
+			}
+			wd, err := os.Getwd()
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			p, err := app.SandboxPolicy(cfg, wd, e.getenv)
+			if err != nil {
+				return &exitError{code: exitFor(err), err: err}
+			}
+			enf := p.Enforcement()
+			if asJSON {
+				return printJSON(e.stdout, map[string]any{
+					"mode": p.Mode, "enforced": enf.Level.String(), "missing": enf.Missing, "kernel": enf.Status.String(),
+					"workspace": p.Workspace, "writable_roots": p.WritableRoots, "read_only": p.ReadOnly,
+					"hidden": p.Hidden, "protected": p.Protected, "network": p.Network, "required": p.Required,
+				})
+			}
+			printPolicy(e.stdout, p, enf)
+			return nil
+		},
+	}
+	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	status.Flags().StringVar(&mode, "sandbox", "", "show this mode instead of sandbox.mode")
+	root := &cobra.Command{Use: "sandbox", Short: "The boundary around every command and file tool write"}
+	root.AddCommand(status)
+	return root
+}
+
+func printPolicy(w io.Writer, p sandbox.Policy, enf sandbox.Enforcement) {
+	fmt.Fprintln(w, enf)
+	if p.Mode == sandbox.FullAccess {
+		return
+	}
+	net := "off"
+	if p.Network {
+		net = "on"
+	}
+	fmt.Fprintf(w, "workspace       %s\n", p.Workspace)
+	if p.Mode == sandbox.WorkspaceWrite {
+		fmt.Fprintf(w, "writable        %s\n", strings.Join(p.WritableRoots, ", "))
+	}
+	fmt.Fprintf(w, "read-only       %s\n", strings.Join(p.ReadOnly, ", "))
+	fmt.Fprintf(w, "hidden          %s\n", strings.Join(p.Hidden, ", "))
+	fmt.Fprintf(w, "network         %s\n", net)
+	if p.Required {
+		fmt.Fprintln(w, "required        yes: commands are refused where the sandbox is not enforced")
+	}
+}
