@@ -104,18 +104,22 @@ func (d *detector) textPatterns(cmd string) {
 	if strings.Contains(flat, "bin/") {
 		flat = reBinDir().ReplaceAllString(flat, "")
 	}
-	if strings.Contains(flat, "drop") && reDrop().MatchString(flat) {
-		d.add(dgSQLDrop)
-	}
-	if strings.Contains(flat, "delete") {
-		for _, m := range reDeleteFrom().FindAllString(flat, -1) {
-			if !reWhere().MatchString(m) {
-				d.add(dgSQLDeleteAll)
+	// SQL is only run by a database client: the same words in grep's
+	// pattern or an echo into a file are text.
+	if sqlClient(flat) {
+		if strings.Contains(flat, "drop") && reDrop().MatchString(flat) {
+			d.add(dgSQLDrop)
+		}
+		if strings.Contains(flat, "delete") {
+			for _, m := range reDeleteFrom().FindAllString(flat, -1) {
+				if !reWhere().MatchString(m) {
+					d.add(dgSQLDeleteAll)
+				}
 			}
 		}
-	}
-	if strings.Contains(flat, "truncate") && reTruncate().MatchString(flat) {
-		d.add(dgSQLTruncate)
+		if strings.Contains(flat, "truncate") && reTruncate().MatchString(flat) {
+			d.add(dgSQLTruncate)
+		}
 	}
 	if strings.ContainsAny(flat, "19:") && reMetadata().MatchString(flat) || strings.Contains(flat, "metadata.google") {
 		d.add(dgCloudMetadata)
@@ -136,6 +140,23 @@ func (d *detector) textPatterns(cmd string) {
 	if reCmdSubst().MatchString(strings.ToLower(cmd)) || reCmdSubst().MatchString(flat) {
 		d.add(dgRemoteCmdSubst)
 	}
+}
+
+// sqlClients are the programs that run SQL they are given.
+var sqlClients = []string{"psql", "mysql", "mariadb", "sqlite3", "sqlite", "sqlcmd", "duckdb", "clickhouse", "cockroach",
+	"mongo", "mongosh", "cqlsh", "snowsql", "bq", "usql", "pgcli", "mycli", "litecli"}
+
+// sqlClient reports whether a command (lower-cased) runs a database
+// client, or sends text to one through a redirect or a pipe.
+func sqlClient(flat string) bool {
+	for _, f := range strings.FieldsFunc(flat, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '<' || r == '>' || r == '\n'
+	}) {
+		if slices.Contains(sqlClients, strings.TrimPrefix(f, "/usr/bin/")) {
+			return true
+		}
+	}
+	return false
 }
 
 var reBlockDev = lazyre.New(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|r?disk\d|mapper/|disk/by-)`)
