@@ -14,6 +14,12 @@
 //	defer rt.Close()
 //	answer, err := rt.Agent().Chat(ctx, "What is in this directory?")
 //
+// Commands the agent runs are sandboxed (package sandbox) by re-executing
+// the program itself as a helper, so a program that embeds the runtime
+// calls sandbox.MaybeRunHelper first thing in main; without it
+// Runtime.SandboxStatus says the sandbox is not enforced (and
+// sandbox.required refuses commands).
+//
 // Options holds what differs between surfaces: where sessions come from
 // (Source), who answers approval and clarify questions (nobody, by
 // default: dangerous commands are then denied), extra tools, the working
