@@ -310,6 +310,20 @@ func (a *Agent) Interrupt() {
 	}
 }
 
+// Notify reports an event from code around the agent (a hook, a title
+// written in the background) to the agent's observers, in order with the
+// loop's own events and from the same delivery goroutine. Outside a turn
+// it returns once the event was delivered.
+func (a *Agent) Notify(e Event) {
+	a.emit(e)
+	a.mu.Lock()
+	idle := !a.running
+	a.mu.Unlock()
+	if idle {
+		a.events.flush()
+	}
+}
+
 // emit queues an event for the observers. Events of subagents (relayed
 // through EventRelay) keep their own AgentID and Depth.
 func (a *Agent) emit(e Event) {

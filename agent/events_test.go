@@ -277,3 +277,33 @@ func TestTheInjectedClockTimesToolsAndEvents(t *testing.T) {
 		}
 	}
 }
+
+// Code around the agent reports through Notify: in order with the loop's
+// events during a turn, delivered before Notify returns outside one.
+func TestNotifyJoinsTheOrderedStream(t *testing.T) {
+	var a *Agent
+	noisy := tool.Func{S: tool.Spec{Name: "noisy"}, Fn: func(ctx context.Context, c tool.Call) (tool.Result, error) {
+		a.Notify(Event{Kind: EventWarning, Text: "from the tool"})
+		return tool.Text("ok"), nil
+	}}
+	s := script(t).add(calls(call("c1", "noisy", `{}`)), text("done"))
+	rec := &recorder{}
+	a = New(Config{Client: s, Model: "m", Tools: tool.NewRegistry(noisy), Observer: rec.observe})
+	if _, err := a.Run(context.Background(), Input{Message: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range rec.events {
+		switch e.Kind {
+		case EventToolStarted, EventToolFinished, EventWarning:
+			order = append(order, string(e.Kind))
+		}
+	}
+	if fmt.Sprint(order) != "[tool_started warning tool_finished]" {
+		t.Fatalf("order %v", order)
+	}
+	a.Notify(Event{Kind: EventWarning, Text: "after the turn"})
+	if w := rec.of(EventWarning); len(w) != 2 || w[1].Text != "after the turn" {
+		t.Fatalf("warnings %+v", w)
+	}
+}

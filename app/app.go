@@ -286,6 +286,10 @@ func (rt *Runtime) warn(s string) {
 
 // event sends a warning to the observers while the runtime runs.
 func (rt *Runtime) eventWarning(s string) {
+	if rt.agent != nil {
+		rt.agent.Notify(agent.Event{Kind: agent.EventWarning, Time: rt.opts.Now(), Text: s})
+		return
+	}
 	rt.obs.emit(agent.Event{Kind: agent.EventWarning, Time: rt.opts.Now(), Text: s})
 }
 
