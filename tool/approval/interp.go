@@ -72,7 +72,7 @@ func awkProgram(c command) (string, bool) {
 }
 
 var (
-	reCodeRuns = lazyre.New(`(?i)\b(os\.system|os\.popen|os\.exec\w*|os\.spawn\w*|subprocess|popen\d?|system|exec|execsync|execfile\w*|spawn\w*|child_process|passthru|shell_exec|proc_open|pcntl_exec|io\.popen|os\.execute|kernel\.exec|getoutput)\b`)
+	reCodeRuns   = lazyre.New(`(?i)\b(os\.system|os\.popen|os\.exec\w*|os\.spawn\w*|subprocess|popen\d?|system|exec|execsync|execfile\w*|spawn\w*|child_process|passthru|shell_exec|proc_open|pcntl_exec|io\.popen|os\.execute|kernel\.exec|getoutput)\b`)
 	reCodeShell  = lazyre.New("`[^`]+`|\\bqx\\s*[{(/|]|%x[{(]")
 	reCodeDelete = lazyre.New(`(?i)(rmtree|os\.remove|os\.unlink|\.unlink\s*\(|os\.rmdir|removedirs|\bfs\.(rm|rmdir|unlink)(sync)?\b|\b(rm|rmdir|unlink)sync\b|rimraf|fileutils\.(rm|remove)\w*|file\.delete|dir\.delete|\bunlink\b|\brmdir\s*\(|\bremove_tree\b)`)
 	reCodeWrite  = lazyre.New(`(?i)(\bopen\s*\([^)]*,\s*['"][wax+]|write_text|write_bytes|writefile|appendfile|file\.write|io\.write|file_put_contents|\bfopen\s*\([^)]*,\s*['"][wax]|\bopen\s*\(?\s*[\w$]*\s*,?\s*['"]\s*\+?>|shutil\.(copy|move)\w*|os\.(rename|replace|truncate)|fs\.(rename|copyfile|truncate)\w*|file\.open\s*\([^)]*['"][wa]|\.truncate\s*\()`)
