@@ -35,7 +35,7 @@ func describeEntry(entry string) allowEntry {
 	return allowEntry{Entry: entry, Key: f.Key, Description: f.Description, Active: true}
 }
 
-// newApprovalsCmd is `hermes approvals list|revoke`: the approvals saved
+// newApprovalsCmd is `hermes approvals list|revoke|check`: the approvals saved
 // by answering "always", in config.yaml's command_allowlist.
 func newApprovalsCmd(e *env) *cobra.Command {
 	var asJSON bool
@@ -91,8 +91,53 @@ func newApprovalsCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	root.AddCommand(list, revoke)
+	check := &cobra.Command{
+		Use: "check [--json] -- COMMAND...", Short: "Print the approval verdict for a command without running it", Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v := checkCommand(strings.Join(args, " "))
+			if asJSON {
+				return jsonEncoder(e.stdout).Encode(v)
+			}
+			fmt.Fprintln(e.stdout, v.Verdict)
+			for _, f := range v.Findings {
+				kind := "ask"
+				if f.Hardline {
+					kind = "blocked"
+				}
+				fmt.Fprintf(e.stdout, "  %s\t%s (%s)\n", f.Key, f.Description, kind)
+			}
+			return nil
+		},
+	}
+	root.AddCommand(list, revoke, check)
 	return root
+}
+
+// verdict is what `approvals check` reports for a command.
+type verdict struct {
+	Command  string           `json:"command"`
+	Verdict  string           `json:"verdict"` // harmless, ask or blocked
+	Findings []checkedFinding `json:"findings"`
+}
+
+type checkedFinding struct {
+	Key         string `json:"key"`
+	Description string `json:"description"`
+	Hardline    bool   `json:"hardline"`
+}
+
+func checkCommand(command string) verdict {
+	v := verdict{Command: command, Verdict: "harmless", Findings: []checkedFinding{}}
+	for _, f := range approval.Check(command) {
+		v.Findings = append(v.Findings, checkedFinding{f.Key, f.Description, f.Hardline})
+	}
+	switch {
+	case len(v.Findings) > 0 && v.Findings[0].Hardline:
+		v.Verdict = "blocked"
+	case len(v.Findings) > 0:
+		v.Verdict = "ask"
+	}
+	return v
 }
 
 func printAllowlist(w io.Writer, path string, rows []allowEntry) {

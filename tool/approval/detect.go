@@ -2,7 +2,6 @@ package approval
 
 import (
 	"encoding/base64"
-	"path"
 	"slices"
 	"strings"
 
@@ -39,6 +38,8 @@ func Check(cmd string) []Finding {
 type detector struct {
 	out  []Finding
 	seen map[string]bool // texts already checked: carriers often repeat a payload
+	// cwd is the directory the command has cd'd to, when known ("" if not).
+	cwd string
 }
 
 func (d *detector) add(f Finding) {
@@ -62,7 +63,30 @@ func (d *detector) check(cmd string, depth int) {
 		d.seen = map[string]bool{}
 	}
 	d.seen[cmd] = true
-	d.textPatterns(cmd)
+	text := normalizeText(cmd)
+	f, err := parseShell(text)
+	if err != nil {
+		d.checkText(text, depth)
+		return
+	}
+	d.textPatterns(text, false)
+	cwd := d.cwd
+	newWalker(d, text, depth).run(f)
+	d.cwd = cwd
+}
+
+// reLooksDangerous finds, in text the parser rejects, words worth a
+// question.
+var reLooksDangerous = lazyre.New(`(?i)(^|[^\w.-])(rm|dd|mkfs\S*|chmod|chown|chattr|truncate|shred|kill|pkill|killall|shutdown|reboot|halt|poweroff|sudo|su|doas|eval|exec|source|sh|bash|zsh|dash|curl|wget|git|docker|systemctl|python\d*|perl|ruby|node|php|awk|find|xargs|mv|cp|tee|sed|ln|drop|delete|base64|nc)([^\w.-]|$)|>|\$\(|` + "`")
+
+// checkText checks a command the shell parser rejects with the
+// hand-written lexer, and asks when anything in it looks dangerous.
+func (d *detector) checkText(cmd string, depth int) {
+	n := len(d.out)
+	d.textPatterns(cmd, true)
+	if len(d.out) == n && reLooksDangerous().MatchString(cmd) {
+		defer d.add(dgUnparsedDanger)
+	}
 	p := lex(cmd)
 	for _, sub := range p.subs {
 		d.check(sub, depth+1)
@@ -71,7 +95,7 @@ func (d *detector) check(cmd string, depth int) {
 		cmds := make([]command, len(pl))
 		for i, seg := range pl {
 			cmds[i] = normalize(seg)
-			d.segment(cmds[i], seg)
+			d.segment(cmds[i], seg, depth)
 			for _, payload := range cmds[i].payloads {
 				d.check(payload, depth+1)
 			}
@@ -94,10 +118,10 @@ var (
 	reQuoteChars = strings.NewReplacer(`"`, "", `'`, "", `\`, "", "${IFS}", " ", "$IFS", " ")
 )
 
-// textPatterns match the whole command flattened: SQL inside a client's
-// -c string, metadata addresses in any argument, fork bombs and remote
-// code run through substitutions.
-func (d *detector) textPatterns(cmd string) {
+// textPatterns match the whole command flattened: metadata addresses in
+// any argument, fork bombs and remote code run through substitutions,
+// and, for text the parser rejects, SQL given to a database client.
+func (d *detector) textPatterns(cmd string, withSQL bool) {
 	// Cheap substring tests gate each regexp: most commands contain none
 	// of the trigger words, and the regexps have no literal prefix.
 	flat := strings.ToLower(reQuoteChars.Replace(cmd))
@@ -106,20 +130,8 @@ func (d *detector) textPatterns(cmd string) {
 	}
 	// SQL is only run by a database client: the same words in grep's
 	// pattern or an echo into a file are text.
-	if sqlClient(flat) {
-		if strings.Contains(flat, "drop") && reDrop().MatchString(flat) {
-			d.add(dgSQLDrop)
-		}
-		if strings.Contains(flat, "delete") {
-			for _, m := range reDeleteFrom().FindAllString(flat, -1) {
-				if !reWhere().MatchString(m) {
-					d.add(dgSQLDeleteAll)
-				}
-			}
-		}
-		if strings.Contains(flat, "truncate") && reTruncate().MatchString(flat) {
-			d.add(dgSQLTruncate)
-		}
+	if withSQL && sqlClient(flat) {
+		d.sql(flat)
 	}
 	if strings.ContainsAny(flat, "19:") && reMetadata().MatchString(flat) || strings.Contains(flat, "metadata.google") {
 		d.add(dgCloudMetadata)
@@ -139,6 +151,24 @@ func (d *detector) textPatterns(cmd string) {
 	}
 	if reCmdSubst().MatchString(strings.ToLower(cmd)) || reCmdSubst().MatchString(flat) {
 		d.add(dgRemoteCmdSubst)
+	}
+}
+
+// sql checks text a database client runs.
+func (d *detector) sql(text string) {
+	flat := strings.ToLower(text)
+	if strings.Contains(flat, "drop") && reDrop().MatchString(flat) {
+		d.add(dgSQLDrop)
+	}
+	if strings.Contains(flat, "delete") {
+		for _, m := range reDeleteFrom().FindAllString(flat, -1) {
+			if !reWhere().MatchString(m) {
+				d.add(dgSQLDeleteAll)
+			}
+		}
+	}
+	if strings.Contains(flat, "truncate") && reTruncate().MatchString(flat) {
+		d.add(dgSQLTruncate)
 	}
 }
 
@@ -163,121 +193,6 @@ var reBlockDev = lazyre.New(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcb
 
 func isBlockDevice(p string) bool { return reBlockDev().MatchString(p) }
 
-// segment checks one simple command.
-func (d *detector) segment(c command, seg segment) {
-	for _, r := range seg.redirects {
-		d.writeTarget(cleanTarget(strings.ToLower(r)))
-	}
-	if c.lookup || c.name == "" {
-		return
-	}
-	if strings.HasPrefix(c.name, "mkfs") {
-		d.add(hlFormat)
-	}
-	low := make([]string, len(c.args))
-	for i, a := range c.args {
-		low[i] = strings.ToLower(a)
-	}
-	switch c.name {
-	case "rm":
-		d.rm(c)
-	case "chmod":
-		d.chmod(c)
-	case "chown":
-		if c.hasFlag("R", "--recursive") {
-			// The first operand is the new owner.
-			if ops := c.operands(); len(ops) > 0 {
-				o := strings.ToLower(ops[0])
-				if o == "root" || strings.HasPrefix(o, "root:") || strings.HasPrefix(o, "0:") || o == "0" {
-					d.add(dgChownRoot)
-				}
-			}
-		}
-	case "mke2fs", "newfs":
-		d.add(hlFormat)
-	case "mkswap":
-		for _, o := range c.operands() {
-			if isBlockDevice(o) {
-				d.add(hlFormat)
-			}
-		}
-	case "dd":
-		for _, a := range low {
-			if strings.HasPrefix(a, "of=") {
-				d.writeTarget(cleanTarget(a[3:]))
-			}
-			if strings.HasPrefix(a, "if=") {
-				d.add(dgDiskCopy)
-			}
-		}
-	case "wipefs", "blkdiscard", "shred", "sgdisk", "sfdisk", "fdisk", "parted":
-		for _, o := range c.operands() {
-			if isBlockDevice(o) && (c.name != "sgdisk" || c.hasFlag("Zo", "--zap-all", "--clear")) &&
-				(c.name != "fdisk" && c.name != "parted" && c.name != "sfdisk" || !c.hasFlag("l", "--list")) {
-				d.add(hlWipeDevice)
-			}
-		}
-	case "diskutil":
-		if ops := c.operands(); len(ops) > 0 && reDiskutil().MatchString(strings.ToLower(ops[0])) {
-			d.add(hlDiskutilErase)
-		}
-	case "shutdown", "reboot", "halt", "poweroff":
-		d.add(hlPower)
-	case "init", "telinit":
-		if ops := c.operands(); len(ops) > 0 && (ops[0] == "0" || ops[0] == "6") {
-			d.add(hlPower)
-		}
-	case "systemctl":
-		ops := c.operands()
-		if len(ops) > 0 {
-			switch strings.ToLower(ops[0]) {
-			case "poweroff", "reboot", "halt", "kexec":
-				d.add(hlPower)
-			case "stop", "restart", "disable", "mask", "kill":
-				d.add(dgServiceStop)
-			}
-		}
-	case "service":
-		if ops := c.operands(); len(ops) > 1 && slices.Contains([]string{"stop", "restart"}, ops[1]) {
-			d.add(dgServiceStop)
-		}
-	case "kill":
-		d.kill(c)
-	case "pkill":
-		if slices.ContainsFunc(low, func(a string) bool { return a == "-9" || a == "-kill" || a == "-sigkill" }) ||
-			argAfter(low, "--signal", "9", "kill", "sigkill") {
-			d.add(dgForceKill)
-		}
-	case "killall":
-		d.add(dgKillall)
-	case "tee":
-		for _, o := range c.operands() {
-			d.writeTarget(cleanTarget(strings.ToLower(o)))
-		}
-	case "cp", "mv", "install", "ln", "rsync":
-		if ops := c.operands(); len(ops) > 1 {
-			d.writeTarget(cleanTarget(strings.ToLower(ops[len(ops)-1])))
-		}
-	case "find":
-		if slices.Contains(c.args, "-delete") {
-			d.add(dgFindDelete)
-		}
-		for i, a := range c.args {
-			if (a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir") && i+1 < len(c.args) && path.Base(c.args[i+1]) == "rm" {
-				d.add(dgFindExecRm)
-			}
-		}
-	case "xargs":
-		for _, a := range c.args {
-			if path.Base(a) == "rm" {
-				d.add(dgXargsRm)
-			}
-		}
-	case "git":
-		d.git(c)
-	}
-}
-
 func argAfter(args []string, flag string, values ...string) bool {
 	for i, a := range args {
 		if a == flag && i+1 < len(args) && slices.Contains(values, args[i+1]) {
@@ -292,26 +207,6 @@ func argAfter(args []string, flag string, values ...string) bool {
 	return false
 }
 
-func (d *detector) rm(c command) {
-	recursive := c.hasFlag("rR", "--recursive")
-	for _, o := range c.operands() {
-		t := cleanTarget(strings.ToLower(o))
-		switch {
-		case recursive && t == "/":
-			d.add(hlDeleteRoot)
-		case recursive && systemDirs[t]:
-			d.add(hlDeleteSystem)
-		case recursive && t == "~":
-			d.add(hlDeleteHome)
-		case !recursive && strings.HasPrefix(t, "/") && hasAnyPrefix(t+"/", systemFilePrefixes):
-			d.add(dgDeleteSystem)
-		}
-	}
-	if recursive {
-		d.add(dgRecursiveDelete)
-	}
-}
-
 func hasAnyPrefix(s string, prefixes []string) bool {
 	for _, p := range prefixes {
 		if strings.HasPrefix(s, p) {
@@ -322,95 +217,6 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 }
 
 var reDiskutil = lazyre.New(`^(erase|zerodisk|randomdisk|secureerase|reformat|partitiondisk)`)
-
-var reOctalMode = lazyre.New(`^[0-7]{3,4}$`)
-var reSymbolicMode = lazyre.New(`^[ugoa]*[+=][rwxxst]*$`)
-
-func (d *detector) chmod(c command) {
-	ops := c.operands()
-	if len(ops) == 0 {
-		return
-	}
-	mode := ops[0]
-	if reOctalMode().MatchString(mode) {
-		if last := mode[len(mode)-1]; last == '2' || last == '3' || last == '6' || last == '7' {
-			d.add(dgWorldWritable)
-		}
-		return
-	}
-	for _, clause := range strings.Split(mode, ",") {
-		if !reSymbolicMode().MatchString(clause) {
-			continue
-		}
-		i := strings.IndexAny(clause, "+=")
-		who, perm := clause[:i], clause[i+1:]
-		if strings.ContainsAny(who, "oa") && strings.Contains(perm, "w") {
-			d.add(dgWorldWritable)
-		}
-	}
-}
-
-func (d *detector) kill(c command) {
-	// A last argument of -1 is the pid "every process" (kill -9 -1,
-	// kill -- -1); `kill -1 PID` is signal 1 to PID and is fine.
-	if n := len(c.args); n > 0 && c.args[n-1] == "-1" {
-		d.add(hlKillAll)
-	}
-}
-
-func (d *detector) git(c command) {
-	i := 0
-	for i < len(c.args) && c.args[i] != "push" {
-		if c.args[i] == "-c" || c.args[i] == "-C" {
-			i++
-		}
-		i++
-	}
-	if i >= len(c.args) {
-		return
-	}
-	push := command{name: "push", args: c.args[i+1:]}
-	if push.hasFlag("f", "--force", "--force-with-lease", "--mirror") {
-		d.add(dgGitForcePush)
-		return
-	}
-	for _, o := range push.operands() {
-		if strings.HasPrefix(o, "+") {
-			d.add(dgGitForcePush)
-		}
-	}
-}
-
-// writeTarget checks a file a command writes to.
-func (d *detector) writeTarget(t string) {
-	switch {
-	case isBlockDevice(t):
-		d.add(hlBlockWrite)
-	case strings.HasPrefix(t, "/etc/") || t == "/etc" || strings.HasPrefix(t, "/private/etc/"):
-		d.add(dgSystemConfig)
-	case isSensitive(t):
-		d.add(dgSensitiveFile)
-	}
-}
-
-var sensitiveNames = map[string]bool{
-	".bashrc": true, ".zshrc": true, ".profile": true, ".bash_profile": true,
-	".zprofile": true, ".bash_login": true, ".zshenv": true, ".netrc": true,
-	".pgpass": true, ".npmrc": true, ".pypirc": true,
-}
-
-func isSensitive(t string) bool {
-	t = strings.ToLower(t)
-	if sensitiveNames[path.Base(t)] {
-		return true
-	}
-	for _, p := range []string{"~/.ssh", "/root/.ssh", "~/.hermes/.env", "~/.hermes/config.yaml", "$hermes_home/.env", "${hermes_home}/.env", "~/.aws/credentials", "~/.kube/config", "~/.gnupg"} {
-		if t == p || strings.HasPrefix(t, p+"/") {
-			return true
-		}
-	}
-	return strings.Contains(t, "/.ssh/") && strings.HasPrefix(t, "/home/")
-}
 
 var decoders = map[string]bool{"base64": true, "base32": true, "base16": true, "basenc": true, "xxd": true, "openssl": true, "tr": true, "rev": true, "gunzip": true, "zcat": true, "gzip": true, "uudecode": true}
 

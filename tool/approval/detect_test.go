@@ -37,7 +37,7 @@ var detectCases = []struct {
 	{"chmod 644 file", ""},
 	{"chmod u+w file", ""},
 	{"chown me:me file", ""},
-	{"chown -R me:staff dir", ""},
+	{"chown -R me:staff dir", "chown_recursive"},
 	{"curl -sSL https://example.com -o out.html", ""},
 	{"wget https://example.com/file.tar.gz", ""},
 	{"curl https://example.com | jq .", ""},
@@ -46,8 +46,8 @@ var detectCases = []struct {
 	{"kill -9 1234", ""},
 	{"kill -1 1234", ""},
 	{"kill -HUP 4321", ""},
-	{"pkill node", ""},
-	{"pkill -f 'python server.py'", ""},
+	{"pkill node", "kill_by_pattern"},
+	{"pkill -f 'python server.py'", "kill_by_pattern"},
 	{"systemctl status nginx", ""},
 	{"systemctl start nginx", ""},
 	{"find . -name '*.go'", ""},
@@ -61,7 +61,7 @@ var detectCases = []struct {
 	{"ls > /dev/null", ""},
 	{"sqlite3 db.sqlite 'SELECT * FROM users'", ""},
 	{"psql -c 'DELETE FROM sessions WHERE expired'", ""},
-	{"truncate -s 0 app.log", ""},
+	{"truncate -s 0 app.log", "wipe_file"},
 	{`grep -rn "DROP TABLE" migrations/`, ""},
 	{`echo "DELETE FROM users" > notes.txt`, ""},
 	{`echo "DROP TABLE users" | psql`, "sql_drop"},
@@ -185,7 +185,8 @@ var detectCases = []struct {
 	{"chown -R root /srv/app", "chown_root"},
 	{"chown -R root:root .", "chown_root"},
 	{"chown --recursive root dir", "chown_root"},
-	{"dd if=/dev/zero of=disk.img bs=1M count=10", "disk_copy"},
+	{"dd if=/dev/zero of=disk.img bs=1M count=10", ""},
+	{"dd if=/dev/sda of=disk.img bs=1M", "disk_copy"},
 	{`psql -c "DROP TABLE users"`, "sql_drop"},
 	{"mysql -e 'drop database prod'", "sql_drop"},
 	{`sqlite3 app.db "DELETE FROM users"`, "sql_delete_without_where"},
@@ -249,10 +250,7 @@ func TestCheckVerdicts(t *testing.T) {
 		t.Fatalf("the table must hold at least 150 commands, has %d", len(detectCases))
 	}
 	descriptions := map[string]Finding{}
-	for _, f := range []Finding{hlDeleteRoot, hlDeleteSystem, hlDeleteHome, hlFormat, hlBlockWrite, hlWipeDevice, hlForkBomb, hlKillAll, hlPower, hlDiskutilErase,
-		dgRecursiveDelete, dgDeleteSystem, dgWorldWritable, dgChownRoot, dgDiskCopy, dgSQLDrop, dgSQLDeleteAll, dgSQLTruncate, dgSystemConfig, dgSensitiveFile,
-		dgServiceStop, dgForceKill, dgKillall, dgRemotePipe, dgRemoteProcSubst, dgRemoteCmdSubst, dgDecodedPipe, dgCloudMetadata, dgXargsRm, dgFindExecRm,
-		dgFindDelete, dgGitForcePush, dgUnparsable} {
+	for _, f := range Patterns() {
 		descriptions[f.Key] = f
 	}
 	for _, tc := range detectCases {

@@ -11,6 +11,13 @@ type segment struct {
 	words     []string
 	redirects []string // targets of > >> >| &> (output only)
 	herestr   []string // <<< words
+	// The parser fills in the rest.
+	truncates  []string // targets of > >| &> (not appends)
+	inputs     []string // files redirected to standard input
+	stdin      string   // heredoc or here-string text
+	stdinKnown bool
+	dyn        []bool   // per word: computed at run time
+	raw        []string // per word: its source text
 }
 
 // pipeline is segments joined by | or |&.

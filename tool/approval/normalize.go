@@ -47,10 +47,18 @@ type command struct {
 	payloads []string
 	// lookup is set for command -v / type, which only look a name up.
 	lookup bool
+	// at is the index of the program's name in the segment's words.
+	at int
 }
 
 func normalize(seg segment) command {
-	w := seg.words
+	c := normalizeWords(seg.words)
+	return c
+}
+
+func normalizeWords(words []string) command {
+	w := words
+	at := func() int { return len(words) - len(w) }
 	for len(w) > 0 {
 		first := w[0]
 		if envAssign().MatchString(first) {
@@ -83,7 +91,7 @@ func normalize(seg segment) command {
 			}
 		}
 		if envSplit != "" {
-			return command{name: "env", payloads: []string{envSplit + " " + strings.Join(w, " ")}}
+			return command{name: "env", at: at(), payloads: []string{"env " + envSplit + " " + strings.Join(w, " ")}}
 		}
 		switch name {
 		case "timeout": // timeout DURATION cmd
@@ -99,7 +107,7 @@ func normalize(seg segment) command {
 	if len(w) == 0 {
 		return command{}
 	}
-	c := command{name: path.Base(strings.ToLower(w[0]))}
+	c := command{name: path.Base(strings.ToLower(w[0])), at: at()}
 	c.args = append(c.args, w[1:]...)
 	c.payloads = carrierPayloads(c, w[1:])
 	return c
@@ -113,6 +121,9 @@ func carrierPayloads(c command, rawArgs []string) []string {
 	switch {
 	case shells[c.name], c.name == "su", c.name == "runuser":
 		for i, a := range rawArgs {
+			if v, ok := strings.CutPrefix(a, "--command="); ok {
+				return []string{v}
+			}
 			if a == "--command" || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c")) {
 				if i+1 < len(rawArgs) {
 					return []string{rawArgs[i+1]}

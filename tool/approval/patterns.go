@@ -53,6 +53,25 @@ var (
 	dgFindDelete      = Finding{"find_delete", "find -delete", false}
 	dgGitForcePush    = Finding{"git_force_push", "git push --force (rewrites remote history)", false}
 	dgUnparsable      = Finding{"unparsable", "command too deeply nested to check", false}
+
+	dgUnparsedDanger  = Finding{"unparsed_dangerous", "command the shell parser cannot read, with words that look dangerous", false}
+	dgComputedName    = Finding{"computed_command_name", "command name computed at run time (variable, substitution, brace expansion, alias)", false}
+	dgInterpreterCode = Finding{"interpreter_code", "inline interpreter code that deletes, overwrites, changes permissions or runs commands", false}
+	dgShellStdin      = Finding{"shell_fed_code", "shell fed code through a here-string, heredoc, find -exec or xargs", false}
+	dgScriptWriteRun  = Finding{"script_written_and_run", "script written and run in the same command", false}
+	dgGitResetHard    = Finding{"git_reset_hard", "discard uncommitted changes (git reset --hard)", false}
+	dgGitClean        = Finding{"git_clean", "delete untracked files (git clean -f)", false}
+	dgGitDiscard      = Finding{"git_discard_changes", "discard working-tree changes (git checkout -- / git restore)", false}
+	dgGitPushDelete   = Finding{"git_push_delete", "delete or mirror remote refs (git push --delete / --mirror)", false}
+	dgGitBranchDelete = Finding{"git_branch_force_delete", "force-delete a branch (git branch -D)", false}
+	dgGitStashDrop    = Finding{"git_stash_drop", "drop stashed changes (git stash drop/clear)", false}
+	dgGitInlineAlias  = Finding{"git_inline_alias", "git alias or command setting given on the command line (git -c alias.x=...)", false}
+	dgWipeFile        = Finding{"wipe_file", "empty or destroy a file's contents (truncate, shred, > file, sed -i d)", false}
+	dgChmodNone       = Finding{"chmod_remove_all", "remove all permissions recursively (chmod -R 000)", false}
+	dgChattr          = Finding{"chattr", "change file attributes (chattr)", false}
+	dgChownRecursive  = Finding{"chown_recursive", "recursive chown", false}
+	dgKillPattern     = Finding{"kill_by_pattern", "kill processes by name or pattern (pkill, kill $(pgrep ...))", false}
+	dgContainerStop   = Finding{"container_stop", "stop, kill, restart or force-remove containers (docker)", false}
 )
 
 // systemDirs are refused as the target of a recursive delete.
@@ -76,6 +95,9 @@ var patterns = []Finding{
 	dgSQLDeleteAll, dgSQLTruncate, dgSystemConfig, dgSensitiveFile, dgServiceStop, dgForceKill,
 	dgKillall, dgRemotePipe, dgRemoteProcSubst, dgRemoteCmdSubst, dgDecodedPipe, dgCloudMetadata,
 	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush, dgUnparsable,
+	dgUnparsedDanger, dgComputedName, dgInterpreterCode, dgShellStdin, dgScriptWriteRun, dgGitResetHard,
+	dgGitClean, dgGitDiscard, dgGitPushDelete, dgGitBranchDelete, dgGitStashDrop, dgGitInlineAlias,
+	dgWipeFile, dgChmodNone, dgChattr, dgChownRecursive, dgKillPattern, dgContainerStop,
 }
 
 // Patterns returns every pattern Check knows, hardline ones first.
