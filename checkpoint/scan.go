@@ -238,16 +238,11 @@ func (s *Store) putBlob(h string, r io.Reader) error {
 	return s.placeBlob(h, tmp.Name())
 }
 
-// placeBlob renames the temporary file tmp to the blob h.
+// placeBlob renames the temporary file tmp to the blob h (the fan-out
+// directories exist from Open; a blob stored meanwhile by another
+// snapshot has the same bytes).
 func (s *Store) placeBlob(h, tmp string) error {
-	dst := s.blob(h)
-	if _, err := os.Stat(dst); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
+	if err := os.Rename(tmp, s.blob(h)); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil

@@ -121,6 +121,11 @@ func Open(dir, workspace string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
 	}
+	for i := range 256 {
+		if err := os.MkdirAll(filepath.Join(s.objects(), fmt.Sprintf("%02x", i)), 0o700); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
 	// Names the workspace for a person looking at the store.
 	if err := os.WriteFile(filepath.Join(s.dir, "workspace"), []byte(ws+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
