@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/checkpoint"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/memory"
@@ -94,6 +95,8 @@ type Runtime struct {
 	pcfg     provider.Config
 	found    *provider.Found
 	policy   sandbox.Policy
+
+	checkpoints *checkpoint.Store // nil when checkpoints are off
 
 	agent    *agent.Agent
 	store    *session.Store

@@ -48,6 +48,9 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if h := rt.checkpointHook(); h != nil {
+		pre = append(pre, h)
+	}
 	effort := cfg.Agent.ReasoningEffort
 	if effort != "" {
 		if effort, err = provider.ParseReasoningEffort(effort); err != nil {

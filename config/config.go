@@ -32,6 +32,7 @@ type Config struct {
 	PromptCaching PromptCaching `yaml:"prompt_caching"`
 	Hooks         Hooks         `yaml:"hooks"`
 	Guardrails    Guardrails    `yaml:"tool_loop_guardrails"`
+	Checkpoints   Checkpoints   `yaml:"checkpoints"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
@@ -177,6 +178,16 @@ type ShellHook struct {
 	FailOpen bool `yaml:"fail_open"`
 }
 
+// Checkpoints holds checkpoints.* keys: snapshots of the workspace taken
+// before the agent changes it (package checkpoint).
+type Checkpoints struct {
+	Enabled *bool `yaml:"enabled"`
+	// MaxFiles and MaxBytes cap the workspace snapshotted; a larger one is
+	// skipped with a warning.
+	MaxFiles int   `yaml:"max_files"`
+	MaxBytes int64 `yaml:"max_bytes"`
+}
+
 // Guardrails holds tool_loop_guardrails.* keys.
 type Guardrails struct {
 	WarnAfter int `yaml:"warn_after"`
@@ -224,6 +235,7 @@ func Default() *Config {
 		Compression:   Compression{Enabled: &t, Threshold: 0.50, ProtectLastN: 20, ProtectFirstN: 3},
 		PromptCaching: PromptCaching{CacheTTL: "5m"},
 		Guardrails:    Guardrails{WarnAfter: 2, HaltAfter: 5},
+		Checkpoints:   Checkpoints{Enabled: &t, MaxFiles: 50_000, MaxBytes: 500 << 20},
 	}
 }
 

@@ -87,6 +87,12 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 		if line == "/exit" || line == "/quit" {
 			return nil
 		}
+		if arg, ok := strings.CutPrefix(line, "/rollback"); ok && (arg == "" || arg[0] == ' ') {
+			if err := rollback(ctx, e.stderr, rt.Checkpoints(), strings.TrimSpace(arg)); err != nil {
+				fmt.Fprintln(e.stderr, "hermes:", err)
+			}
+			continue
+		}
 		done := make(chan struct{})
 		go func() {
 			select {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/gitignore"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -98,7 +99,7 @@ type glob struct {
 
 func compileGlob(g string) *glob {
 	g = strings.TrimPrefix(g, "./")
-	re := regexp.MustCompile(globRegexp(strings.TrimPrefix(g, "/")))
+	re := regexp.MustCompile(gitignore.GlobRegexp(strings.TrimPrefix(g, "/")))
 	return &glob{re: re, basename: !strings.Contains(g, "/")}
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hermes-go/hermes/internal/gitignore"
 )
 
 // maxTotalMatches stops a runaway search (a pattern like "." over a large
@@ -65,7 +67,7 @@ func (r *searchResult) firstErr() string {
 type dirJob struct {
 	abs    string
 	rel    string // relative to the repository root, slash-separated
-	ignore *ignoreSet
+	ignore *gitignore.Set
 }
 
 // run walks the tree on a pool of workers. Each worker lists a directory,
@@ -78,7 +80,7 @@ func (q searchQuery) run(ctx context.Context) (*searchResult, error) {
 		w.file(q.root, filepath.Base(q.root))
 		return res, nil
 	}
-	repo, ign := repoIgnores(q.root)
+	repo, ign := gitignore.Repo(q.root)
 	rel, _ := filepath.Rel(repo, q.root)
 	rel = filepath.ToSlash(rel)
 	if rel == "." {
@@ -112,40 +114,6 @@ func (q searchQuery) run(ctx context.Context) (*searchResult, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// repoIgnores finds the repository holding root (a parent with .git) and
-// loads the .gitignore files from the repository root down to root's
-// parent, plus .git/info/exclude. Without a repository root is the base.
-func repoIgnores(root string) (string, *ignoreSet) {
-	repo := ""
-	for d := root; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			repo = d
-			break
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			break
-		}
-		d = p
-	}
-	ign := &ignoreSet{}
-	if repo == "" {
-		return root, ign
-	}
-	ign = ign.with(filepath.Join(repo, ".git", "info", "exclude"), "")
-	rel, _ := filepath.Rel(repo, root)
-	if rel == "." {
-		return repo, ign
-	}
-	dir, base := repo, ""
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		ign = ign.with(filepath.Join(dir, ".gitignore"), base)
-		dir = filepath.Join(dir, part)
-		base = strings.TrimPrefix(base+"/"+part, "/")
-	}
-	return repo, ign
 }
 
 // workQueue is an unbounded queue of directories that knows when the walk
@@ -222,7 +190,7 @@ func (w *worker) dir(job dirJob, wq *workQueue) {
 	ign := job.ignore
 	for _, e := range entries {
 		if e.Name() == ".gitignore" {
-			ign = ign.with(filepath.Join(job.abs, ".gitignore"), job.rel)
+			ign = ign.With(filepath.Join(job.abs, ".gitignore"), job.rel)
 			break
 		}
 	}
@@ -248,7 +216,7 @@ func (w *worker) dir(job dirJob, wq *workQueue) {
 		} else if !isDir && !typ.IsRegular() {
 			continue
 		}
-		if ign.ignored(rel, isDir) {
+		if ign.Ignored(rel, isDir) {
 			continue
 		}
 		if isDir {

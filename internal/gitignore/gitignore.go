@@ -1,15 +1,20 @@
-package file
+// Package gitignore matches paths against .gitignore files as git does
+// (gitignore(5)): the rules of a directory's .gitignore apply below it,
+// ! negates, the last matching rule wins. A Set is never modified once
+// built, so it may be shared by goroutines walking a tree in parallel.
+package gitignore
 
 import (
 	"bufio"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
 
-// ignoreRule is one line of a .gitignore file.
-type ignoreRule struct {
+// rule is one line of a .gitignore file.
+type rule struct {
 	base     string // directory of the .gitignore, slash-separated, relative to the repository root ("" at the root)
 	re       *regexp.Regexp
 	negate   bool
@@ -17,49 +22,49 @@ type ignoreRule struct {
 	basename bool // no slash in the pattern: match the name at any depth
 }
 
-// ignoreSet is the rules in force in one directory: its ancestors' rules,
+// Set is the rules in force in one directory: its ancestors' rules,
 // then its own. It is never modified once built, so directories walked in
 // parallel share their parent's set.
-type ignoreSet struct {
-	rules []ignoreRule
+type Set struct {
+	rules []rule
 }
 
-// with returns a set extended by the rules of the .gitignore at file,
+// With returns a set extended by the rules of the .gitignore at file,
 // which lives in directory base.
-func (s *ignoreSet) with(file, base string) *ignoreSet {
+func (s *Set) With(file, base string) *Set {
 	f, err := os.Open(file)
 	if err != nil {
 		return s
 	}
 	defer f.Close()
-	var added []ignoreRule
+	var added []rule
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if r, ok := parseIgnoreLine(sc.Text(), base); ok {
+		if r, ok := parseLine(sc.Text(), base); ok {
 			added = append(added, r)
 		}
 	}
 	if len(added) == 0 {
 		return s
 	}
-	n := &ignoreSet{rules: make([]ignoreRule, 0, len(s.rules)+len(added))}
+	n := &Set{rules: make([]rule, 0, len(s.rules)+len(added))}
 	n.rules = append(append(n.rules, s.rules...), added...)
 	return n
 }
 
-// parseIgnoreLine follows gitignore(5): blank lines and # comments are
+// parseLine follows gitignore(5): blank lines and # comments are
 // skipped, trailing unescaped spaces dropped, ! negates, a trailing /
 // matches directories only, a slash elsewhere anchors the pattern to the
 // .gitignore's directory, and ** spans directories.
-func parseIgnoreLine(line, base string) (ignoreRule, bool) {
+func parseLine(line, base string) (rule, bool) {
 	line = strings.TrimRight(line, "\r")
 	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
 		line = line[:len(line)-1]
 	}
 	if line == "" || line[0] == '#' {
-		return ignoreRule{}, false
+		return rule{}, false
 	}
-	r := ignoreRule{base: base}
+	r := rule{base: base}
 	switch {
 	case line[0] == '!':
 		r.negate = true
@@ -72,22 +77,22 @@ func parseIgnoreLine(line, base string) (ignoreRule, bool) {
 		line = strings.TrimRight(line, "/")
 	}
 	if line == "" {
-		return ignoreRule{}, false
+		return rule{}, false
 	}
 	if !strings.Contains(line, "/") {
 		r.basename = true
 	}
 	line = strings.TrimPrefix(line, "/")
-	re, err := regexp.Compile(globRegexp(line))
+	re, err := regexp.Compile(GlobRegexp(line))
 	if err != nil {
-		return ignoreRule{}, false
+		return rule{}, false
 	}
 	r.re = re
 	return r, true
 }
 
-// globRegexp translates a gitignore-style glob to an anchored regexp.
-func globRegexp(g string) string {
+// GlobRegexp translates a gitignore-style glob to an anchored regexp.
+func GlobRegexp(g string) string {
 	var b strings.Builder
 	b.WriteString("^")
 	for i := 0; i < len(g); i++ {
@@ -143,9 +148,9 @@ func globRegexp(g string) string {
 	return b.String()
 }
 
-// ignored reports whether rel (slash-separated, relative to the repository
+// Ignored reports whether rel (slash-separated, relative to the repository
 // root) is ignored. The last matching rule wins, as in git.
-func (s *ignoreSet) ignored(rel string, isDir bool) bool {
+func (s *Set) Ignored(rel string, isDir bool) bool {
 	if s == nil {
 		return false
 	}
@@ -171,4 +176,39 @@ func (s *ignoreSet) ignored(rel string, isDir bool) bool {
 		}
 	}
 	return false
+}
+
+// Repo finds the repository holding root (a parent with .git) and loads
+// the .gitignore files from the repository root down to root's parent,
+// plus .git/info/exclude: the rules in force in root before its own
+// .gitignore. Without a repository root is the base.
+func Repo(root string) (string, *Set) {
+	repo := ""
+	for d := root; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			repo = d
+			break
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	ign := &Set{}
+	if repo == "" {
+		return root, ign
+	}
+	ign = ign.With(filepath.Join(repo, ".git", "info", "exclude"), "")
+	rel, _ := filepath.Rel(repo, root)
+	if rel == "." {
+		return repo, ign
+	}
+	dir, base := repo, ""
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		ign = ign.With(filepath.Join(dir, ".gitignore"), base)
+		dir = filepath.Join(dir, part)
+		base = strings.TrimPrefix(base+"/"+part, "/")
+	}
+	return repo, ign
 }
