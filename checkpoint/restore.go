@@ -151,7 +151,7 @@ func (s *Store) put(e entry) error {
 		}
 		return os.Symlink(e.Link, dst)
 	}
-	src, err := os.Open(s.blob(e.Hash))
+	src, err := s.openBlob(e.Hash)
 	if err != nil {
 		return fmt.Errorf("blob %s: %w", e.Hash, err)
 	}

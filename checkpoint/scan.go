@@ -221,9 +221,23 @@ func (s *Store) hashFile(path string, store bool) (string, error) {
 	return h, s.placeBlob(h, tmp.Name())
 }
 
-// putBlob stores r as the blob h unless the store holds it already.
+// putBlob stores r as the blob h unless the store holds it already:
+// small blobs into the snapshot's pack, larger ones as a loose file.
 func (s *Store) putBlob(h string, r io.Reader) error {
+	if s.packs.has(h) {
+		return nil
+	}
 	if _, err := os.Stat(s.blob(h)); err == nil {
+		return nil
+	}
+	if br, ok := r.(*bytes.Reader); ok && br.Len() <= packLimit {
+		b := make([]byte, br.Len())
+		if _, err := io.ReadFull(br, b); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		if err := s.packs.add(h, b); err != nil {
+			return fmt.Errorf("checkpoint: pack: %w", err)
+		}
 		return nil
 	}
 	tmp, err := os.CreateTemp(s.objects(), ".tmp-*")

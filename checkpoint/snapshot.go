@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -23,7 +24,12 @@ func (s *Store) snapshot(ctx context.Context, reason string, turn int) (Checkpoi
 	start := time.Now()
 	entries, err := s.scan(ctx, prev, true)
 	if err != nil {
+		s.packs.abort()
 		return Checkpoint{}, err
+	}
+	// The blobs are in place before the manifest that names them.
+	if err := s.packs.commit(); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: pack: %w", err)
 	}
 	if prev != nil && slices.EqualFunc(prev.entries, entries, entry.same) {
 		return prev.Checkpoint, nil

@@ -69,8 +69,9 @@ type Store struct {
 	workspace string
 	opts      Options
 
-	mu   sync.Mutex
-	last *manifest // the newest manifest, as last read or written
+	mu    sync.Mutex
+	last  *manifest // the newest manifest, as last read or written
+	packs *packs
 }
 
 // entry is one file of a manifest.
@@ -116,6 +117,10 @@ func Open(dir, workspace string, opts Options) (*Store, error) {
 	}
 	sum := sha256.Sum256([]byte(ws))
 	s := &Store{dir: filepath.Join(dir, hex.EncodeToString(sum[:8])), workspace: ws, opts: opts}
+	s.packs = newPacks(filepath.Join(s.dir, "packs"))
+	if err := s.packs.reload(); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
 	for _, d := range []string{s.objects(), s.manifests()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)

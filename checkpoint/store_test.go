@@ -216,3 +216,36 @@ func TestUnknownCheckpoint(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Small files go into one pack per snapshot, large ones stay loose; a
+// store opened afresh (another hermes process) restores from both.
+func TestPackedAndLooseBlobsRestoreFromAFreshStore(t *testing.T) {
+	big := string(make([]byte, packLimit+10))
+	ws := t.TempDir()
+	dir := t.TempDir()
+	write(t, ws, tree{"a.txt": "alpha\n", "sub/b.txt": "beta\n", "big.bin": big})
+	s, err := Open(dir, ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := snap(t, s, "first", 1)
+	packsDir := filepath.Join(s.Dir(), "packs")
+	if des, _ := os.ReadDir(packsDir); len(des) != 2 {
+		t.Fatalf("want one pack and its index, got %d files", len(des))
+	}
+	write(t, ws, tree{"a.txt": "changed\n"})
+	os.Remove(filepath.Join(ws, "sub", "b.txt"))
+	os.Remove(filepath.Join(ws, "big.bin"))
+	other, err := Open(dir, ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.Restore(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"a.txt": "alpha\n", "sub/b.txt": "beta\n", "big.bin": big} {
+		if b, err := os.ReadFile(filepath.Join(ws, p)); err != nil || string(b) != want {
+			t.Fatalf("%s not restored: %v", p, err)
+		}
+	}
+}
