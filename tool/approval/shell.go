@@ -163,6 +163,11 @@ func stripQuotes(s string) string { return quoteStripper.Replace(s) }
 // each field whether it was computed and the source word it came from.
 func (w *walker) fields(words []*syntax.Word) (out []string, dyn []bool, raw []string) {
 	for _, word := range words {
+		// Most words are plain text: no expansion to run.
+		if lit, ok := plainWord(word); ok {
+			out, dyn, raw = append(out, lit), append(dyn, false), append(raw, w.raw(word))
+			continue
+		}
 		computed := computedWord(word)
 		r := w.raw(word)
 		fs, err := expand.Fields(w.config(), word)
@@ -174,6 +179,48 @@ func (w *walker) fields(words []*syntax.Word) (out []string, dyn []bool, raw []s
 		}
 	}
 	return out, dyn, raw
+}
+
+// plainWord returns the text of a word made only of unquoted letters
+// that expand to themselves (no globs, braces, tildes or escapes) and
+// plain quoted strings.
+func plainWord(word *syntax.Word) (string, bool) {
+	if len(word.Parts) == 1 {
+		if l, ok := word.Parts[0].(*syntax.Lit); ok && plainLit(l.Value) {
+			return l.Value, true
+		}
+	}
+	var b strings.Builder
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if !plainLit(p.Value) {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsRune(l.Value, '\\') {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// plainLit reports whether unquoted text expands to itself.
+func plainLit(s string) bool {
+	return !strings.ContainsAny(s, "*?[]{}~\\") && s != ""
 }
 
 // computedWord reports whether a word's text is only known when it
