@@ -191,3 +191,12 @@ func TestAPIMaxRetriesZeroIsKept(t *testing.T) {
 		t.Fatalf("api_max_retries = %v, warnings %q, err %v", c.Agent.APIMaxRetries, c.Warnings, err)
 	}
 }
+
+func TestCheckpointLimitsMustBePositive(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("checkpoints:\n  max_files: 0\n  max_bytes: -5\n"), 0o600)
+	_, err := Load(home, env(nil))
+	if err == nil || !strings.Contains(err.Error(), "checkpoints.max_files") || !strings.Contains(err.Error(), "checkpoints.max_bytes") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -63,8 +63,12 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		{"compression.protect_last_n", c.Compression.ProtectLastN, 1},
 		{"tool_loop_guardrails.warn_after", c.Guardrails.WarnAfter, 1},
 		{"tool_loop_guardrails.halt_after", c.Guardrails.HaltAfter, 1},
+		{"checkpoints.max_files", c.Checkpoints.MaxFiles, 1},
 	} {
 		atLeast(r.key, r.v, r.lo)
+	}
+	if c.Checkpoints.MaxBytes < 1 {
+		bad("checkpoints.max_bytes", fmt.Sprint(c.Checkpoints.MaxBytes), "a number of bytes, at least 1")
 	}
 	if t := c.Compression.Threshold; t <= 0 || t >= 1 {
 		bad("compression.threshold", fmt.Sprint(t), "a fraction of the context window between 0 and 1, e.g. 0.5")

@@ -100,3 +100,38 @@ func TestCheckpointRestoreUndoesARun(t *testing.T) {
 		t.Errorf("no checkpoint of the state before the restore:\n%s", r.stdout)
 	}
 }
+
+// /rollback in the chat undoes the last turn's changes; a second
+// /rollback undoes the rollback. checkpoints.enabled: false takes none.
+func TestRollbackInTheChat(t *testing.T) {
+	home := t.TempDir()
+	work := filepath.Join(t.TempDir(), "project")
+	os.MkdirAll(filepath.Join(work, ".git"), 0o755)
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]string{"path": "notes.txt", "content": "overwritten\n"})
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected() // the background title call may or may not come
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "write_file", Arguments: string(b)}}}, llmtest.Reply{Text: "rewrote it"})
+	r := hermesIn(t, "rewrite the notes\n/rollback\n", home, work, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 {
+		t.Fatalf("chat: %d\n%s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(work, "notes.txt")); string(got) != "original\n" {
+		t.Fatalf("after /rollback notes.txt holds %q\n%s", got, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "notes.txt") {
+		t.Fatalf("/rollback did not say what it restored:\n%s", r.stderr)
+	}
+
+	off := t.TempDir()
+	os.WriteFile(filepath.Join(off, "config.yaml"), []byte("checkpoints:\n  enabled: false\n"), 0o644)
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "write_file", Arguments: string(b)}}}, llmtest.Reply{Text: "rewrote it"})
+	if r := hermes(t, off, work, "-z", "rewrite", "--provider", "custom", "--base-url", srv.URL(), "--model", "m"); r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(off, "checkpoints")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("checkpoints were taken with checkpoints.enabled: false (%v)", err)
+	}
+}
