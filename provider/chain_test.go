@@ -459,7 +459,11 @@ func TestInterruptDuringCallIsNotRetried(t *testing.T) {
 func TestAttemptTimeoutIsRetriedAsATimeout(t *testing.T) {
 	p := primary
 	p.Timeout = time.Millisecond
-	n := newFakeNet(t).on("http://primary", reply(llmtest.Reply{Hang: true}), ok("second try"))
+	// The second attempt answers at once, whatever its deadline: the test
+	// must not depend on finishing within a millisecond of wall time.
+	n := newFakeNet(t).on("http://primary", reply(llmtest.Reply{Hang: true}), answer(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
+		return &llm.Response{Message: llm.Assistant("second try"), FinishReason: llm.FinishStop}, nil
+	}))
 	rec := &recorder{}
 	c := newChain(t, rec.options(n), p)
 	resp, err := c.Complete(context.Background(), userRequest(), nil)
