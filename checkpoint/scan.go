@@ -252,10 +252,12 @@ func (s *Store) putBlob(h string, r io.Reader) error {
 	return s.placeBlob(h, tmp.Name())
 }
 
-// placeBlob renames the temporary file tmp to the blob h (the fan-out
-// directories exist from Open; a blob stored meanwhile by another
-// snapshot has the same bytes).
+// placeBlob renames the temporary file tmp to the blob h (a blob stored
+// meanwhile by another snapshot has the same bytes).
 func (s *Store) placeBlob(h, tmp string) error {
+	if err := os.MkdirAll(filepath.Dir(s.blob(h)), 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	if err := os.Rename(tmp, s.blob(h)); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

@@ -17,6 +17,9 @@ func (s *Store) Snapshot(ctx context.Context, reason string, turn int) (Checkpoi
 }
 
 func (s *Store) snapshot(ctx context.Context, reason string, turn int) (Checkpoint, error) {
+	if err := s.prepare(); err != nil {
+		return Checkpoint{}, err
+	}
 	prev, err := s.newest()
 	if err != nil {
 		return Checkpoint{}, err

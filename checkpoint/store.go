@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,9 +70,10 @@ type Store struct {
 	workspace string
 	opts      Options
 
-	mu    sync.Mutex
-	last  *manifest // the newest manifest, as last read or written
-	packs *packs
+	mu       sync.Mutex
+	last     *manifest // the newest manifest, as last read or written
+	packs    *packs
+	prepared bool // the directories exist
 }
 
 // entry is one file of a manifest.
@@ -121,21 +123,30 @@ func Open(dir, workspace string, opts Options) (*Store, error) {
 	if err := s.packs.reload(); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
+	// Nothing is created until the first snapshot: opening the store is
+	// part of every start, and most runs never change the workspace.
+	return s, nil
+}
+
+// prepare creates the store's directories before its first write.
+func (s *Store) prepare() error {
+	if s.prepared {
+		return nil
+	}
 	for _, d := range []string{s.objects(), s.manifests()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
-	}
-	for i := range 256 {
-		if err := os.MkdirAll(filepath.Join(s.objects(), fmt.Sprintf("%02x", i)), 0o700); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
+			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
 	// Names the workspace for a person looking at the store.
-	if err := os.WriteFile(filepath.Join(s.dir, "workspace"), []byte(ws+"\n"), 0o600); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+	name := filepath.Join(s.dir, "workspace")
+	if _, err := os.Stat(name); err != nil {
+		if err := os.WriteFile(name, []byte(s.workspace+"\n"), 0o600); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
 	}
-	return s, nil
+	s.prepared = true
+	return nil
 }
 
 // Workspace is the directory this store snapshots.
@@ -153,6 +164,9 @@ func (s *Store) blob(hash string) string { return filepath.Join(s.objects(), has
 // with the zero-padded sequence number, so names sort in order.
 func (s *Store) manifestFiles() ([]string, error) {
 	des, err := os.ReadDir(s.manifests())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no snapshot yet
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
