@@ -249,42 +249,44 @@ func TestCheckVerdicts(t *testing.T) {
 	if len(detectCases) < 150 {
 		t.Fatalf("the table must hold at least 150 commands, has %d", len(detectCases))
 	}
-	descriptions := map[string]Finding{}
-	for _, f := range Patterns() {
-		descriptions[f.Key] = f
-	}
 	for _, tc := range detectCases {
-		t.Run(tc.cmd, func(t *testing.T) {
-			got := Check(tc.cmd)
-			if tc.key == "" {
-				if len(got) != 0 {
-					t.Fatalf("harmless command flagged: %+v", got)
-				}
-				return
-			}
-			want, ok := descriptions[tc.key]
-			if !ok {
-				t.Fatalf("unknown key %q in the table", tc.key)
-			}
-			var found *Finding
-			for i := range got {
-				if got[i].Key == tc.key {
-					found = &got[i]
-				}
-			}
-			if found == nil {
-				t.Fatalf("want %q (%s), got %+v", tc.key, want.Description, got)
-			}
-			if found.Description != want.Description || found.Hardline != want.Hardline {
-				t.Errorf("finding = %+v, want %+v", *found, want)
-			}
-			if want.Hardline != got[0].Hardline {
-				t.Errorf("hardline findings must come first: %+v", got)
-			}
-			if !want.Hardline && got[0].Hardline {
-				t.Errorf("a dangerous command was escalated to hardline: %+v", got)
-			}
-		})
+		t.Run(tc.cmd, func(t *testing.T) { wantVerdict(t, tc.cmd, tc.key) })
+	}
+}
+
+// wantVerdict checks that Check(cmd) finds key (with its description and
+// hardline mark, hardline findings first, a dangerous one never
+// escalated), or nothing when key is "".
+func wantVerdict(t *testing.T, cmd, key string) {
+	t.Helper()
+	got := Check(cmd)
+	if key == "" {
+		if len(got) != 0 {
+			t.Fatalf("harmless command flagged: %+v", got)
+		}
+		return
+	}
+	want, ok := Lookup(key)
+	if !ok || want.Key != key {
+		t.Fatalf("unknown key %q in the table", key)
+	}
+	var found *Finding
+	for i := range got {
+		if got[i].Key == key {
+			found = &got[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("want %q (%s), got %+v", key, want.Description, got)
+	}
+	if found.Description != want.Description || found.Hardline != want.Hardline {
+		t.Errorf("finding = %+v, want %+v", *found, want)
+	}
+	if want.Hardline != got[0].Hardline {
+		t.Errorf("hardline findings must come first: %+v", got)
+	}
+	if !want.Hardline && got[0].Hardline {
+		t.Errorf("a dangerous command was escalated to hardline: %+v", got)
 	}
 }
 
