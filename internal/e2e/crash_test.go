@@ -3,17 +3,14 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
-	"github.com/hermes-go/hermes/session"
 )
 
 // A hermes process killed with SIGKILL in the middle of a turn leaves
@@ -60,22 +57,7 @@ func TestSIGKILLMidTurnLosesNothingTheUserSaw(t *testing.T) {
 	}
 	cmd.Wait()
 
-	dbPath := filepath.Join(home, "state.db")
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var check string
-	if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
-		t.Fatalf("integrity_check = %q, %v", check, err)
-	}
-	db.Close()
-
-	st, err := session.Open(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openIntact(t, home)
 	s, err := st.Resolve(context.Background(), "latest")
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,12 @@ func hermesRun(t *testing.T, env []string, stdin, home, workdir string, args ...
 	cmd.Dir = workdir
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append([]string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}, env...)
+	return run(t, cmd)
+}
+
+// run runs cmd to its end and returns what it printed and its status.
+func run(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
