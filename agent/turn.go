@@ -182,6 +182,9 @@ func (t *turn) ensureSystemPrompt(override string) {
 			t.warn(fmt.Sprintf("system prompt: %v", err))
 		}
 	}
+	if a.cfg.Redact != nil {
+		p = a.cfg.Redact(p) // a context file or a memory may hold a secret
+	}
 	a.mu.Lock()
 	a.systemPrompt = p
 	a.mu.Unlock()
@@ -235,10 +238,10 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 	msgs = append(msgs, t.scaffold...)
 	api, repairs := llm.Sanitize(msgs)
 	if a.cfg.Redact != nil {
-		// A secret the user pasted, or one a context file holds, does not
-		// leave for the provider either. Tool results were masked already.
+		// A secret the user pasted does not leave for the provider either.
+		// Tool results and the system prompt were masked once already.
 		for i := range api {
-			if api[i].Role != llm.RoleTool {
+			if r := api[i].Role; r != llm.RoleTool && r != llm.RoleSystem {
 				api[i].Content = a.cfg.Redact(api[i].Content)
 			}
 		}
