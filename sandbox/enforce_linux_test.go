@@ -345,16 +345,7 @@ func TestHiddenSocketsCannotBeReached(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Write([]byte("daemon-answer\n"))
-				c.Close()
-			}
-		}()
+		answer(ln, "daemon-answer\n")
 	}
 	p.Hidden = append(p.Hidden, daemon)
 	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(64).decode())' "$1"`
@@ -511,16 +502,7 @@ func TestNetworkOffBlocksMultipathTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("listener-answer\n"))
-			c.Close()
-		}
-	}()
+	answer(ln, "listener-answer\n")
 	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.connect(("127.0.0.1", int(sys.argv[1]))); print(s.recv(64).decode())' "$1"`
 	b := newBox(t)
@@ -607,4 +589,18 @@ func TestTheHelperRemovesThePlanFromTheEnvironment(t *testing.T) {
 	if out, _ := b.run(t, p, "", `env`); strings.Contains(out, planEnv) || !strings.Contains(out, "HOME="+b.home) {
 		t.Errorf("environment of the command:\n%s", out)
 	}
+}
+
+// answer writes text to every connection ln accepts, until it is closed.
+func answer(ln net.Listener, text string) {
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(text))
+			c.Close()
+		}
+	}()
 }
