@@ -1,5 +1,7 @@
 package redact
 
+import "iter"
+
 // structured reports text made of words, numbers and short codes joined by
 // punctuation: a model name (anthropic/claude-sonnet-4), a host, a path, a
 // version, a region, a date. Each run of letters and digits is a word
@@ -7,20 +9,31 @@ package redact
 // not taken for a secret; one long word or a run mixing letters and digits
 // (A9f3kZq7, hunter2hunter2, deadbeefcafebabe) is.
 func structured(s string) bool {
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && (isLetter(s[i]) || isDigit(s[i])) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && !plainRun(s[start:i]) {
+	for w := range alnumRuns(s) {
+		if !plainRun(w) {
 			return false
 		}
-		start = -1
 	}
 	return true
+}
+
+// alnumRuns yields the runs of letters and digits in s.
+func alnumRuns(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := -1
+		for i := 0; i <= len(s); i++ {
+			if i < len(s) && (isLetter(s[i]) || isDigit(s[i])) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 && !yield(s[start:i]) {
+				return
+			}
+			start = -1
+		}
+	}
 }
 
 func plainRun(w string) bool {
@@ -47,18 +60,10 @@ func opaque(v string) bool { return len(v) >= 8 && !structured(v) }
 // three times or more (wJalrXUtnFEMI). Paths hold words, numbers and
 // names such as LaunchAgents or id_ed25519, not such runs.
 func randomRun(s string) bool {
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && (isLetter(s[i]) || isDigit(s[i])) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && i-start >= 12 && looksRandom(s[start:i]) {
+	for w := range alnumRuns(s) {
+		if len(w) >= 12 && looksRandom(w) {
 			return true
 		}
-		start = -1
 	}
 	return false
 }
