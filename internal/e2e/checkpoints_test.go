@@ -124,6 +124,10 @@ func TestRollbackInTheChat(t *testing.T) {
 	if !strings.Contains(r.stderr, "notes.txt") {
 		t.Fatalf("/rollback did not say what it restored:\n%s", r.stderr)
 	}
+	// The banner says the sandbox mode and how much of it is enforced.
+	if !strings.Contains(r.stderr, "sandbox workspace-write: ") {
+		t.Fatalf("the chat banner does not show the sandbox:\n%s", r.stderr)
+	}
 
 	off := t.TempDir()
 	os.WriteFile(filepath.Join(off, "config.yaml"), []byte("checkpoints:\n  enabled: false\n"), 0o644)
