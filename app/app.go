@@ -114,6 +114,17 @@ type Runtime struct {
 
 	locksMu sync.Mutex
 	locks   []func() error // releases the sessions this runtime writes
+
+	// shared are the parts every agent of the runtime uses (agents.go).
+	shared   sharedParts
+	ctxOnce  sync.Once
+	ctxCache *provider.ContextCache
+	ctxErr   error
+	auxOnce  sync.Once
+	auxMu    sync.Mutex
+	auxFirst llm.Client
+	auxModel string
+	auxErr   error
 }
 
 // New assembles the runtime cfg describes. Configuration problems are

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/compress"
-	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
@@ -27,80 +26,23 @@ var (
 	_ agent.Router           = (*provider.Chain)(nil)
 )
 
-// buildAgent assembles the agent over the resolved providers and the
-// opened store.
+// buildAgent assembles the runtime's own agent over the resolved
+// providers and the opened store, as NewAgent assembles the others.
 func (rt *Runtime) buildAgent(ctx context.Context) error {
-	cfg := rt.cfg
-	chain, err := rt.newChain()
-	if err != nil {
-		return configErr(err)
-	}
-	sess, history, storedPrompt, err := rt.resumeOrNew(ctx)
-	if err != nil {
+	if err := rt.buildShared(); err != nil {
 		return err
 	}
-	reg, err := rt.buildTools()
-	if err != nil {
-		return err
+	b := &agentBuild{
+		resume: rt.opts.Resume, source: rt.opts.Source, platform: rt.opts.Platform,
+		workdir: rt.workdir, policy: &rt.policy, reg: rt.shared.reg, pre: rt.shared.pre,
+		ask: rt.opts.Approve, clarify: rt.opts.Clarify, yolo: rt.opts.Yolo,
+		observer: rt.obs.emit, warn: rt.eventWarning, hold: rt.hold,
 	}
-	rt.approver = rt.newApprover()
-	pre, post, err := rt.hooks()
+	a, err := rt.assemble(ctx, b)
 	if err != nil {
 		return err
 	}
-	if h := rt.checkpointHook(); h != nil {
-		pre = append(pre, h)
-	}
-	effort := cfg.Agent.ReasoningEffort
-	if effort != "" {
-		if effort, err = provider.ParseReasoningEffort(effort); err != nil {
-			return configErr(err)
-		}
-	}
-	cache, err := rt.cacheOptions()
-	if err != nil {
-		return err
-	}
-	acfg := agent.Config{
-		Client:                 chain,
-		Model:                  rt.endpoint.Model,
-		Provider:               rt.endpoint.Provider,
-		APIMode:                rt.endpoint.APIMode,
-		Tools:                  reg,
-		MaxIterations:          cfg.Agent.MaxTurns,
-		ToolPoolSize:           cfg.Agent.ToolPoolSize,
-		BudgetWarnings:         cfg.Agent.BudgetWarnings,
-		KeepPartialOnInterrupt: cfg.Agent.KeepPartialOnInterrupt,
-		MaxTokens:              cfg.Agent.MaxTokens,
-		ReasoningEffort:        effort,
-		Cache:                  cache,
-		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
-		SpillDir:               filepath.Join(os.TempDir(), "hermes-tool-output"),
-		GuardrailWarnAfter:     cfg.Guardrails.WarnAfter,
-		GuardrailHaltAfter:     cfg.Guardrails.HaltAfter,
-		Observer:               rt.obs.emit,
-		Approver:               rt.approver,
-		PreHooks:               pre,
-		PostHooks:              post,
-		Redact:                 rt.redact,
-		Store:                  rt.store,
-		Session:                sess,
-		NewSessionID:           rt.newHeldSessionID,
-		Now:                    rt.opts.Now,
-	}
-	rt.openMemory()
-	rt.loadTodos(ctx, sess.ID)
-	if err := rt.wireCompression(ctx, &acfg); err != nil {
-		return err
-	}
-	rt.wireAgentTools(&acfg)
-	if toolsetEnabled(cfg, "delegation") {
-		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg))
-	}
-	rt.agent = agent.New(acfg)
-	if history != nil {
-		rt.agent.SetHistory(history, storedPrompt)
-	}
+	rt.agent, rt.approver, rt.todos = a, b.approver, b.todos
 	return nil
 }
 
@@ -117,17 +59,6 @@ func (rt *Runtime) hold(ctx context.Context, id string) error {
 	rt.locks = append(rt.locks, release)
 	rt.locksMu.Unlock()
 	return nil
-}
-
-// newHeldSessionID names the child session a compression continues in
-// and holds it before it exists, so no other process can resume it
-// between its creation and this one's next write.
-func (rt *Runtime) newHeldSessionID() string {
-	id := rt.newSessionID()
-	if err := rt.hold(context.Background(), id); err != nil {
-		rt.eventWarning(fmt.Sprintf("session store: %v", err))
-	}
-	return id
 }
 
 // newChain builds a provider chain over the resolved endpoints. Every
@@ -174,17 +105,17 @@ func (rt *Runtime) cacheOptions() (*llm.CacheOptions, error) {
 	return &llm.CacheOptions{TTL: ttl}, nil
 }
 
-// resumeOrNew picks the session: Options.Resume loads a stored one (its
+// resumeOrNew picks the session: a reference to resume loads a stored one (its
 // history, and its system prompt when it was built for the same model and
 // provider, so the prompt cache still hits); otherwise a new id.
-func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Message, string, error) {
-	ref := rt.opts.Resume
+func (rt *Runtime) resumeOrNew(ctx context.Context, b *agentBuild) (agent.SessionMeta, []llm.Message, string, error) {
+	ref := b.resume
 	if ref == "" {
 		id := rt.newSessionID()
-		if err := rt.hold(ctx, id); err != nil {
+		if err := b.hold(ctx, id); err != nil {
 			return agent.SessionMeta{}, nil, "", err
 		}
-		return agent.SessionMeta{ID: id, Source: rt.opts.Source, Cwd: rt.workdir}, nil, "", nil
+		return agent.SessionMeta{ID: id, Source: b.source, Cwd: b.workdir}, nil, "", nil
 	}
 	s, err := rt.store.Resolve(ctx, ref)
 	if err != nil {
@@ -192,7 +123,7 @@ func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Me
 	}
 	// Held before anything is read or written: a second process resuming
 	// the session is refused rather than interleaving its messages.
-	if err := rt.hold(ctx, s.ID); err != nil {
+	if err := b.hold(ctx, s.ID); err != nil {
 		if errors.Is(err, session.ErrBusy) {
 			err = configErr(fmt.Errorf("resume %q: %w", ref, err))
 		}
@@ -224,3 +155,6 @@ func registerAll(reg *tool.Registry, tools ...tool.Tool) error {
 	}
 	return nil
 }
+
+// spillDir is where tool output past its cap is written.
+func spillDir() string { return filepath.Join(os.TempDir(), "hermes-tool-output") }

@@ -10,19 +10,20 @@ import (
 	"github.com/hermes-go/hermes/tool/shellhook"
 )
 
-// newApprover is the dangerous-command policy. A surface with a person
-// attached passes Options.Approve; without one, dangerous commands are
+// newApprover is the dangerous-command policy of one agent. A surface
+// with a person attached passes an Approve function; without one, dangerous commands are
 // denied unless Yolo (hardline commands are refused either way).
-func (rt *Runtime) newApprover() *approval.Approver {
+func (rt *Runtime) newApprover(b *agentBuild) *approval.Approver {
 	cfg := rt.cfg
 	return approval.New(approval.Options{
 		Mode:      cfg.Approvals.Mode,
-		Yolo:      rt.opts.Yolo,
-		Allowlist: cfg.CommandAllowlist,
+		Yolo:      b.yolo,
+		Allowlist: rt.allowlist(),
 		Timeout:   config.Seconds(cfg.Approvals.Timeout),
-		Ask:       rt.opts.Approve,
-		OnWarning: rt.eventWarning,
+		Ask:       b.ask,
+		OnWarning: b.warn,
 		SaveAllowlist: func(key string) error {
+			rt.rememberAlways(key)
 			return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
 		},
 	})

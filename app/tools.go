@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/memory"
 	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tools/clarify"
 	"github.com/hermes-go/hermes/tools/file"
@@ -20,36 +21,37 @@ import (
 	"github.com/hermes-go/hermes/tools/todo"
 )
 
-// buildTools registers the built-in tools, filtered by the toolsets
-// setting, then the embedder's own.
-func (rt *Runtime) buildTools() (*tool.Registry, error) {
+// toolsIn registers the built-in tools for a workspace and its sandbox,
+// filtered by the toolsets setting, then the embedder's own. The
+// closers end the terminal's background processes.
+func (rt *Runtime) toolsIn(workdir string, policy *sandbox.Policy) (*tool.Registry, []func() error, error) {
 	cfg := rt.cfg
 	reg := &tool.Registry{}
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput:      cfg.Terminal.MaxOutput,
-		Dir:            rt.workdir,
+		Dir:            workdir,
 		Redact:         rt.redact,
 		Now:            rt.opts.Now,
-		Sandbox:        &rt.policy,
+		Sandbox:        policy,
 		EnvPassthrough: cfg.Terminal.EnvPassthrough,
 	})
-	rt.closers = append(rt.closers, term.Close)
+	closers := []func() error{term.Close}
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
-		WriteGuard: rt.policy.CheckWrite, ReadGuard: rt.policy.CheckRead})
+		WriteGuard: policy.CheckWrite, ReadGuard: policy.CheckRead})
 	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
-		return nil, err
+		return nil, closers, err
 	}
 	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools); err != nil {
-		return nil, err
+		return nil, closers, err
 	}
 	if len(cfg.Toolsets) > 0 {
 		reg = reg.Filter(cfg.Toolsets)
 	}
 	if err := registerAll(reg, rt.opts.Tools...); err != nil {
-		return nil, err
+		return nil, closers, err
 	}
-	return reg, nil
+	return reg, closers, nil
 }
 
 // agentToolsets are the toolsets of the tools wireAgentTools and
@@ -94,21 +96,22 @@ func (rt *Runtime) openMemory() {
 }
 
 // loadTodos restores the session's task list.
-func (rt *Runtime) loadTodos(ctx context.Context, sessionID string) {
-	rt.todos = &todo.Store{}
+func (rt *Runtime) loadTodos(ctx context.Context, sessionID string, warn func(string)) *todo.Store {
+	todos := &todo.Store{}
 	if raw, err := rt.store.Todo(ctx, sessionID); err == nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, rt.todos); err != nil {
-			rt.warn(fmt.Sprintf("stored task list unreadable, starting empty: %v", err))
+		if err := json.Unmarshal(raw, todos); err != nil {
+			warn(fmt.Sprintf("stored task list unreadable, starting empty: %v", err))
 		}
 	}
+	return todos
 }
 
 // wireAgentTools adds memory, todo, session_search and clarify to the
 // agent, and builds the system prompt builder and the end-of-turn memory
 // sync around them.
-func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
+func (rt *Runtime) wireAgentTools(acfg *agent.Config, b *agentBuild) {
 	cfg := rt.cfg
-	mem, todos := rt.memory, rt.todos
+	mem, todos := rt.memory, b.todos
 	if mem != nil {
 		acfg.AgentTools = append(acfg.AgentTools, memory.NewTool(mem))
 	}
@@ -119,25 +122,30 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 		acfg.AgentTools = append(acfg.AgentTools, sessionsearch.New(rt.store))
 	}
 	if toolsetEnabled(cfg, "clarify") {
-		acfg.AgentTools = append(acfg.AgentTools, clarify.New(rt.opts.Clarify))
+		acfg.AgentTools = append(acfg.AgentTools, clarify.New(b.clarify))
 	}
 
 	acfg.SystemPrompt = func(ctx context.Context, model, prov string) (string, error) {
-		b := prompt.Builder{
-			Home: cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
-			Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: cfg.Agent.SystemPrompt,
+		pb := prompt.Builder{
+			Home: cfg.Home, Workdir: b.workdir, Model: model, Provider: prov, Platform: b.platform,
+			Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: joinPrompt(cfg.Agent.SystemPrompt, b.extra),
 		}
 		if mem != nil {
+			if b.fresh {
+				if err := mem.Load(); err != nil {
+					b.warn(fmt.Sprintf("memory: %v", err))
+				}
+			}
 			snap := mem.Snapshot()
-			b.MemorySnapshot, b.UserSnapshot = snap.Memory, snap.User
+			pb.MemorySnapshot, pb.UserSnapshot = snap.Memory, snap.User
 		}
 		for _, t := range acfg.AgentTools {
-			b.ToolNames = append(b.ToolNames, t.Spec().Name)
+			pb.ToolNames = append(pb.ToolNames, t.Spec().Name)
 		}
-		b.ToolNames = append(b.ToolNames, acfg.Tools.Names()...)
-		p, notes := b.Build()
+		pb.ToolNames = append(pb.ToolNames, acfg.Tools.Names()...)
+		p, notes := pb.Build()
 		for _, n := range notes {
-			rt.eventWarning("system prompt: " + n)
+			b.warn("system prompt: " + n)
 		}
 		return p, nil
 	}
@@ -167,4 +175,15 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 		}
 		return nil
 	}
+}
+
+// joinPrompt joins the configured system text and a surface's own.
+func joinPrompt(configured, extra string) string {
+	switch {
+	case extra == "":
+		return configured
+	case configured == "":
+		return extra
+	}
+	return configured + "\n\n" + extra
 }
