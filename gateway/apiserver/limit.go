@@ -52,4 +52,3 @@ func (l *limiter) retryAfter() string {
 	}
 	return strconv.Itoa(s)
 }
-
