@@ -25,6 +25,9 @@ type AgentOptions struct {
 	// Resume continues a stored session: its id, its title, or "latest".
 	// Empty starts a new session.
 	Resume string
+	// SessionID is the id a new session gets (default a fresh one), for
+	// a surface that names the session before its first turn.
+	SessionID string
 	// Source names the surface in a new session (default Options.Source).
 	Source string
 	// Platform is the platform hint of the system prompt (default
@@ -153,6 +156,7 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 	a := &Agent{}
 	b := &agentBuild{
 		resume:   o.Resume,
+		newID:    o.SessionID,
 		source:   cmpOr(o.Source, rt.opts.Source),
 		platform: cmpOr(o.Platform, rt.opts.Platform),
 		extra:    o.SystemPrompt,
@@ -239,7 +243,7 @@ func (rt *Runtime) ownWorkspace(b *agentBuild, o AgentOptions) error {
 // agentBuild is what differs between the agents of one runtime while
 // one is assembled.
 type agentBuild struct {
-	resume, source, platform, extra string
+	resume, newID, source, platform, extra string
 
 	workdir string
 	policy  *sandbox.Policy

@@ -111,7 +111,7 @@ func (rt *Runtime) cacheOptions() (*llm.CacheOptions, error) {
 func (rt *Runtime) resumeOrNew(ctx context.Context, b *agentBuild) (agent.SessionMeta, []llm.Message, string, error) {
 	ref := b.resume
 	if ref == "" {
-		id := rt.newSessionID()
+		id := cmpOr(b.newID, rt.newSessionID())
 		if err := b.hold(ctx, id); err != nil {
 			return agent.SessionMeta{}, nil, "", err
 		}
