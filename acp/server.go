@@ -45,10 +45,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	a := &server{opts: o, rt: o.Runtime, sessions: map[string]*sess{}}
+	a := &server{opts: o, rt: o.Runtime, sessions: map[string]*sess{}, ready: make(chan struct{})}
 	conn := sdk.NewAgentSideConnection(a, out, in)
 	conn.SetLogger(o.Logger)
 	a.conn = conn
+	close(a.ready)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -62,6 +63,9 @@ type server struct {
 	opts Options
 	rt   *app.Runtime
 	conn *sdk.AgentSideConnection
+	// ready closes once conn is set: the connection reads requests before
+	// its constructor returns.
+	ready chan struct{}
 
 	mu       sync.Mutex
 	sessions map[string]*sess
@@ -96,6 +100,7 @@ func (s *sess) setMode(m string) {
 }
 
 func (s *server) session(id sdk.SessionId) (*sess, error) {
+	<-s.ready
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	se, ok := s.sessions[string(id)]
@@ -145,6 +150,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 }
 
 func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	<-s.ready
 	st := s.rt.Store()
 	stored, err := st.Get(ctx, string(p.SessionId))
 	if errors.Is(err, session.ErrNotFound) {
