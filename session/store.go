@@ -39,6 +39,7 @@ type Store struct {
 	now    func() time.Time
 
 	appendStmt *sql.Stmt
+	batch      *batcher // groups concurrent small writes (batch.go)
 }
 
 // Open opens (creating when missing) the session database at path, with
@@ -108,6 +109,7 @@ func Open(path string, opts ...Options) (*Store, error) {
 		s.Close()
 		return nil, s.wrapOpen(err)
 	}
+	s.startBatcher()
 	return s, nil
 }
 
@@ -183,6 +185,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close releases the database. Pending writes are already committed.
 func (s *Store) Close() error {
+	s.stopBatcher()
 	var errs []error
 	if s.appendStmt != nil {
 		errs = append(errs, s.appendStmt.Close())
@@ -241,6 +244,26 @@ func (s *Store) execOne(ctx context.Context, op, id, query string, args ...any) 
 		return wrap(op, id, err)
 	}
 	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(op, id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("session: %s %s: %w", op, id, ErrNotFound)
+	}
+	return nil
+}
+
+// batchedOne is execOne through the batcher.
+func (s *Store) batchedOne(op, id, query string, args ...any) error {
+	var n int64
+	err := s.inTx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(query, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return wrap(op, id, err)
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	AllowUnattended bool
 	// Logger receives server-side failures (default slog.Default()).
 	Logger *slog.Logger
+	// OnIdle runs when the server has had no turn running for a few
+	// seconds, before it returns freed memory to the system: the place to
+	// close idle connections to the model.
+	OnIdle func()
 }
 
 // Server is the API server. Create it with New.
@@ -77,6 +81,12 @@ func New(o Options) (*Server, error) {
 		o.Logger = slog.Default()
 	}
 	s := &Server{opts: o, runs: newLimiter(o.MaxConcurrentRuns, o.QueueTimeout)}
+	if o.OnIdle != nil {
+		s.runs.release = func() {
+			o.OnIdle()
+			freeMemory()
+		}
+	}
 	s.routes()
 	return s, nil
 }
@@ -118,6 +128,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				s.runs.poke()
+			}
+		},
 	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
