@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway/apiserver"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -182,4 +183,45 @@ func lastToolResult(r *llmtest.Request) string {
 		}
 	}
 	return ""
+}
+
+// Between turns, a conversation over 85% of the context window is
+// compressed before the next turn runs, into a child session.
+func TestALongConversationIsCompressedBeforeTheTurn(t *testing.T) {
+	f := newFixture(t, apiserver.Options{}, func(c *config.Config) {
+		c.Model.ContextLength = 20_000
+		c.Compression.Threshold = 0.95 // the loop's own preflight stays out of it
+		c.Compression.ProtectFirstN, c.Compression.ProtectLastN = 1, 1
+	})
+	f.llm.Enqueue(llmtest.Reply{Text: "## Summary\nThe user asked for filler text."}, llmtest.Reply{Text: "short answer"})
+	long := strings.Repeat("lorem ipsum ", 6000) // ~18,000 tokens
+	resp, body := f.do(t, http.MethodPost, "/v1/chat/completions", chatBody(false, "write a lot", long, "thanks", "you are welcome", "now be brief"))
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "short answer") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	reqs := f.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want the summary and the turn", len(reqs))
+	}
+	sent := reqs[1].Messages()
+	for _, m := range sent {
+		if strings.Contains(m.Content, long) {
+			t.Fatal("the turn still sent the long message")
+		}
+	}
+	if !strings.Contains(sent[len(sent)-2].Content+sent[1].Content+sent[2].Content, "filler text") {
+		t.Fatalf("the turn did not send the summary: %+v", sent)
+	}
+	child, err := f.rt.Store().Get(context.Background(), resp.Header.Get("X-Hermes-Session-Id"))
+	if err != nil || child.ParentID == "" {
+		t.Fatalf("the conversation did not move to a child session: %+v %v", child, err)
+	}
+	// Compressed before the turn, not by the loop during it: the parent
+	// never got the new user message.
+	parent, _ := f.rt.Store().Messages(context.Background(), child.ParentID)
+	for _, m := range parent {
+		if m.Content == "now be brief" {
+			t.Fatal("the parent session holds the new message: the turn ran before the compression")
+		}
+	}
 }

@@ -35,10 +35,13 @@ type fixture struct {
 	workdir string
 }
 
-func newFixture(t *testing.T, o apiserver.Options) *fixture {
+func newFixture(t *testing.T, o apiserver.Options, tweak ...func(*config.Config)) *fixture {
 	t.Helper()
 	srv := llmtest.NewServer(t)
 	cfg := config.Default()
+	for _, f := range tweak {
+		f(cfg)
+	}
 	cfg.Home = t.TempDir()
 	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", srv.URL(), "sk-model", "test-model"
 	workdir := t.TempDir()
