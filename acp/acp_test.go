@@ -221,6 +221,27 @@ func TestPermissionRequestsMapToApprovals(t *testing.T) {
 	if _, err := os.Stat(victim); !os.IsNotExist(err) {
 		t.Fatalf("allowed once, yet the victim is still there: %v", err)
 	}
+
+	// Allow always: saved, and the next such command does not ask.
+	for _, d := range []string{"a", "b"} {
+		os.MkdirAll(filepath.Join(f.cwd, d, "sub"), 0o755)
+		srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "call_" + d, Name: "terminal", Arguments: `{"command":"rm -rf ` + d + `"}`}}}, llmtest.Reply{Text: "ok"})
+	}
+	f.ed.answer = "allow_always"
+	f.prompt(t, id, "delete a")
+	f.ed.answer = "reject"
+	f.prompt(t, id, "delete b")
+	if len(f.ed.permissions) != 3 {
+		t.Fatalf("%d permission requests, want 3 (none after allow always)", len(f.ed.permissions))
+	}
+	for _, d := range []string{"a", "b"} {
+		if _, err := os.Stat(filepath.Join(f.cwd, d)); !os.IsNotExist(err) {
+			t.Fatalf("%s was not deleted: %v", d, err)
+		}
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(f.rt.Config().Home, "config.yaml")); !strings.Contains(string(cfg), "command_allowlist") {
+		t.Fatalf("allow always was not saved:\n%s", cfg)
+	}
 }
 
 // session/cancel ends a turn stuck in a model call: the prompt answers
