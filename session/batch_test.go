@@ -75,3 +75,23 @@ func TestConcurrentWritesEachSucceedOrFailAlone(t *testing.T) {
 		t.Fatal("a write after Close succeeded")
 	}
 }
+
+// Releasing memory leaves the store working: readers reopen as reads come.
+func TestReleaseMemoryKeepsTheStoreWorking(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	s, _ := st.CreateSession(ctx, Session{Source: "api_server"})
+	if err := st.ReleaseMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AppendMessage(ctx, s.ID, llm.User("still here")); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := st.Messages(ctx, s.ID); err != nil || len(msgs) != 1 {
+		t.Fatalf("%d messages, err %v", len(msgs), err)
+	}
+}

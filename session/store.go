@@ -40,6 +40,7 @@ type Store struct {
 
 	appendStmt *sql.Stmt
 	batch      *batcher // groups concurrent small writes (batch.go)
+	readers    int
 }
 
 // Open opens (creating when missing) the session database at path, with
@@ -102,7 +103,7 @@ func Open(path string, opts ...Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(o.Readers)
 	r.SetMaxIdleConns(o.Readers)
-	s.r = r
+	s.r, s.readers = r, o.Readers
 
 	s.appendStmt, err = w.Prepare(appendSQL)
 	if err != nil {

@@ -109,8 +109,13 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 		Runtime: rt, Key: a.Key, ModelName: a.ModelName, CORSOrigins: a.CORSOrigins,
 		MaxConcurrentRuns: a.MaxConcurrentRuns, QueueTimeout: config.Seconds(a.QueueTimeout),
 		AllowUnattended: cfg.Approvals.UnattendedMode == "allow",
-		OnIdle:          transport.CloseIdleConnections,
-		Logger:          slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnIdle: func() {
+			transport.CloseIdleConnections()
+			if err := rt.Store().ReleaseMemory(context.Background()); err != nil {
+				fmt.Fprintln(e.stderr, "hermes: warning:", err)
+			}
+		},
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
