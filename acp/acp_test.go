@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -365,4 +366,28 @@ func BenchmarkCancelEndsTheTurn(b *testing.B) {
 		worst = max(worst, time.Since(start))
 	}
 	b.ReportMetric(float64(worst.Microseconds())/1000, "ms-worst")
+}
+
+// A session keeps its workspace across prompts: a background process a
+// turn started outlives the turn, as in the CLI.
+func TestBackgroundProcessesOutliveTheirTurn(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	f := connect(t, srv, t.TempDir())
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "bg", Name: "terminal", Arguments: `{"command":"sleep 30","background":true}`}}},
+		llmtest.Reply{Text: "started"},
+		llmtest.Reply{Text: "still here"},
+	)
+	id := f.newSession(t)
+	f.prompt(t, id, "start a sleeper")
+	started := lastToolResult(srv.Requests()[1])
+	var pid int
+	if _, err := fmt.Sscanf(started[strings.Index(started, "(pid "):], "(pid %d)", &pid); err != nil {
+		t.Fatalf("no pid in %q: %v", started, err)
+	}
+	f.prompt(t, id, "anything else?")
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil || strings.Contains(string(stat[strings.LastIndexByte(string(stat), ')'):]), ") Z") {
+		t.Fatalf("the background process %d ended with its turn: %q %v", pid, stat, err)
+	}
 }

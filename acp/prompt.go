@@ -28,13 +28,14 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	se.mu.Lock()
 	mode, stored := se.mode, se.stored
 	se.mu.Unlock()
-	opts := app.AgentOptions{Resume: stored, Source: Source, Platform: "acp", Workdir: se.cwd, Yolo: mode == ModeYolo,
+	ws, err := s.workspace(se, mode)
+	if err != nil {
+		return sdk.PromptResponse{}, fmt.Errorf("opening the workspace %s: %w", se.cwd, err)
+	}
+	opts := app.AgentOptions{Resume: stored, Source: Source, Platform: "acp", Workspace: ws, Yolo: mode == ModeYolo,
 		Approve: s.approver(se)}
 	if stored == "" {
 		opts.SessionID = se.id
-	}
-	if mode == ModeReadOnly {
-		opts.Sandbox = "read-only"
 	}
 	a, err := s.rt.NewAgent(ctx, opts)
 	if err != nil {
@@ -73,6 +74,33 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	se.stored = res.SessionID
 	se.mu.Unlock()
 	return stopFor(res)
+}
+
+// workspace is the session's workspace for mode, kept across prompts
+// so that the background processes a turn starts outlive it; switching
+// to or from read-only makes a new one (ending the old one's processes).
+func (s *server) workspace(se *sess, mode string) (*app.Workspace, error) {
+	sandboxMode := ""
+	if mode == ModeReadOnly {
+		sandboxMode = "read-only"
+	}
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.ws != nil && se.wsMode == sandboxMode {
+		return se.ws, nil
+	}
+	if se.ws != nil {
+		if err := se.ws.Close(); err != nil {
+			s.opts.Logger.Warn("acp: closing the workspace", "err", err)
+		}
+		se.ws = nil
+	}
+	ws, err := s.rt.NewWorkspace(se.cwd, sandboxMode)
+	if err != nil {
+		return nil, err
+	}
+	se.ws, se.wsMode = ws, sandboxMode
+	return ws, nil
 }
 
 // stopFor maps how a turn ended to the prompt's stop reason; a failed

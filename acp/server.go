@@ -54,7 +54,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	case <-conn.Done():
 	case <-ctx.Done():
 	}
-	a.cancelAll()
+	a.closeAll()
 	return nil
 }
 
@@ -87,6 +87,21 @@ type sess struct {
 	stored  string // "" until the first turn stored it
 	running *app.Agent
 	calls   map[string]*toolCall // tool calls of the running turn, by id
+	ws      *app.Workspace       // kept across prompts (prompt.go)
+	wsMode  string
+}
+
+// close interrupts the session's turn and ends its workspace.
+func (se *sess) close() {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.running != nil {
+		se.running.Interrupt()
+	}
+	if se.ws != nil {
+		se.ws.Close()
+		se.ws = nil
+	}
 }
 
 func (s *sess) setMode(m string) {
@@ -110,15 +125,12 @@ func (s *server) session(id sdk.SessionId) (*sess, error) {
 	return se, nil
 }
 
-func (s *server) cancelAll() {
+// closeAll ends every session: the editor went away.
+func (s *server) closeAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, se := range s.sessions {
-		se.mu.Lock()
-		if se.running != nil {
-			se.running.Interrupt()
-		}
-		se.mu.Unlock()
+		se.close()
 	}
 }
 
@@ -208,10 +220,13 @@ func (s *server) Cancel(ctx context.Context, p sdk.CancelNotification) error {
 }
 
 func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
-	s.Cancel(ctx, sdk.CancelNotification{SessionId: p.SessionId})
 	s.mu.Lock()
+	se := s.sessions[string(p.SessionId)]
 	delete(s.sessions, string(p.SessionId))
 	s.mu.Unlock()
+	if se != nil {
+		se.close()
+	}
 	return sdk.CloseSessionResponse{}, nil
 }
 

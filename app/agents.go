@@ -39,6 +39,9 @@ type AgentOptions struct {
 	// Sandbox overrides sandbox.mode for this agent (read-only,
 	// workspace-write, full-access); empty keeps the configured mode.
 	Sandbox string
+	// Workspace, when set, is where the agent works (Workdir and Sandbox
+	// are then ignored): one kept across a conversation's turns.
+	Workspace *Workspace
 	// SystemPrompt is added to the built system prompt of a new session
 	// (a client's own system message); a resumed session keeps the prompt
 	// it was built with.
@@ -206,38 +209,101 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 	return a, nil
 }
 
-// ownWorkspace gives an agent in another workspace, or under another
-// sandbox mode, its own sandbox and the tools bound to it.
+// ownWorkspace puts an agent in its workspace: the one given, or, for
+// another directory or sandbox mode than the runtime's, one of its own
+// that closes with it.
 func (rt *Runtime) ownWorkspace(b *agentBuild, o AgentOptions) error {
-	if (o.Workdir == "" || o.Workdir == rt.workdir) && (o.Sandbox == "" || o.Sandbox == rt.cfg.Sandbox.Mode) {
-		return nil
-	}
-	cfg := *rt.cfg
-	if o.Sandbox != "" {
-		if _, err := sandbox.ParseMode(o.Sandbox); err != nil {
-			return configErr(fmt.Errorf("sandbox: %w", err))
+	ws := o.Workspace
+	if ws == nil {
+		if (o.Workdir == "" || o.Workdir == rt.workdir) && (o.Sandbox == "" || o.Sandbox == rt.cfg.Sandbox.Mode) {
+			return nil
 		}
-		cfg.Sandbox.Mode = o.Sandbox
+		var err error
+		if ws, err = rt.NewWorkspace(o.Workdir, o.Sandbox); err != nil {
+			return err
+		}
+		b.closers = append(b.closers, ws.Close)
 	}
-	if o.Workdir != "" {
-		b.workdir = o.Workdir
-	}
-	p, err := SandboxPolicy(&cfg, b.workdir, rt.opts.Getenv)
-	if err != nil {
-		return err
-	}
-	b.policy = &p
-	reg, closers, err := rt.toolsIn(b.workdir, b.policy)
-	b.closers = append(b.closers, closers...)
-	if err != nil {
-		return err
-	}
-	b.reg = reg
-	b.pre = slices.Clone(rt.shared.shell)
-	if h := rt.checkpointHookIn(b.policy.Workspace, b.warn); h != nil {
-		b.pre = append(b.pre, h)
-	}
+	b.workdir, b.policy, b.reg, b.pre = ws.workdir, &ws.policy, ws.reg, ws.pre
+	ws.setWarn(b.warn)
+	b.closers = append(b.closers, func() error { ws.setWarn(nil); return nil })
 	return nil
+}
+
+// Workspace is a directory with its sandbox and the tools bound to it:
+// the terminal (and the background processes it started), the file
+// tools, checkpoints. A surface that keeps a conversation in one
+// workspace across turns (ACP) makes one with NewWorkspace and passes it
+// in AgentOptions, so background processes outlive a turn; Close ends
+// them.
+type Workspace struct {
+	workdir string
+	policy  sandbox.Policy
+	reg     *tool.Registry
+	pre     []tool.PreHook
+	closers []func() error
+
+	mu   sync.Mutex
+	warn func(string) // the agent working in it now
+}
+
+// NewWorkspace makes a workspace in workdir (default the runtime's) under
+// sandbox mode mode (default sandbox.mode).
+func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
+	cfg := *rt.cfg
+	if mode != "" {
+		if _, err := sandbox.ParseMode(mode); err != nil {
+			return nil, configErr(fmt.Errorf("sandbox: %w", err))
+		}
+		cfg.Sandbox.Mode = mode
+	}
+	ws := &Workspace{workdir: cmpOr(workdir, rt.workdir)}
+	p, err := SandboxPolicy(&cfg, ws.workdir, rt.opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	ws.policy = p
+	reg, closers, err := rt.toolsIn(ws.workdir, &ws.policy)
+	ws.closers = closers
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	ws.reg = reg
+	ws.pre = slices.Clone(rt.shared.shell)
+	if h := rt.checkpointHookIn(ws.policy.Workspace, ws.warning); h != nil {
+		ws.pre = append(ws.pre, h)
+	}
+	return ws, nil
+}
+
+// Workdir is the workspace's directory.
+func (w *Workspace) Workdir() string { return w.workdir }
+
+// Close ends the background processes its terminal started.
+func (w *Workspace) Close() error {
+	var errs []error
+	for i := len(w.closers) - 1; i >= 0; i-- {
+		errs = append(errs, w.closers[i]())
+	}
+	w.closers = nil
+	return errors.Join(errs...)
+}
+
+func (w *Workspace) setWarn(f func(string)) {
+	w.mu.Lock()
+	w.warn = f
+	w.mu.Unlock()
+}
+
+// warning reaches the agent working in the workspace, if any.
+func (w *Workspace) warning(s string) {
+	w.mu.Lock()
+	f := w.warn
+	w.mu.Unlock()
+	if f != nil {
+		f(s)
+	}
 }
 
 // agentBuild is what differs between the agents of one runtime while
