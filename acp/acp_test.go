@@ -2,9 +2,9 @@ package acp_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
