@@ -99,7 +99,7 @@ func (s *Store) commitBatch(batch []writeReq) {
 
 // inSavepoint runs fn so that its failure undoes only its own changes.
 func (s *Store) inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
-	if _, err := tx.Exec(`SAVEPOINT write`); err != nil {
+	if _, err := tx.Stmt(s.stmts.savepoint).Exec(); err != nil {
 		return err
 	}
 	err := fn(tx)
@@ -108,10 +108,40 @@ func (s *Store) inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 			return errors.Join(err, rerr)
 		}
 	}
-	if _, rerr := tx.Exec(`RELEASE write`); rerr != nil {
+	if _, rerr := tx.Stmt(s.stmts.release).Exec(); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	return err
+}
+
+// batchStmts are the statements the batcher runs for every write,
+// prepared once.
+type batchStmts struct {
+	savepoint, release, usage *sql.Stmt
+}
+
+func (s *Store) prepareBatch() error {
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = s.w.Prepare(q)
+		return st
+	}
+	s.stmts = batchStmts{savepoint: prep(`SAVEPOINT write`), release: prep(`RELEASE write`), usage: prep(usageSQL)}
+	return err
+}
+
+func (b batchStmts) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{b.savepoint, b.release, b.usage} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // stopBatcher ends the batcher once the writes given to it are done.

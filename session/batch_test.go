@@ -95,3 +95,39 @@ func TestReleaseMemoryKeepsTheStoreWorking(t *testing.T) {
 		t.Fatalf("%d messages, err %v", len(msgs), err)
 	}
 }
+
+// BenchmarkConcurrentAppends is the store's write throughput when many
+// conversations append at once (the API server under load): one op is
+// one append, made by one of 200 goroutines.
+func BenchmarkConcurrentAppends(b *testing.B) {
+	st, err := Open(filepath.Join(b.TempDir(), "state.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	const writers = 200
+	ids := make([]string, writers)
+	for i := range ids {
+		s, _ := st.CreateSession(ctx, Session{Source: "api_server"})
+		ids[i] = s.ID
+	}
+	msg := llm.Message{Role: llm.RoleTool, ToolCallID: "call_1", Name: "read_file", Content: "the answer is 42, as the notes say"}
+	var wg sync.WaitGroup
+	per := b.N/writers + 1
+	b.ResetTimer()
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range per {
+				if err := st.AppendMessage(ctx, ids[i], msg); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(per*writers), "us/append")
+}

@@ -40,6 +40,7 @@ type Store struct {
 
 	appendStmt *sql.Stmt
 	batch      *batcher // groups concurrent small writes (batch.go)
+	stmts      batchStmts
 	readers    int
 }
 
@@ -107,6 +108,10 @@ func Open(path string, opts ...Options) (*Store, error) {
 
 	s.appendStmt, err = w.Prepare(appendSQL)
 	if err != nil {
+		s.Close()
+		return nil, s.wrapOpen(err)
+	}
+	if err := s.prepareBatch(); err != nil {
 		s.Close()
 		return nil, s.wrapOpen(err)
 	}
@@ -187,7 +192,7 @@ func (s *Store) Path() string { return s.path }
 // Close releases the database. Pending writes are already committed.
 func (s *Store) Close() error {
 	s.stopBatcher()
-	var errs []error
+	errs := []error{s.stmts.close()}
 	if s.appendStmt != nil {
 		errs = append(errs, s.appendStmt.Close())
 	}
@@ -254,11 +259,12 @@ func (s *Store) execOne(ctx context.Context, op, id, query string, args ...any) 
 	return nil
 }
 
-// batchedOne is execOne through the batcher.
-func (s *Store) batchedOne(op, id, query string, args ...any) error {
+// batchedOne runs a prepared statement through the batcher and reports
+// ErrNotFound when it matched no session row.
+func (s *Store) batchedOne(op, id string, stmt *sql.Stmt, args ...any) error {
 	var n int64
 	err := s.inTx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(query, args...)
+		res, err := tx.Stmt(stmt).Exec(args...)
 		if err != nil {
 			return err
 		}
