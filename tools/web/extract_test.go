@@ -53,7 +53,9 @@ func site(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "application/pdf")
 		fmt.Fprint(w, "%PDF-1.7\n...")
 	})
-	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/article", http.StatusMovedPermanently) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/article", http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
