@@ -186,6 +186,8 @@ type Agent struct {
 	// lastFailure is the exit reason of the previous turn when it failed,
 	// to mark its unanswered prompt as failed rather than interrupted.
 	lastFailure ExitReason
+	// nextModel is a model switch waiting for the next turn (SetModel).
+	nextModel *ModelChoice
 }
 
 // New returns an agent.
@@ -251,10 +253,13 @@ func (a *Agent) ContextLength() int {
 // Model returns the model and provider calls go to now: the primary's,
 // or the fallback a Router (the provider chain) switched to.
 func (a *Agent) Model() (model, provider string) {
-	if r, ok := a.cfg.Client.(Router); ok {
+	a.mu.Lock()
+	client, model, provider := a.cfg.Client, a.cfg.Model, a.cfg.Provider
+	a.mu.Unlock()
+	if r, ok := client.(Router); ok {
 		return r.Active()
 	}
-	return a.cfg.Model, a.cfg.Provider
+	return model, provider
 }
 
 // History returns a copy of the agent's history.

@@ -111,6 +111,7 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	a.running, a.interrupt, a.stream = true, cancel, stream
+	a.applyNextModel()
 	if in.History != nil {
 		a.history = llm.CloneMessages(in.History)
 	}
