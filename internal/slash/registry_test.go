@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/llm"
 )
 
 func noop(context.Context, Host, string) error { return nil }
@@ -134,5 +136,18 @@ func TestDispatchHoldsCommandsThatWaitForTheTurn(t *testing.T) {
 	}
 	if handled, err := r.Dispatch(context.Background(), h, "/nope"); !handled || err == nil {
 		t.Fatalf("unknown: %v %v", handled, err)
+	}
+}
+
+func TestRecapKeepsTheLastTurns(t *testing.T) {
+	h := []llm.Message{llm.User("a"), llm.Assistant("1"), llm.User("b"), llm.Assistant("2"), llm.User("c"), llm.Assistant("3")}
+	if got := Recap(h, 2); len(got) != 4 || got[0].Content != "b" {
+		t.Fatalf("got %+v", got)
+	}
+	if got := Recap(h, 5); len(got) != 6 {
+		t.Fatalf("got %+v", got)
+	}
+	if got := Recap(nil, 2); len(got) != 0 {
+		t.Fatalf("got %+v", got)
 	}
 }

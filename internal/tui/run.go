@@ -1,0 +1,42 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Run runs the UI on the terminal until the user quits. A turn still
+// running then is interrupted and waited for (a few seconds at most), so
+// the caller can end the session and close the runtime.
+func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, extra ...tea.ProgramOption) error {
+	var p *tea.Program
+	send := func(msg tea.Msg) { p.Send(msg) }
+	m := New(opts, send)
+	popts := append([]tea.ProgramOption{tea.WithContext(ctx)}, extra...)
+	if input != nil {
+		popts = append(popts, tea.WithInput(input))
+	}
+	if output != nil {
+		popts = append(popts, tea.WithOutput(output))
+	}
+	p = tea.NewProgram(m, popts...)
+	opts.Runtime.Observe(m.feed.observe)
+	_, err := p.Run()
+	m.bridge.setSend(nil)
+	m.feed.mu.Lock()
+	m.feed.send = nil
+	m.feed.mu.Unlock()
+	a := opts.Runtime.Agent()
+	a.Interrupt()
+	for deadline := time.Now().Add(5 * time.Second); a.Busy() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		a.Interrupt()
+	}
+	if err == tea.ErrProgramKilled || err == tea.ErrInterrupted {
+		return nil
+	}
+	return err
+}
