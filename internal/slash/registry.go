@@ -114,7 +114,7 @@ func (e *UnknownError) Error() string {
 // AmbiguousError is a prefix that more than one command starts with.
 type AmbiguousError struct {
 	Prefix     string
-	Candidates []string // command names, sorted
+	Candidates []string // the names and aliases that match, one per command, sorted
 }
 
 func (e *AmbiguousError) Error() string {
@@ -131,21 +131,26 @@ func (r *Registry) Lookup(name string) (Command, error) {
 	if c, ok := r.byName[key]; ok {
 		return *c, nil
 	}
-	var found []*Command
+	found := map[*Command]string{} // the command, and the name it matched by
 	for n, c := range r.byName {
-		if key != "" && strings.HasPrefix(n, key) && !slices.Contains(found, c) {
-			found = append(found, c)
+		if key == "" || !strings.HasPrefix(n, key) {
+			continue
+		}
+		if prev, ok := found[c]; !ok || n == strings.ToLower(c.Name) || prev != strings.ToLower(c.Name) && n < prev {
+			found[c] = n
 		}
 	}
 	switch len(found) {
 	case 1:
-		return *found[0], nil
+		for c := range found {
+			return *c, nil
+		}
 	case 0:
 		return Command{}, &UnknownError{Name: key, Suggestion: r.nearest(key)}
 	}
-	names := make([]string, len(found))
-	for i, c := range found {
-		names[i] = c.Name
+	names := make([]string, 0, len(found))
+	for _, n := range found {
+		names = append(names, n)
 	}
 	slices.Sort(names)
 	return Command{}, &AmbiguousError{Prefix: key, Candidates: names}

@@ -140,7 +140,9 @@ func (m *Model) toolLines(s *toolState, width int) []string {
 		head += " " + t.dim.Render(clip(a, max(10, width-len(s.name)-20)))
 	}
 	if s.done {
-		head += t.dim.Render(" · " + s.duration.Round(time.Millisecond).String())
+		if s.duration > 0 {
+			head += t.dim.Render(" · " + s.duration.Round(time.Millisecond).String())
+		}
 		if r := oneLine(s.result); r != "" && m.toolProgress != "verbose" {
 			head += t.dim.Render(" · " + clip(r, max(10, width/3)))
 		}

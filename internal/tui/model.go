@@ -75,6 +75,8 @@ type Model struct {
 
 	// running is what holds the input: "turn", "shell", "command" or "".
 	running   string
+	// commandsRunning counts slash commands not returned yet.
+	commandsRunning int
 	busy      *atomic.Bool // a turn or a shell command runs (for the slash host)
 	started   time.Time
 	queue     []string

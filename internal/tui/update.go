@@ -102,6 +102,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.shellDone(msg)
 		return m, m.next()
 	case commandDoneMsg:
+		m.commandsRunning--
 		if msg.err != nil {
 			m.add(&block{kind: errorBlock, text: msg.err.Error()})
 		}
@@ -302,6 +303,7 @@ func (m *Model) runCommand(line string, exclusive bool) tea.Cmd {
 		m.started = m.now()
 	}
 	reg, h := m.commands, m.host
+	m.commandsRunning++
 	return tea.Batch(tick(), func() tea.Msg {
 		_, err := reg.Dispatch(context.Background(), h, line)
 		return commandDoneMsg{line: line, exclusive: exclusive, err: err}

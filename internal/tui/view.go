@@ -173,7 +173,7 @@ func (m *Model) statusLine() string {
 	}
 	right := fmt.Sprintf("↑%s ↓%s · ctx %.0f%% · %s ", compact(s.tokensIn), compact(s.tokensOut), s.contextPct, s.sandbox)
 	var marks string
-	if m.live != nil && m.live.fallback != "" {
+	if m.fallbackActive() {
 		marks += t.fallback.Render(" FALLBACK ") + " "
 	}
 	if m.rt.Yolo() {
@@ -185,6 +185,20 @@ func (m *Model) statusLine() string {
 		pad = 1
 	}
 	return left + t.status.Render(strings.Repeat(" ", pad)) + marks + t.status.Render(right)
+}
+
+// fallbackActive reports whether calls go to a fallback provider: the
+// active model is not the primary (and no switch to it is pending).
+func (m *Model) fallbackActive() bool {
+	if m.live != nil && m.live.fallback != "" {
+		return true
+	}
+	if _, _, pending := m.rt.Agent().PendingModel(); pending {
+		return false
+	}
+	model, prov := m.rt.Agent().Model()
+	ep := m.rt.Endpoint()
+	return model != ep.Model || prov != ep.Provider
 }
 
 func compact(n int64) string {
