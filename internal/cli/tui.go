@@ -36,4 +36,3 @@ func runTUI(ctx context.Context, e *env, f *runFlags) error {
 	}
 	return nil
 }
-

@@ -20,12 +20,12 @@ type host struct {
 
 var _ slash.Host = (*host)(nil)
 
-func (h *host) Runtime() *app.Runtime            { return h.rt }
+func (h *host) Runtime() *app.Runtime              { return h.rt }
 func (h *host) Print(kind slash.Kind, text string) { h.send(printMsg{kind, text}) }
-func (h *host) Send(message string)               { h.send(submitMsg{message}) }
-func (h *host) Busy() bool                        { return h.busy.Load() }
-func (h *host) Reset(history []llm.Message)       { h.send(resetMsg{history}) }
-func (h *host) Exit()                             { h.send(exitMsg{}) }
+func (h *host) Send(message string)                { h.send(submitMsg{message}) }
+func (h *host) Busy() bool                         { return h.busy.Load() }
+func (h *host) Reset(history []llm.Message)        { h.send(resetMsg{history}) }
+func (h *host) Exit()                              { h.send(exitMsg{}) }
 
 func (h *host) Interrupt() bool {
 	if !h.busy.Load() {

@@ -74,15 +74,15 @@ type Model struct {
 	hint    string
 
 	// running is what holds the input: "turn", "shell", "command" or "".
-	running   string
+	running string
 	// commandsRunning counts slash commands not returned yet.
 	commandsRunning int
-	busy      *atomic.Bool // a turn or a shell command runs (for the slash host)
-	started   time.Time
-	queue     []string
-	ctrlC     time.Time // when Ctrl-C armed the exit
-	quitting  bool
-	cancelRun context.CancelFunc
+	busy            *atomic.Bool // a turn or a shell command runs (for the slash host)
+	started         time.Time
+	queue           []string
+	ctrlC           time.Time // when Ctrl-C armed the exit
+	quitting        bool
+	cancelRun       context.CancelFunc
 
 	modal *modal
 

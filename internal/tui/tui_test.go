@@ -437,7 +437,9 @@ func TestStatusLineShowsModelTokensContextSandboxAndFallback(t *testing.T) {
 	})
 	h := newHarness(t, primary, setup{cfg: func(c *config.Config) {
 		c.FallbackProviders = []config.FallbackProvider{{Provider: "custom", Model: "backup-model", BaseURL: backup.URL(), KeyEnv: "BACKUP_KEY"}}
-	}, opts: func(o *app.Options) { o.Getenv = func(k string) string { return map[string]string{"BACKUP_KEY": "sk-b"}[k] } }})
+	}, opts: func(o *app.Options) {
+		o.Getenv = func(k string) string { return map[string]string{"BACKUP_KEY": "sk-b"}[k] }
+	}})
 	line := func() string { s := strings.Split(h.screen(), "\n"); return s[len(s)-1] }
 	if l := line(); !strings.Contains(l, "test-model") || !strings.Contains(l, "custom") || !strings.Contains(l, "workspace-write") || strings.Contains(l, "FALLBACK") {
 		t.Fatalf("status before: %q", l)
