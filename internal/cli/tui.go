@@ -5,30 +5,45 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/internal/tui"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
-// runTUI runs the chat in the terminal UI.
+// runTUI runs the chat in the terminal UI. The runtime is assembled while
+// the UI is already on screen.
 func runTUI(ctx context.Context, e *env, f *runFlags) error {
 	bridge := &tui.Bridge{}
-	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli", approve: bridge.Approve, clarify: bridge.Clarify, quiet: true})
-	if err != nil {
-		return &exitError{code: exitFor(err), err: err}
-	}
-	defer rt.Close()
-	banner := []string{rt.SandboxStatus().String()}
-	if st := rt.SandboxStatus(); st.Level != sandbox.Full && st.Level != sandbox.Off {
-		banner[0] = "⚠ " + banner[0]
-	}
-	for _, w := range rt.Warnings() {
-		banner = append(banner, "warning: "+w)
+	var rt *runtime
+	var buildErr error
+	start := func(ctx context.Context) (*app.Runtime, []string, error) {
+		rt, buildErr = build(ctx, e, f, buildOptions{interactive: true, source: "cli", approve: bridge.Approve, clarify: bridge.Clarify, quiet: true})
+		if buildErr != nil {
+			return nil, nil, buildErr
+		}
+		st := rt.SandboxStatus()
+		banner := []string{st.String()}
+		if st.Level != sandbox.Full && st.Level != sandbox.Off {
+			banner[0] = "⚠ " + banner[0]
+		}
+		for _, w := range rt.Warnings() {
+			banner = append(banner, "warning: "+w)
+		}
+		return rt.Runtime, banner, nil
 	}
 	opts := tui.Options{
-		Runtime: rt.Runtime, Bridge: bridge, Version: Version, Banner: banner,
-		HistoryPath: filepath.Join(rt.Config().Home, "input_history.jsonl"),
+		Start: start, Bridge: bridge, Version: Version,
+		HistoryPath: filepath.Join(config.Home(e.getenv), "input_history.jsonl"),
 	}
-	err = tui.Run(ctx, opts, e.stdin, e.stdout)
+	err := tui.Run(ctx, opts, e.stdin, e.stdout)
+	if buildErr != nil {
+		return &exitError{code: exitFor(buildErr), err: buildErr}
+	}
+	if rt == nil {
+		return nil // quit before the runtime was ready
+	}
+	defer rt.Close()
 	rt.endSession(e.stderr, "user_exit")
 	fmt.Fprintf(e.stderr, "hermes: session %s · continue with: hermes -c (or hermes chat --resume %s)\n", rt.Agent().SessionID(), rt.Agent().SessionID())
 	if err != nil {

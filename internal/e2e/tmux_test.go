@@ -23,6 +23,9 @@ type tmuxTerm struct {
 func startTerm(t *testing.T, home, workdir string, env []string, args ...string) *tmuxTerm {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("HERMES_TEST_PEERS") == "require" {
+			t.Fatal("tmux is not installed: .ci/run installs it")
+		}
 		t.Skip("tmux is not installed (apt-get install tmux)")
 	}
 	dir, err := os.MkdirTemp("", "tm")

@@ -18,9 +18,13 @@ import (
 
 // Options configures the UI.
 type Options struct {
-	// Runtime is what the UI runs; Commands the slash commands it offers
-	// (nil: slash.Builtin()).
-	Runtime  *app.Runtime
+	// Runtime is what the UI runs. Without one, Start assembles it while
+	// the UI is already on screen (the first frame does not wait for the
+	// session database or the sandbox probe); what is typed meanwhile is
+	// queued. Start's lines are shown in the banner.
+	Runtime *app.Runtime
+	Start   func(ctx context.Context) (*app.Runtime, []string, error)
+	// Commands are the slash commands offered (nil: slash.Builtin()).
 	Commands *slash.Registry
 	// Bridge carries approval and clarify questions to the UI; give its
 	// Approve and Clarify to app.New.
@@ -49,6 +53,7 @@ type Model struct {
 	feed     *feed
 	host     *host
 	now      func() time.Time
+	version  string
 	theme    theme
 	md       markdown
 
@@ -85,6 +90,8 @@ type Model struct {
 	cancelRun       context.CancelFunc
 
 	modal *modal
+	// startErr is why Options.Start failed.
+	startErr error
 
 	status status
 }
@@ -121,33 +128,44 @@ func New(opts Options, send func(tea.Msg)) *Model {
 	if opts.Bridge == nil {
 		opts.Bridge = &Bridge{}
 	}
-	cfg := opts.Runtime.Config()
 	m := &Model{
-		rt: opts.Runtime, commands: opts.Commands, bridge: opts.Bridge, now: opts.Now,
+		commands: opts.Commands, bridge: opts.Bridge, now: opts.Now, version: opts.Version,
 		theme: defaultTheme(), busy: &atomic.Bool{}, pastes: map[string]string{},
-		showReasoning: cfg.Display.ShowReasoning == nil || *cfg.Display.ShowReasoning,
-		toolProgress:  cfg.Display.ToolProgress,
-		busyMode:      cfg.Display.BusyInputMode,
-		approvalWait:  time.Duration(cfg.Approvals.Timeout) * time.Second,
-		width:         80, height: 24,
-	}
-	if m.approvalWait <= 0 {
-		m.approvalWait = 300 * time.Second
+		showReasoning: true, toolProgress: "all", busyMode: "queue", approvalWait: 300 * time.Second,
+		width: 80, height: 24,
 	}
 	m.feed = &feed{send: send}
-	m.host = &host{rt: opts.Runtime, send: send, busy: m.busy}
+	m.host = &host{send: send, busy: m.busy}
 	m.bridge.setSend(send)
 	m.history, _ = loadHistory(opts.HistoryPath)
 	m.input = newInput()
-	m.status = m.readStatus(false)
+	if opts.Runtime != nil {
+		m.attach(opts.Runtime, opts.Banner)
+	} else {
+		m.running, m.started = "starting", m.now()
+		m.add(&block{kind: infoBlock, text: "hermes " + opts.Version})
+	}
+	return m
+}
 
-	banner := fmt.Sprintf("hermes %s · %s · session %s", opts.Version, opts.Runtime.Endpoint(), opts.Runtime.Agent().SessionID())
-	m.add(&block{kind: infoBlock, text: strings.Join(append([]string{banner}, opts.Banner...), "\n")})
-	if h := opts.Runtime.Agent().History(); len(h) > 0 {
+// attach puts the runtime in place: its display settings, the banner, a
+// resumed conversation's last turns.
+func (m *Model) attach(rt *app.Runtime, banner []string) {
+	m.rt, m.host.rt = rt, rt
+	cfg := rt.Config()
+	m.showReasoning = cfg.Display.ShowReasoning == nil || *cfg.Display.ShowReasoning
+	m.toolProgress, m.busyMode = cfg.Display.ToolProgress, cfg.Display.BusyInputMode
+	if cfg.Approvals.Timeout > 0 {
+		m.approvalWait = time.Duration(cfg.Approvals.Timeout) * time.Second
+	}
+	m.status = m.readStatus(false)
+	m.blocks = nil
+	head := fmt.Sprintf("hermes %s · %s · session %s", m.version, rt.Endpoint(), rt.Agent().SessionID())
+	m.add(&block{kind: infoBlock, text: strings.Join(append([]string{head}, banner...), "\n")})
+	if h := rt.Agent().History(); len(h) > 0 {
 		m.showResumed(h)
 	}
 	m.add(&block{kind: infoBlock, text: "Enter sends · Shift+Enter or Ctrl+J: new line · /help lists commands · !CMD runs a shell command · Ctrl-C stops, twice quits"})
-	return m
 }
 
 func newInput() textarea.Model {
@@ -173,8 +191,16 @@ func newInput() textarea.Model {
 // Init asks for the window size and reads the session's totals in the
 // background: the first frame does not wait for them.
 func (m *Model) Init() tea.Cmd {
+	if m.rt == nil {
+		return tea.RequestWindowSize
+	}
+	return tea.Batch(tea.RequestWindowSize, m.refreshStatus())
+}
+
+// refreshStatus reads the status line's totals off the UI goroutine.
+func (m *Model) refreshStatus() tea.Cmd {
 	rt := m.rt
-	return tea.Batch(tea.RequestWindowSize, func() tea.Msg { return statusMsg(readStatus(rt, true)) })
+	return func() tea.Msg { return statusMsg(readStatus(rt, true)) }
 }
 
 // add appends a finished block.

@@ -23,13 +23,36 @@ func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, e
 		popts = append(popts, tea.WithOutput(output))
 	}
 	p = tea.NewProgram(m, popts...)
-	opts.Runtime.Observe(m.feed.observe)
+	rt := opts.Runtime
+	started := make(chan struct{})
+	if rt != nil {
+		rt.Observe(m.feed.observe)
+		close(started)
+	} else {
+		go func() {
+			defer close(started)
+			var banner []string
+			var err error
+			rt, banner, err = opts.Start(ctx)
+			if err == nil {
+				rt.Observe(m.feed.observe)
+			}
+			p.Send(readyMsg{rt, banner, err})
+		}()
+	}
 	_, err := p.Run()
 	m.bridge.setSend(nil)
 	m.feed.mu.Lock()
 	m.feed.send = nil
 	m.feed.mu.Unlock()
-	a := opts.Runtime.Agent()
+	<-started // a runtime being built is finished, for the caller to close
+	if m.startErr != nil {
+		return m.startErr
+	}
+	if rt == nil {
+		return err
+	}
+	a := rt.Agent()
 	a.Interrupt()
 	for deadline := time.Now().Add(5 * time.Second); a.Busy() && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)

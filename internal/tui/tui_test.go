@@ -556,3 +556,32 @@ func TestUndoAndNewShowOnScreen(t *testing.T) {
 }
 
 func stripANSI(s string) string { return ansiStrip(s) }
+
+func TestTheUIPaintsBeforeTheRuntimeIsReadyAndQueuesTyping(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected()
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "answer to " + lastUser(r)} })
+	h := newHarness(t, srv, setup{})
+	rt := h.rt
+	h.m = New(Options{Version: "test", Now: h.now.Now}, h.send) // no runtime yet
+	h.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	if s := h.screen(); !strings.Contains(s, "starting") || !strings.Contains(s, "hermes test") {
+		t.Fatalf("first frame:\n%s", s)
+	}
+	h.say("typed early")
+	h.say("/help")
+	if n := requestsN(srv); n != 0 || !strings.Contains(h.screen(), "queued (2): typed early") {
+		t.Fatalf("before the runtime: %d requests\n%s", n, h.screen())
+	}
+	rt.Observe(h.m.feed.observe)
+	h.update(readyMsg{rt: rt, banner: []string{"sandbox line"}})
+	h.until("the early message's answer", func() bool { return strings.Contains(h.conversation(), "answer to typed early") })
+	h.idle()
+	if got := h.conversation(); !strings.Contains(got, "sandbox line") || !strings.Contains(got, "/model [provider:]name") {
+		t.Fatalf("after start:\n%s", got)
+	}
+	failed := New(Options{Version: "test", Now: h.now.Now}, func(tea.Msg) {})
+	if _, cmd := failed.Update(readyMsg{err: errNoUI}); cmd == nil || failed.startErr != errNoUI {
+		t.Fatal("a failed start does not quit with its error")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/internal/slash"
 	"github.com/hermes-go/hermes/llm"
 )
@@ -41,6 +42,15 @@ type (
 	statusMsg status
 	tickMsg   time.Time
 	renderMsg struct{}
+	// readyMsg brings the runtime Options.Start assembled.
+	readyMsg struct {
+		rt     *app.Runtime
+		banner []string
+		err    error
+	}
+	// probeMsg closes done once the messages sent before it were handled
+	// (for measurements that wait on the UI).
+	probeMsg struct{ done chan struct{} }
 )
 
 // tailEvery is the most often the answer still streaming is rendered.
@@ -109,11 +119,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.exclusive {
 			m.running = ""
 		}
-		m.status = m.readStatus(true)
 		if m.quitting {
 			return m, tea.Quit
 		}
-		return m, m.next()
+		return m, tea.Batch(m.refreshStatus(), m.next())
 	case printMsg:
 		m.add(&block{kind: kindBlock(msg.kind), text: msg.text})
 		m.scroll = 0
@@ -136,6 +145,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case statusMsg:
 		m.status = status(msg)
+		return m, nil
+	case readyMsg:
+		if msg.err != nil {
+			m.startErr = msg.err
+			return m, tea.Quit
+		}
+		m.attach(msg.rt, msg.banner)
+		m.running = ""
+		return m, tea.Batch(m.refreshStatus(), m.next())
+	case probeMsg:
+		close(msg.done)
 		return m, nil
 	case approvalMsg:
 		m.openApproval(msg)
@@ -202,6 +222,11 @@ func (m *Model) submit(text string) tea.Cmd {
 		return nil
 	}
 	trimmed := strings.TrimSpace(text)
+	if m.rt == nil { // starting: everything waits for the runtime
+		m.queue = append(m.queue, text)
+		m.dirty = true
+		return nil
+	}
 	if m.running != "" {
 		if name, _, ok := slash.Parse(trimmed); ok {
 			if c, err := m.commands.Lookup(name); err == nil && c.WhileBusy {
@@ -283,9 +308,7 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 		m.status.tokensOut += msg.res.Usage.OutputTokens
 	}
 	m.dirty = true
-	rt := m.rt
-	refresh := func() tea.Msg { return statusMsg(readStatus(rt, true)) }
-	return tea.Batch(refresh, m.next())
+	return tea.Batch(m.refreshStatus(), m.next())
 }
 
 // runCommand runs a slash command off the UI goroutine. An exclusive one

@@ -69,8 +69,11 @@ func (m *Model) bottom() []string {
 		if m.live != nil {
 			what = m.live.waiting
 		}
-		if m.running == "command" {
+		switch m.running {
+		case "command":
 			what = "running the command"
+		case "starting":
+			what = "starting"
 		}
 		line := t.toolRun.Render(m.spinnerFrame()) + " " + what + t.dim.Render(fmt.Sprintf(" · %s · Ctrl-C stops", m.now().Sub(m.started).Round(100*time.Millisecond)))
 		out = append(out, line)
@@ -162,6 +165,9 @@ func (m *Model) buildFrame() []string {
 // context used, sandbox, and the marks of a fallback and of yolo.
 func (m *Model) statusLine() string {
 	t := m.theme
+	if m.rt == nil {
+		return t.status.Render(clip(" starting…"+strings.Repeat(" ", m.width), m.width))
+	}
 	s := m.status
 	model, prov := m.rt.Agent().Model()
 	left := t.statusHi.Render(" "+model) + t.status.Render(" · "+prov)
