@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
@@ -18,14 +20,25 @@ func runTUI(ctx context.Context, e *env, f *runFlags) error {
 	var rt *runtime
 	var buildErr error
 	start := func(ctx context.Context) (*app.Runtime, []string, error) {
-		rt, buildErr = build(ctx, e, f, buildOptions{interactive: true, source: "cli", approve: bridge.Approve, clarify: bridge.Clarify, quiet: true})
+		// What the build says (config warnings, a local server found)
+		// goes to the banner: the UI owns the terminal.
+		var said bytes.Buffer
+		quiet := *e
+		quiet.stderr = &said
+		rt, buildErr = build(ctx, &quiet, f, buildOptions{interactive: true, source: "cli", approve: bridge.Approve, clarify: bridge.Clarify, quiet: true})
 		if buildErr != nil {
+			e.stderr.Write(said.Bytes())
 			return nil, nil, buildErr
 		}
 		st := rt.SandboxStatus()
 		banner := []string{st.String()}
 		if st.Level != sandbox.Full && st.Level != sandbox.Off {
 			banner[0] = "⚠ " + banner[0]
+		}
+		for _, l := range strings.Split(strings.TrimSpace(said.String()), "\n") {
+			if l = strings.TrimPrefix(l, "hermes: "); l != "" {
+				banner = append(banner, l)
+			}
 		}
 		for _, w := range rt.Warnings() {
 			banner = append(banner, "warning: "+w)
