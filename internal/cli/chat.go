@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/slash"
 )
 
 func newChatCmd(e *env, f *runFlags) *cobra.Command {
@@ -42,10 +44,11 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	commands := slash.Builtin()
 	if canShowUI(e) {
-		return runTUI(ctx, e, f)
+		return runTUI(ctx, e, f, commands)
 	}
-	return runLineChat(ctx, e, f)
+	return runLineChat(ctx, e, f, commands)
 }
 
 // canShowUI reports whether the terminal UI can run: stdin and stdout

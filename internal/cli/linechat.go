@@ -18,7 +18,7 @@ import (
 // runLineChat is the line mode: each line is a turn, a slash command or a
 // `!cmd`; Ctrl-C interrupts a running turn, and at the prompt ends the
 // chat.
-func runLineChat(ctx context.Context, e *env, f *runFlags) error {
+func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) error {
 	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli"})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
@@ -37,7 +37,6 @@ func runLineChat(ctx context.Context, e *env, f *runFlags) error {
 	if hist := rt.Agent().History(); len(hist) > 0 {
 		h.Reset(hist)
 	}
-	commands := slash.Builtin()
 	// during runs f with Ctrl-C interrupting the agent.
 	during := func(f func()) {
 		done := make(chan struct{})

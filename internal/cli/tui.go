@@ -9,13 +9,14 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/internal/slash"
 	"github.com/hermes-go/hermes/internal/tui"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
 // runTUI runs the chat in the terminal UI. The runtime is assembled while
 // the UI is already on screen.
-func runTUI(ctx context.Context, e *env, f *runFlags) error {
+func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) error {
 	bridge := &tui.Bridge{}
 	var rt *runtime
 	var buildErr error
@@ -46,7 +47,7 @@ func runTUI(ctx context.Context, e *env, f *runFlags) error {
 		return rt.Runtime, banner, nil
 	}
 	opts := tui.Options{
-		Start: start, Bridge: bridge, Version: Version,
+		Start: start, Commands: commands, Bridge: bridge, Version: Version,
 		HistoryPath: filepath.Join(config.Home(e.getenv), "input_history.jsonl"),
 	}
 	err := tui.Run(ctx, opts, e.stdin, e.stdout)

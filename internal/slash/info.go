@@ -113,16 +113,14 @@ func contextLine(tokens, window int) string {
 func runContext(ctx context.Context, h Host, _ string) error {
 	c := h.Runtime().Context()
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, p := range c.Parts {
 		share := ""
 		if c.Window > 0 {
-			share = fmt.Sprintf("%.1f%%", 100*float64(p.Tokens)/float64(c.Window))
+			share = fmt.Sprintf("%5.1f%%", 100*float64(p.Tokens)/float64(c.Window))
 		}
-		fmt.Fprintf(tw, "%s\t~%d\t%s\t%s\n", p.Name, p.Tokens, share, bar(p.Tokens, c.Window, 20))
+		fmt.Fprintf(&b, "%-14s %8s %6s  %s\n", p.Name, fmt.Sprintf("~%d", p.Tokens), share, bar(p.Tokens, c.Tokens, 20))
 	}
-	tw.Flush()
-	fmt.Fprintf(&b, "total: %s (estimated at 4 characters a token)", contextLine(c.Tokens, c.Window))
+	fmt.Fprintf(&b, "total: %s (estimated at 4 characters a token; the bars share the total)", contextLine(c.Tokens, c.Window))
 	h.Print(Info, b.String())
 	return nil
 }
@@ -132,10 +130,7 @@ func bar(n, total, width int) string {
 	if total <= 0 {
 		return ""
 	}
-	full := min(width, (n*width+total-1)/total)
-	if n == 0 {
-		full = 0
-	}
+	full := min(width, (2*n*width+total)/(2*total)) // rounded
 	return strings.Repeat("█", full) + strings.Repeat("·", width-full)
 }
 
