@@ -57,7 +57,7 @@ func streamingUI(b *testing.B) (*Model, *tea.Program, chan error) {
 	m.running, m.started = "turn", time.Now()
 	m.live = &turnView{tools: map[string]*block{}, seenTools: map[string]bool{}, waiting: "thinking"}
 	m.add(&block{kind: userBlock, text: "explain the loop at length"})
-	p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40), tea.WithoutSignals())
+	p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40), tea.WithoutSignals(), tea.WithFPS(120)) // as Run
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
 	return m, p, done

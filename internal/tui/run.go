@@ -15,7 +15,9 @@ func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, e
 	var p *tea.Program
 	send := func(msg tea.Msg) { p.Send(msg) }
 	m := New(opts, send)
-	popts := append([]tea.ProgramOption{tea.WithContext(ctx)}, extra...)
+	// 120 frames a second: the first frame leaves 8 ms after start
+	// rather than 17; a frame is only written when it changed.
+	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(120)}, extra...)
 	if input != nil {
 		popts = append(popts, tea.WithInput(input))
 	}
