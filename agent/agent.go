@@ -201,6 +201,8 @@ type Agent struct {
 	lastFailure ExitReason
 	// attached are images queued for the next turn's user message (AttachImages).
 	attached []llm.Image
+	// nextModel is a model switch waiting for the next turn (SetModel).
+	nextModel *ModelChoice
 }
 
 // New returns an agent.
@@ -266,6 +268,13 @@ func (a *Agent) ContextLength() int {
 // Model returns the model and provider calls go to now: the primary's,
 // or the fallback a Router (the provider chain) switched to.
 func (a *Agent) Model() (model, provider string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.modelLocked()
+}
+
+// modelLocked is Model with a.mu held.
+func (a *Agent) modelLocked() (model, provider string) {
 	if r, ok := a.cfg.Client.(Router); ok {
 		return r.Active()
 	}

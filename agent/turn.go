@@ -106,7 +106,11 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 		in.Images = append(append([]llm.Image(nil), a.attached...), in.Images...)
 	}
 	if len(in.Images) > 0 {
-		if model, _ := a.Model(); !a.acceptsImages(model) {
+		model, _ := a.modelLocked()
+		if a.nextModel != nil {
+			model = a.nextModel.Model // the model this turn will call
+		}
+		if !a.acceptsImages(model) {
 			a.mu.Unlock()
 			return nil, fmt.Errorf("agent: %w: %s cannot see the %d image(s) attached; use a vision model, or set model.vision: true if it has vision", ErrNoVision, model, len(in.Images))
 		}
@@ -124,6 +128,7 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 	ctx, cancel := context.WithCancelCause(ctx)
 	a.running, a.interrupt, a.stream = true, cancel, stream
 	a.attached = nil // they are on this turn's message now
+	a.applyNextModel()
 	if in.History != nil {
 		a.history = llm.CloneMessages(in.History)
 	}

@@ -85,10 +85,12 @@ type Options struct {
 // Runtime is an assembled agent and what it runs on. Create it with New;
 // Close it when done.
 type Runtime struct {
-	cfg      *config.Config
-	opts     Options
-	getenv   func(string) string
-	workdir  string
+	cfg     *config.Config
+	opts    Options
+	getenv  func(string) string
+	workdir string
+	modelMu sync.Mutex // guards endpoint and entries after New (SwitchModel)
+	// endpoint is the primary; entries the chain, the primary first.
 	endpoint provider.Endpoint
 	entries  []provider.Endpoint
 	resolver provider.Resolver
@@ -109,15 +111,16 @@ type Runtime struct {
 	warnings []string
 	closers  []func() error
 
-	titleOnce sync.Once
-	titles    sync.WaitGroup
+	titleMu    sync.Mutex
+	titleTried bool // a title was asked for in the current session
+	titles     sync.WaitGroup
 
 	meter   usageMeter // tokens by main model and auxiliary task
 	webOnce sync.Once
 	web     *http.Client // the guarded client of the web tools
 
 	locksMu sync.Mutex
-	locks   []func() error // releases the sessions this runtime writes
+	locks   map[string]func() error // releases the sessions this runtime writes, by id
 }
 
 // New assembles the runtime cfg describes. Configuration problems are
@@ -235,7 +238,11 @@ func (rt *Runtime) Store() *session.Store { return rt.store }
 func (rt *Runtime) Config() *config.Config { return rt.cfg }
 
 // Endpoint is the primary model endpoint (without its key).
-func (rt *Runtime) Endpoint() provider.Endpoint { return rt.endpoint.Redacted() }
+func (rt *Runtime) Endpoint() provider.Endpoint {
+	rt.modelMu.Lock()
+	defer rt.modelMu.Unlock()
+	return rt.endpoint.Redacted()
+}
 
 // LocalServer is the local model server found on its usual port when no
 // provider was configured (nil otherwise); its String says which server

@@ -105,6 +105,14 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 	return nil
 }
 
+// agentModel is the primary model turns go to (a /model switch changes
+// it).
+func (rt *Runtime) agentModel() (model, provider string) {
+	rt.modelMu.Lock()
+	defer rt.modelMu.Unlock()
+	return rt.endpoint.Model, rt.endpoint.Provider
+}
+
 func (rt *Runtime) newSessionID() string { return session.NewID(rt.opts.Now) }
 
 // hold makes this runtime the one writer of session id until Close
@@ -115,7 +123,13 @@ func (rt *Runtime) hold(ctx context.Context, id string) error {
 		return err
 	}
 	rt.locksMu.Lock()
-	rt.locks = append(rt.locks, release)
+	if rt.locks == nil {
+		rt.locks = map[string]func() error{}
+	}
+	if prev := rt.locks[id]; prev != nil {
+		prev() // held twice: keep one
+	}
+	rt.locks[id] = release
 	rt.locksMu.Unlock()
 	return nil
 }
@@ -137,7 +151,15 @@ func (rt *Runtime) newHeldSessionID() string {
 // retries and switches in the stream, where the agent turns them into
 // events.
 func (rt *Runtime) newChain() (*provider.Chain, error) {
-	return provider.NewChain(rt.entries, provider.ChainOptions{
+	rt.modelMu.Lock()
+	entries := rt.entries
+	rt.modelMu.Unlock()
+	return rt.chainOver(entries)
+}
+
+// chainOver builds a provider chain over entries, the primary first.
+func (rt *Runtime) chainOver(entries []provider.Endpoint) (*provider.Chain, error) {
+	return provider.NewChain(entries, provider.ChainOptions{
 		Factory:      rt.factory(),
 		Transport:    rt.transportOptions(),
 		MaxRetries:   chainRetries(rt.cfg.Agent.APIMaxRetries),
@@ -187,6 +209,13 @@ func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Me
 		}
 		return agent.SessionMeta{ID: id, Source: rt.opts.Source, Cwd: rt.workdir}, nil, "", nil
 	}
+	return rt.loadSession(ctx, ref)
+}
+
+// loadSession holds the stored session ref names, reopens it and reads
+// its history, and its system prompt when it was built for the same
+// model and provider.
+func (rt *Runtime) loadSession(ctx context.Context, ref string) (agent.SessionMeta, []llm.Message, string, error) {
 	s, err := rt.store.Resolve(ctx, ref)
 	if err != nil {
 		return agent.SessionMeta{}, nil, "", configErr(fmt.Errorf("resume %q: %w", ref, err))
@@ -204,7 +233,8 @@ func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Me
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
 	}
 	stored := s.SystemPrompt
-	if stored != "" && !prompt.IdentityMatches(stored, rt.endpoint.Model, rt.endpoint.Provider) {
+	model, prov := rt.agentModel()
+	if stored != "" && !prompt.IdentityMatches(stored, model, prov) {
 		stored = "" // built for another model or provider: rebuild it
 	}
 	if err := rt.store.Reopen(ctx, s.ID); err != nil {

@@ -100,6 +100,20 @@ func (rt *Runtime) openMemory() {
 	rt.memory = m
 }
 
+// promptBuilder is the system prompt's builder for model, without the
+// tool names.
+func (rt *Runtime) promptBuilder(model, prov string) prompt.Builder {
+	b := prompt.Builder{
+		Home: rt.cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
+		Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: rt.cfg.Agent.SystemPrompt,
+	}
+	if rt.memory != nil {
+		snap := rt.memory.Snapshot()
+		b.MemorySnapshot, b.UserSnapshot = snap.Memory, snap.User
+	}
+	return b
+}
+
 // loadTodos restores the session's task list.
 func (rt *Runtime) loadTodos(ctx context.Context, sessionID string) {
 	rt.todos = &todo.Store{}
@@ -130,14 +144,7 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 	}
 
 	acfg.SystemPrompt = func(ctx context.Context, model, prov string) (string, error) {
-		b := prompt.Builder{
-			Home: cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
-			Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: cfg.Agent.SystemPrompt,
-		}
-		if mem != nil {
-			snap := mem.Snapshot()
-			b.MemorySnapshot, b.UserSnapshot = snap.Memory, snap.User
-		}
+		b := rt.promptBuilder(model, prov)
 		for _, t := range acfg.AgentTools {
 			b.ToolNames = append(b.ToolNames, t.Spec().Name)
 		}

@@ -2,113 +2,97 @@ package app
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
+	"errors"
 
-	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/session"
 )
 
-// TaskUsage is what one model, or one auxiliary task, spent.
-type TaskUsage struct {
-	Calls int       `json:"calls"`
-	Usage llm.Usage `json:"usage"`
+// ContextPart is one category of what fills the context window.
+type ContextPart struct {
+	Name   string // "system prompt", "memory", "context files", "tool schemas", "conversation", "tool results"
+	Tokens int    // estimated (characters / 4)
 }
 
-// UsageReport is what this runtime's model calls cost so far: the main
-// model's turns (subagents not included) and, apart, each auxiliary task
-// that ran (compression, title_generation, vision, web_extract), so a
-// user sees what the side jobs cost. The /usage command shows it.
-type UsageReport struct {
-	Main      TaskUsage            `json:"main"`
-	Auxiliary map[string]TaskUsage `json:"auxiliary"`
+// ContextUsage is what the next request would put in the context window,
+// by category.
+type ContextUsage struct {
+	Parts []ContextPart
+	// Tokens is the sum of Parts; Window the model's context window (0:
+	// unknown).
+	Tokens int
+	Window int
 }
 
-// Usage returns the report; safe from any goroutine.
-func (rt *Runtime) Usage() UsageReport { return rt.meter.report() }
+// Percent is the share of the window used, 0 when the window is unknown.
+func (c ContextUsage) Percent() float64 {
+	if c.Window <= 0 {
+		return 0
+	}
+	return 100 * float64(c.Tokens) / float64(c.Window)
+}
 
-// String renders the report as /usage shows it.
-func (u UsageReport) String() string {
-	var b strings.Builder
-	line := func(name string, t TaskUsage) {
-		fmt.Fprintf(&b, "%-18s %4d calls  in %8d  out %7d", name, t.Calls, t.Usage.InputTokens, t.Usage.OutputTokens)
-		if t.Usage.CacheReadTokens > 0 {
-			fmt.Fprintf(&b, "  cached %d", t.Usage.CacheReadTokens)
+// Context estimates what the next request would hold: the system prompt
+// (split into memory, context files and the rest), the tool schemas, the
+// conversation and the tool results in it.
+func (rt *Runtime) Context() ContextUsage {
+	a := rt.agent
+	model, prov := rt.agentModel()
+	b := rt.promptBuilder(model, prov)
+	system := a.SystemPromptText()
+	if system == "" {
+		system, _ = b.Build()
+	}
+	memory, files := 0, 0
+	if !b.IgnoreRules {
+		memory = len(b.MemorySnapshot) + len(b.UserSnapshot)
+		files = len(b.ContextFiles())
+	}
+	rest := max(len(system)-memory-files, 0)
+	conversation, results := 0, 0
+	for _, m := range a.History() {
+		if m.Role == llm.RoleTool {
+			results += llm.EstimateMessageTokens(m)
+		} else {
+			conversation += llm.EstimateMessageTokens(m)
 		}
-		if t.Usage.ReasoningTokens > 0 {
-			fmt.Fprintf(&b, "  reasoning %d", t.Usage.ReasoningTokens)
-		}
-		b.WriteByte('\n')
 	}
-	line("main model", u.Main)
-	total := u.Main.Usage
-	for _, task := range slices.Sorted(maps.Keys(u.Auxiliary)) {
-		t := u.Auxiliary[task]
-		line("  "+task, t)
-		total = total.Add(t.Usage)
+	tok := func(chars int) int { return (chars + llm.CharsPerToken - 1) / llm.CharsPerToken }
+	u := ContextUsage{Window: a.ContextLength(), Parts: []ContextPart{
+		{"system prompt", tok(rest)},
+		{"memory", tok(memory)},
+		{"context files", tok(files)},
+		{"tool schemas", llm.EstimateTokens(nil, a.ToolDefs())},
+		{"conversation", conversation},
+		{"tool results", results},
+	}}
+	for _, p := range u.Parts {
+		u.Tokens += p.Tokens
 	}
-	fmt.Fprintf(&b, "%-18s             in %8d  out %7d", "total", total.InputTokens, total.OutputTokens)
-	return b.String()
+	return u
 }
 
-// usageMeter counts tokens by task.
-type usageMeter struct {
-	mu   sync.Mutex
-	main TaskUsage
-	aux  map[string]TaskUsage
+// SessionUsage is the token use of the current session.
+type SessionUsage struct {
+	// Session holds the stored totals (Usage, APICalls, MessageCount);
+	// zero before the first message.
+	Session session.Session
+	Model   string
+	// Provider is where the calls go now.
+	Provider string
+	Context  ContextUsage
+	// ByTask is what this runtime spent, the main model and each
+	// auxiliary task apart.
+	ByTask UsageReport
 }
 
-func (m *usageMeter) report() UsageReport {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	aux := maps.Clone(m.aux)
-	if aux == nil {
-		aux = map[string]TaskUsage{}
+// Usage reports the current session's token use as the provider counted
+// it, and how full the context window is.
+func (rt *Runtime) Usage(ctx context.Context) (SessionUsage, error) {
+	s, err := rt.CurrentSession(ctx)
+	if err != nil && !errors.Is(err, session.ErrNotFound) {
+		return SessionUsage{}, err
 	}
-	return UsageReport{Main: m.main, Auxiliary: aux}
-}
-
-// observe counts the main agent's finished turns.
-func (m *usageMeter) observe(e agent.Event) {
-	if e.Kind != agent.EventDone || e.Depth != 0 || e.Result == nil {
-		return
-	}
-	m.mu.Lock()
-	m.main.Calls += e.Result.APICalls
-	m.main.Usage = m.main.Usage.Add(e.Result.Usage)
-	m.mu.Unlock()
-}
-
-func (m *usageMeter) add(task string, u llm.Usage) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.aux == nil {
-		m.aux = map[string]TaskUsage{}
-	}
-	t := m.aux[task]
-	t.Calls++
-	t.Usage = t.Usage.Add(u)
-	m.aux[task] = t
-}
-
-// wrap counts what an auxiliary task's client spends.
-func (m *usageMeter) wrap(task string, c llm.Client) llm.Client {
-	return meteredClient{c, task, m}
-}
-
-type meteredClient struct {
-	next llm.Client
-	task string
-	m    *usageMeter
-}
-
-func (c meteredClient) Complete(ctx context.Context, req *llm.Request, sink func(llm.Delta)) (*llm.Response, error) {
-	resp, err := c.next.Complete(ctx, req, sink)
-	if resp != nil {
-		c.m.add(c.task, resp.Usage)
-	}
-	return resp, err
+	model, prov := rt.agentModel()
+	return SessionUsage{Session: s, Model: model, Provider: prov, Context: rt.Context(), ByTask: rt.UsageByTask()}, nil
 }

@@ -66,7 +66,7 @@ func TestVisionAnalyzeFallsBackWithinItsOwnChain(t *testing.T) {
 	if len(primary.Requests()) != 1 || primary.Requests()[0].Model != "vision-primary" || len(fallback.Requests()) != 1 {
 		t.Fatalf("primary %d, fallback %d requests", len(primary.Requests()), len(fallback.Requests()))
 	}
-	u := rt.Usage()
+	u := rt.UsageByTask()
 	if u.Main.Calls != 2 || u.Auxiliary["vision"].Calls != 1 || u.Auxiliary["vision"].Usage.InputTokens == 0 || u.Main.Usage.InputTokens == 0 {
 		t.Fatalf("usage %+v", u)
 	}

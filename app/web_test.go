@@ -51,7 +51,7 @@ func TestWebExtractSummariesUseTheirOwnChain(t *testing.T) {
 	if !strings.Contains(res.FinalResponse, "[summarised by the web_extract model: the page has 11600 characters]") || !strings.Contains(res.FinalResponse, "Release: Friday.") {
 		t.Fatalf("answer %q", res.FinalResponse)
 	}
-	u := rt.Usage()
+	u := rt.UsageByTask()
 	if u.Auxiliary["web_extract"].Calls != 1 || u.Auxiliary["web_extract"].Usage.OutputTokens == 0 || u.Main.Calls != 2 {
 		t.Fatalf("usage %+v", u)
 	}

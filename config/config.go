@@ -34,6 +34,7 @@ type Config struct {
 	Guardrails    Guardrails    `yaml:"tool_loop_guardrails"`
 	Checkpoints   Checkpoints   `yaml:"checkpoints"`
 	Web           Web           `yaml:"web"`
+	Display       Display       `yaml:"display"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
@@ -229,6 +230,22 @@ type WebSearch struct {
 	MaxResults int    `yaml:"max_results"`
 }
 
+// Display holds display.* keys: how the interactive terminal UI shows a
+// conversation.
+type Display struct {
+	// ShowReasoning shows the model's reasoning (dimmed, collapsible);
+	// nil means shown.
+	ShowReasoning *bool `yaml:"show_reasoning"`
+	// ToolProgress is how much of each tool call is shown: off, new (the
+	// first call of each tool in a turn), all (default) or verbose (with
+	// arguments and results).
+	ToolProgress string `yaml:"tool_progress"`
+	// BusyInputMode is what Enter does while a turn runs: queue (default:
+	// the text is sent when the turn ends) or interrupt (the turn stops
+	// and the text is sent at once).
+	BusyInputMode string `yaml:"busy_input_mode"`
+}
+
 // Guardrails holds tool_loop_guardrails.* keys.
 type Guardrails struct {
 	WarnAfter int `yaml:"warn_after"`
@@ -277,6 +294,7 @@ func Default() *Config {
 		PromptCaching: PromptCaching{CacheTTL: "5m"},
 		Guardrails:    Guardrails{WarnAfter: 2, HaltAfter: 5},
 		Checkpoints:   Checkpoints{Enabled: &t, MaxFiles: 50_000, MaxBytes: 500 << 20},
+		Display:       Display{ShowReasoning: &t, ToolProgress: "all", BusyInputMode: "queue"},
 	}
 }
 
@@ -378,7 +396,7 @@ func (c *Config) fillDefaults() {
 	}
 	for _, p := range []struct{ v, def **bool }{
 		{&c.Agent.BudgetWarnings, &d.Agent.BudgetWarnings}, {&c.Security.RedactSecrets, &d.Security.RedactSecrets},
-		{&c.Compression.Enabled, &d.Compression.Enabled},
+		{&c.Compression.Enabled, &d.Compression.Enabled}, {&c.Display.ShowReasoning, &d.Display.ShowReasoning},
 	} {
 		if *p.v == nil {
 			*p.v = *p.def
@@ -389,6 +407,8 @@ func (c *Config) fillDefaults() {
 	}
 	c.Approvals.Mode = cmp.Or(c.Approvals.Mode, d.Approvals.Mode)
 	c.PromptCaching.CacheTTL = cmp.Or(c.PromptCaching.CacheTTL, d.PromptCaching.CacheTTL)
+	c.Display.ToolProgress = cmp.Or(c.Display.ToolProgress, d.Display.ToolProgress)
+	c.Display.BusyInputMode = cmp.Or(c.Display.BusyInputMode, d.Display.BusyInputMode)
 }
 
 // Seconds converts a seconds setting to a Duration.

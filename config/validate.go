@@ -18,7 +18,9 @@ var (
 	onOff            = []string{"on", "off"}
 	searchBackends   = []string{"searxng", "brave", "tavily", "exa", "firecrawl"}
 	// auxTasks are the auxiliary tasks that have a model of their own.
-	auxTasks = []string{"compression", "session_search", "title_generation", "vision", "web_extract"}
+	auxTasks       = []string{"compression", "session_search", "title_generation", "vision", "web_extract"}
+	toolProgress   = []string{"off", "new", "all", "verbose"}
+	busyInputModes = []string{"queue", "interrupt"}
 )
 
 // validate checks the values the file set, before defaults fill the
@@ -110,6 +112,8 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
 	oneOf("sandbox.mode", c.Sandbox.Mode, sandboxModes)
 	oneOf("sandbox.network", c.Sandbox.Network, onOff)
+	oneOf("display.tool_progress", c.Display.ToolProgress, toolProgress)
+	oneOf("display.busy_input_mode", c.Display.BusyInputMode, busyInputModes)
 	for i, r := range c.Sandbox.WritableRoots {
 		if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~/") {
 			bad(fmt.Sprintf("sandbox.writable_roots[%d]", i), fmt.Sprintf("%q", r), "an absolute path or one under ~/")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/hermes-go/hermes/llm"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -24,6 +25,7 @@ type runFlags struct {
 	effort      string
 	noStream    bool
 	images      []string
+	attach      []llm.Image // the loaded --image files of an interactive chat
 
 	// chat
 	query   string

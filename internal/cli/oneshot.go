@@ -69,7 +69,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	if f.usageFile != "" {
 		report := reportFrom(res, err)
 		report.Sandbox = sandboxReportOf(rt.SandboxStatus())
-		report.Auxiliary = rt.Usage().Auxiliary
+		report.Auxiliary = rt.UsageByTask().Auxiliary
 		if werr := writeUsage(f.usageFile, report); werr != nil {
 			fmt.Fprintln(e.stderr, "hermes:", werr)
 		}
