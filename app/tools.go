@@ -25,6 +25,9 @@ import (
 func (rt *Runtime) buildTools() (*tool.Registry, error) {
 	cfg := rt.cfg
 	reg := &tool.Registry{}
+	if err := rt.openSkills(); err != nil {
+		return nil, err
+	}
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput:      cfg.Terminal.MaxOutput,
@@ -37,16 +40,19 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 	rt.closers = append(rt.closers, term.Close)
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
 		WriteGuard: rt.policy.CheckWrite, ReadGuard: rt.policy.CheckRead})
-	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
+	if err := registerAll(reg, append(append(term.Tools(), files.All()...), rt.skillTools()...)...); err != nil {
 		return nil, err
 	}
-	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools); err != nil {
+	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools, mcpToolsets(cfg)...); err != nil {
 		return nil, err
 	}
 	if len(cfg.Toolsets) > 0 {
 		reg = reg.Filter(cfg.Toolsets)
 	}
 	if err := registerAll(reg, rt.opts.Tools...); err != nil {
+		return nil, err
+	}
+	if err := rt.startMCP(reg); err != nil {
 		return nil, err
 	}
 	return reg, nil
@@ -58,8 +64,8 @@ var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "del
 
 // checkToolsets rejects a toolsets setting naming a toolset no tool
 // belongs to: a typo would otherwise leave the model without tools.
-func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool) error {
-	known := append([]string{"all"}, agentToolsets...)
+func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool, more ...string) error {
+	known := append(append([]string{"all"}, agentToolsets...), more...)
 	for _, n := range builtin.Names() {
 		t, _ := builtin.Get(n)
 		known = append(known, t.Spec().Toolset)
@@ -126,6 +132,7 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 		b := prompt.Builder{
 			Home: cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
 			Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: cfg.Agent.SystemPrompt,
+			SkillsIndex: rt.skillsPrompt(),
 		}
 		if mem != nil {
 			snap := mem.Snapshot()
@@ -141,6 +148,7 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 		}
 		return p, nil
 	}
+	acfg.ToolsReady = rt.mcpReady
 	acfg.OnTurnEnd = func(ctx context.Context, res *agent.Result) error {
 		if mem == nil {
 			return nil

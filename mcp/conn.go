@@ -114,6 +114,9 @@ func (c *conn) run() {
 // connect makes one attempt: start or reach the server, initialize, list
 // its tools and install them.
 func (c *conn) connect() (*sdk.ClientSession, *exec.Cmd, error) {
+	if c.cfg.Invalid != "" {
+		return nil, nil, errors.New(c.cfg.Invalid)
+	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.connectTimeout())
 	defer cancel()
 	c.stderr.reset()

@@ -48,6 +48,10 @@ type Server struct {
 	Include, Exclude []string
 	// NoResources and NoPrompts leave out the resource and prompt tools.
 	NoResources, NoPrompts bool
+
+	// Invalid, when set, is why the server cannot be started (a setting
+	// names a variable that is not set): it is reported as its failure.
+	Invalid string
 }
 
 func (s Server) transport() string {
@@ -97,7 +101,7 @@ func (s Server) same(o Server) bool {
 		s.URL == o.URL && mapsEqual(s.Headers, o.Headers) && s.Timeout == o.Timeout &&
 		s.ConnectTimeout == o.ConnectTimeout && s.Trusted == o.Trusted &&
 		slices.Equal(s.Include, o.Include) && slices.Equal(s.Exclude, o.Exclude) &&
-		s.NoResources == o.NoResources && s.NoPrompts == o.NoPrompts
+		s.NoResources == o.NoResources && s.NoPrompts == o.NoPrompts && s.Invalid == o.Invalid
 }
 
 func mapsEqual(a, b map[string]string) bool {
