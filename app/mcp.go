@@ -21,14 +21,15 @@ import (
 // to onWarning (from the servers' goroutines too). Stdio servers run
 // under the runtime's sandbox unless trusted, with the process
 // environment less its secrets plus their own env. getenv (nil:
-// os.Getenv, with HERMES_HOME/.env behind it) expands ${VAR} in their
+// os.Getenv), with HERMES_HOME/.env behind it, expands ${VAR} in their
 // settings. hermes mcp list uses it without a runtime.
 func MCPManager(cfg *config.Config, workdir string, getenv func(string) string, reg *tool.Registry, onWarning func(string)) (*mcp.Manager, error) {
 	if getenv == nil {
-		var err error
-		if getenv, _, err = withDotEnv(cfg.Home, os.Getenv); err != nil {
-			return nil, err
-		}
+		getenv = os.Getenv
+	}
+	getenv, _, err := withDotEnv(cfg.Home, getenv)
+	if err != nil {
+		return nil, err
 	}
 	policy, err := SandboxPolicy(cfg, workdir, getenv)
 	if err != nil {

@@ -157,8 +157,11 @@ func (c *conn) connect() (*sdk.ClientSession, *exec.Cmd, error) {
 // explain turns a failed attempt into what the user reads: a timeout
 // says so, and a stdio server's last words on stderr are added.
 func (c *conn) explain(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = fmt.Errorf("no answer within %s (connect_timeout)", c.cfg.connectTimeout())
+	case c.cfg.transport() == Stdio && errors.Is(err, sdk.ErrConnectionClosed):
+		err = errors.New("the server exited before it answered")
 	}
 	if s := c.stderr.last(3); s != "" {
 		err = fmt.Errorf("%w; stderr: %s", err, s)

@@ -17,8 +17,9 @@ import (
 )
 
 // terminateAfter is how long a stdio server has to exit once its input
-// is closed before it is signalled.
-const terminateAfter = 2 * time.Second
+// is closed before it is sent SIGTERM, and then SIGKILL: short, since
+// hermes waits for it on the way out.
+const terminateAfter = 300 * time.Millisecond
 
 // transport builds the SDK transport of one attempt. For a stdio server
 // it also returns the command, so its process group can be ended.
@@ -38,6 +39,19 @@ func (m *Manager) transport(s Server, stderr *tail) (sdk.Transport, *exec.Cmd, e
 		cmd.Dir = s.Dir
 		if !filepath.IsAbs(s.Dir) && m.opts.Dir != "" {
 			cmd.Dir = filepath.Join(m.opts.Dir, s.Dir)
+		}
+	}
+	if cmd.Err != nil {
+		return nil, nil, cmd.Err // not found on PATH
+	}
+	if strings.Contains(s.Command, "/") {
+		// Checked here: under the sandbox the helper would be the one to fail.
+		p := s.Command
+		if !filepath.IsAbs(p) && cmd.Dir != "" {
+			p = filepath.Join(cmd.Dir, p)
+		}
+		if _, err := exec.LookPath(p); err != nil {
+			return nil, nil, err
 		}
 	}
 	environ := m.opts.Environ
