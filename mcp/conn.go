@@ -263,11 +263,17 @@ func (c *conn) failed(err error, retry time.Duration) {
 	say := !c.quiet
 	c.state, c.err, c.sess, c.quiet = Down, err.Error(), nil, true
 	c.since, c.nextTry = c.m.opts.Clock.Now(), c.m.opts.Clock.Now().Add(retry)
+	n := len(c.tools)
 	c.mu.Unlock()
 	c.settle()
-	if say {
-		c.m.warn("MCP server %s failed to start: %v (its tools answer with this error; retrying in %s)", c.cfg.Name, err, retry)
+	if !say {
+		return
 	}
+	if n > 0 {
+		c.m.warn("MCP server %s failed to start: %v (its %d tool%s from last time answer with this error; retrying in %s)", c.cfg.Name, err, n, plural(n), retry)
+		return
+	}
+	c.m.warn("MCP server %s failed to start: %v (retrying in %s)", c.cfg.Name, err, retry)
 }
 
 // lost records a server that was up and no longer is.
