@@ -83,7 +83,9 @@ func offered(r *llmtest.Request) map[string]bool {
 	return out
 }
 
-func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 // A model calls real MCP servers over stdio and streamable HTTP and gets
 // their answers; a server that never starts and one that cannot start
