@@ -118,6 +118,7 @@ type Runtime struct {
 	closers  []func() error
 
 	mcp       *mcp.Manager    // the MCP servers
+	tools     *tool.Registry  // the agent's registry, which MCP tools join
 	skills    *skills.Library // the skills found for this workdir
 	preloaded string          // the skills Options.Skills preloads, rendered
 
@@ -179,6 +180,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		}
 	}()
 	if err := rt.buildPolicy(); err != nil {
+		return nil, err
+	}
+	// MCP servers start first, so that their start-up overlaps the rest.
+	if err := rt.startMCP(); err != nil {
 		return nil, err
 	}
 	if err := rt.resolveProviders(ctx); err != nil {

@@ -162,10 +162,12 @@ func sortedNames[V any](m map[string]V) []string {
 	return names
 }
 
-// startMCP starts the configured MCP servers, their tools going to reg
-// as they become ready; the first turn waits for them (mcpReady).
-func (rt *Runtime) startMCP(reg *tool.Registry) error {
-	m, err := MCPManager(rt.cfg, rt.workdir, rt.getenv, reg, rt.warn)
+// startMCP starts the configured MCP servers, their tools going to the
+// agent's registry (rt.tools) as they become ready; the first turn waits
+// for them (mcpReady).
+func (rt *Runtime) startMCP() error {
+	rt.tools = &tool.Registry{}
+	m, err := MCPManager(rt.cfg, rt.workdir, rt.getenv, rt.tools, rt.warn)
 	if err != nil {
 		return err
 	}

@@ -52,10 +52,14 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 	if err := registerAll(reg, rt.opts.Tools...); err != nil {
 		return nil, err
 	}
-	if err := rt.startMCP(reg); err != nil {
-		return nil, err
+	// The MCP servers, started first, add their tools to rt.tools.
+	for _, n := range reg.Names() {
+		t, _ := reg.Get(n)
+		if err := registerAll(rt.tools, t); err != nil {
+			return nil, err
+		}
 	}
-	return reg, nil
+	return rt.tools, nil
 }
 
 // agentToolsets are the toolsets of the tools wireAgentTools and

@@ -364,3 +364,73 @@ func TestMCPListShowsStateToolsAndErrors(t *testing.T) {
 		t.Fatalf("after remove:\n%s", b)
 	}
 }
+
+// benchFirstPrompt runs `hermes -z` with config.yaml holding servers and
+// reports the time from the process's start to the first model request:
+// the servers start in parallel and the first prompt waits for them.
+func benchFirstPrompt(b *testing.B, servers string) {
+	srv := llmtest.NewServer(b)
+	var first atomic.Int64
+	srv.Handle(func(*llmtest.Request) llmtest.Reply {
+		first.CompareAndSwap(0, time.Now().UnixNano())
+		return llmtest.Reply{Text: "ok"}
+	})
+	var total time.Duration
+	for b.Loop() {
+		home, work := b.TempDir(), b.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(servers), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command(hermesBin, "-z", "hi", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+		cmd.Dir = work
+		cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}
+		first.Store(0)
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil || first.Load() == 0 {
+			b.Fatalf("%v: %s", err, out)
+		}
+		total += time.Duration(first.Load() - start.UnixNano())
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-to-first-prompt")
+}
+
+// BenchmarkFirstPromptNoMCPServers is the baseline.
+func BenchmarkFirstPromptNoMCPServers(b *testing.B) { benchFirstPrompt(b, "") }
+
+// tenGoServers configures ten servers on the Go SDK
+// (internal/mcptest/mcptest-server, built here).
+func tenGoServers(b *testing.B, trusted bool) string {
+	bin := filepath.Join(b.TempDir(), "mcptest-server")
+	build := exec.Command("go", "build", "-o", bin, "./internal/mcptest/mcptest-server")
+	build.Dir = moduleRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	cfg := "mcp_servers:\n"
+	for i := range 10 {
+		cfg += fmt.Sprintf("  go%d:\n    command: %s\n    trusted: %v\n", i, bin, trusted)
+	}
+	return cfg
+}
+
+// BenchmarkFirstPromptTenGoMCPServers: ten fast servers, each sandboxed
+// as hermes runs them.
+func BenchmarkFirstPromptTenGoMCPServers(b *testing.B) { benchFirstPrompt(b, tenGoServers(b, false)) }
+
+// BenchmarkFirstPromptTenTrustedGoMCPServers: the same, trusted (no
+// sandbox: no namespaces to set up).
+func BenchmarkFirstPromptTenTrustedGoMCPServers(b *testing.B) {
+	benchFirstPrompt(b, tenGoServers(b, true))
+}
+
+// BenchmarkFirstPromptTenServerEverything: ten copies of the npm
+// server-everything, where node's start-up dominates.
+func BenchmarkFirstPromptTenServerEverything(b *testing.B) {
+	modules, node := testpeer.Node(b, "mcp")
+	script := filepath.Join(modules, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	cfg := "mcp_servers:\n"
+	for i := range 10 {
+		cfg += fmt.Sprintf("  e%d:\n    command: %s\n    args: [%s, stdio]\n", i, node, script)
+	}
+	benchFirstPrompt(b, cfg)
+}
