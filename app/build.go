@@ -206,6 +206,9 @@ func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Me
 	if stored != "" && !prompt.IdentityMatches(stored, rt.endpoint.Model, rt.endpoint.Provider) {
 		stored = "" // built for another model or provider: rebuild it
 	}
+	if len(rt.opts.Skills) > 0 {
+		stored = "" // the skills to preload go into a new prompt
+	}
 	if err := rt.store.Reopen(ctx, s.ID); err != nil {
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
 	}

@@ -27,6 +27,9 @@ type conn struct {
 	done    chan struct{} // closed when run returns
 	broken  chan breakage // a call found the session unusable
 	stderr  tail
+	// installMu orders the registry changes of install and stop, so that
+	// a late listing cannot bring back the tools of a stopped server.
+	installMu sync.Mutex
 
 	mu       sync.Mutex
 	state    State
@@ -378,6 +381,8 @@ func (c *conn) stop() {
 	if running {
 		<-c.done
 	}
+	c.installMu.Lock()
+	defer c.installMu.Unlock()
 	c.mu.Lock()
 	tools := c.tools
 	c.tools = map[string]tool.Tool{}

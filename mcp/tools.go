@@ -73,10 +73,12 @@ func (c *conn) install(sess *sdk.ClientSession, listed []*sdk.Tool, resources, p
 		}
 	}
 
+	c.installMu.Lock()
+	defer c.installMu.Unlock()
 	c.mu.Lock()
-	if sess != nil && c.sess != sess {
+	if c.state == Stopped || sess != nil && c.sess != sess {
 		c.mu.Unlock()
-		return len(want) // a listing of a session already replaced
+		return len(want) // a listing of a session already replaced, or of a stopped server
 	}
 	old := c.tools
 	c.tools, c.refused = want, refused
