@@ -38,6 +38,11 @@ type Config struct {
 	// take precedence over registry tools of the same name.
 	Tools      *tool.Registry
 	AgentTools []tool.Tool
+	// ToolsReady runs at the start of each turn, before the tools are
+	// offered: it may wait, within its own bound, for tools still on
+	// their way (MCP servers starting). Tools that join later are offered
+	// from the next model call.
+	ToolsReady func(ctx context.Context)
 
 	// MaxIterations is the per-turn iteration budget (default 90).
 	MaxIterations int

@@ -50,6 +50,7 @@ type turn struct {
 	// imagesOmitted is set once the turn told that the model gets
 	// placeholders for the history's images.
 	imagesOmitted bool
+	toolsGen      uint64 // the registry generation tools was read at
 }
 
 // end is the one way a turn ends: its exit reason, the text the caller
@@ -165,6 +166,9 @@ func (t *turn) prologue(in Input) {
 	a := t.a
 	a.resetTurnRouting()
 	t.ensureSystemPrompt(in.SystemMessage)
+	if a.cfg.ToolsReady != nil {
+		a.cfg.ToolsReady(t.ctx)
+	}
 	if in.Message != "" || len(in.Images) > 0 {
 		// A turn that was interrupted, or a process that died, may have
 		// left the history open: close it first.
@@ -294,9 +298,10 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 		SessionID:       sessionID,
 	}
 	if withTools {
-		if t.tools == nil {
-			// Availability is checked once per turn, not on every call.
-			t.tools = a.toolDefs()
+		if gen := a.cfg.Tools.Generation(); t.tools == nil || gen != t.toolsGen {
+			// Availability is checked once per turn, not on every call,
+			// unless the registry changed (an MCP server joined).
+			t.tools, t.toolsGen = a.toolDefs(), gen
 		}
 		req.Tools = t.tools
 	}

@@ -237,6 +237,9 @@ func (rt *Runtime) loadSession(ctx context.Context, ref string) (agent.SessionMe
 	if stored != "" && !prompt.IdentityMatches(stored, model, prov) {
 		stored = "" // built for another model or provider: rebuild it
 	}
+	if len(rt.opts.Skills) > 0 {
+		stored = "" // the skills to preload go into a new prompt
+	}
 	if err := rt.store.Reopen(ctx, s.ID); err != nil {
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
 	}

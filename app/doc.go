@@ -26,6 +26,18 @@
 // default: dangerous commands are then denied), extra tools, the working
 // directory, a session to resume.
 //
+// MCP servers (mcp_servers in config.yaml, package mcp) start in
+// parallel when New runs; New does not wait for them. Each turn waits for
+// those still starting, but never past mcp_startup_timeout after they
+// started; a later one joins when ready and its tools are offered from
+// the next model call. Servers that fail, die or come back are reported
+// through Options.OnWarning (from other goroutines) and Warnings;
+// MCPStatus and MCPStatusLine say how each is, ReloadMCP (/reload-mcp)
+// reads the configuration again. Skills (package skills) are indexed in
+// the system prompt and loaded by the skill tools; Options.Skills
+// preloads some (hermes -s), SkillNames and SkillMessage serve the
+// /<skill> commands.
+//
 // New reads nothing but what it is given and HERMES_HOME (config.Home).
 // Its one network call is for a newcomer: with provider auto and no key
 // anywhere, it probes the usual ports of local OpenAI-compatible servers

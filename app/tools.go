@@ -25,6 +25,9 @@ import (
 func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	cfg := rt.cfg
 	reg := &tool.Registry{}
+	if err := rt.openSkills(); err != nil {
+		return nil, err
+	}
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput:      cfg.Terminal.MaxOutput,
@@ -37,7 +40,7 @@ func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	rt.closers = append(rt.closers, term.Close)
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
 		WriteGuard: rt.policy.CheckWrite, ReadGuard: rt.policy.CheckRead})
-	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
+	if err := registerAll(reg, append(append(term.Tools(), files.All()...), rt.skillTools()...)...); err != nil {
 		return nil, err
 	}
 	webTools, err := rt.webTools(ctx)
@@ -47,7 +50,7 @@ func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	if err := registerAll(reg, webTools...); err != nil {
 		return nil, err
 	}
-	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools); err != nil {
+	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools, mcpToolsets(cfg)...); err != nil {
 		return nil, err
 	}
 	if len(cfg.Toolsets) > 0 {
@@ -56,7 +59,14 @@ func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	if err := registerAll(reg, rt.opts.Tools...); err != nil {
 		return nil, err
 	}
-	return reg, nil
+	// The MCP servers, started first, add their tools to rt.tools.
+	for _, n := range reg.Names() {
+		t, _ := reg.Get(n)
+		if err := registerAll(rt.tools, t); err != nil {
+			return nil, err
+		}
+	}
+	return rt.tools, nil
 }
 
 // agentToolsets are the toolsets of the tools wireAgentTools and
@@ -65,8 +75,8 @@ var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "del
 
 // checkToolsets rejects a toolsets setting naming a toolset no tool
 // belongs to: a typo would otherwise leave the model without tools.
-func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool) error {
-	known := append(append([]string{"all"}, agentToolsets...), optionalToolsets...)
+func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool, more ...string) error {
+	known := append(append(append([]string{"all"}, agentToolsets...), optionalToolsets...), more...)
 	for _, n := range builtin.Names() {
 		t, _ := builtin.Get(n)
 		known = append(known, t.Spec().Toolset)
@@ -106,6 +116,7 @@ func (rt *Runtime) promptBuilder(model, prov string) prompt.Builder {
 	b := prompt.Builder{
 		Home: rt.cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
 		Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: rt.cfg.Agent.SystemPrompt,
+		SkillsIndex: rt.skillsPrompt(),
 	}
 	if rt.memory != nil {
 		snap := rt.memory.Snapshot()
@@ -155,6 +166,7 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 		}
 		return p, nil
 	}
+	acfg.ToolsReady = rt.mcpReady
 	acfg.OnTurnEnd = func(ctx context.Context, res *agent.Result) error {
 		if mem == nil {
 			return nil

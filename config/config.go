@@ -42,6 +42,14 @@ type Config struct {
 	Auxiliary         map[string]Auxiliary    `yaml:"auxiliary"`
 	Toolsets          []string                `yaml:"toolsets"`
 
+	// MCPServers are the MCP servers whose tools are offered, by name.
+	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
+	// MCPStartupTimeout is how long the first prompt waits for MCP
+	// servers still starting (seconds, default 10); later ones join when
+	// ready.
+	MCPStartupTimeout int    `yaml:"mcp_startup_timeout"`
+	Skills            Skills `yaml:"skills"`
+
 	// Home is HERMES_HOME; Path the file read (empty when none existed).
 	Home string `yaml:"-"`
 	Path string `yaml:"-"`
@@ -295,6 +303,8 @@ func Default() *Config {
 		Guardrails:    Guardrails{WarnAfter: 2, HaltAfter: 5},
 		Checkpoints:   Checkpoints{Enabled: &t, MaxFiles: 50_000, MaxBytes: 500 << 20},
 		Display:       Display{ShowReasoning: &t, ToolProgress: "all", BusyInputMode: "queue"},
+
+		MCPStartupTimeout: DefaultMCPStartupTimeout,
 	}
 }
 
@@ -389,6 +399,7 @@ func (c *Config) fillDefaults() {
 		{&c.Delegation.MaxConcurrentChildren, d.Delegation.MaxConcurrentChildren},
 		{&c.Compression.ProtectLastN, d.Compression.ProtectLastN}, {&c.Compression.ProtectFirstN, d.Compression.ProtectFirstN},
 		{&c.Guardrails.WarnAfter, d.Guardrails.WarnAfter}, {&c.Guardrails.HaltAfter, d.Guardrails.HaltAfter},
+		{&c.MCPStartupTimeout, d.MCPStartupTimeout},
 	} {
 		if *p.v <= 0 {
 			*p.v = p.def

@@ -119,6 +119,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 			bad(fmt.Sprintf("sandbox.writable_roots[%d]", i), fmt.Sprintf("%q", r), "an absolute path or one under ~/")
 		}
 	}
+	c.validateMCP(bad)
 	if len(problems) == 0 {
 		return nil
 	}

@@ -99,6 +99,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		Yolo:        f.yolo,
 		IgnoreRules: f.ignoreRules,
 		NoStream:    f.noStream,
+		Skills:      f.skills,
 		Getenv:      e.getenv,
 		OnWarning:   func(s string) { fmt.Fprintln(e.stderr, "hermes: warning:", s) },
 	}

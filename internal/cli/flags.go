@@ -26,6 +26,7 @@ type runFlags struct {
 	noStream    bool
 	images      []string
 	attach      []llm.Image // the loaded --image files of an interactive chat
+	skills      []string
 
 	// chat
 	query   string
@@ -62,6 +63,7 @@ func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVarP(&f.resume, "resume", "r", "", "resume a session: ID, title or 'latest'")
 	fs.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
 	fs.StringArrayVar(&f.images, "image", nil, "attach an image (file path or http(s) URL) to the prompt; repeatable")
+	fs.StringSliceVarP(&f.skills, "skills", "s", nil, "preload a skill into the session (repeatable, or comma-separated)")
 }
 
 func (f *runFlags) toolsetList() []string {

@@ -44,6 +44,9 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 		for _, w := range rt.Warnings() {
 			banner = append(banner, "warning: "+w)
 		}
+		for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
+			banner = append(banner, "warning: "+w)
+		}
 		return rt.Runtime, banner, nil
 	}
 	opts := tui.Options{

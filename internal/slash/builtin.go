@@ -7,5 +7,6 @@ func Builtin() *Registry {
 	r.MustRegister(sessionCommands()...)
 	r.MustRegister(turnCommands()...)
 	r.MustRegister(infoCommands(r)...)
+	r.MustRegister(extensionCommands()...)
 	return r
 }

@@ -27,7 +27,12 @@ func infoCommands(r *Registry) []Command {
 func Help(r *Registry) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	var skills []Command
 	for _, c := range r.Commands() {
+		if c.Skill {
+			skills = append(skills, c)
+			continue
+		}
 		usage := "/" + c.Name
 		if c.Args != "" {
 			usage += " " + c.Args
@@ -37,6 +42,12 @@ func Help(r *Registry) string {
 			summary += " (also /" + strings.Join(c.Aliases, ", /") + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", usage, summary)
+	}
+	if len(skills) > 0 {
+		fmt.Fprintf(tw, "\nSkills:\t\n")
+		for _, c := range skills {
+			fmt.Fprintf(tw, "/%s %s\t%s\n", c.Name, c.Args, c.Summary)
+		}
 	}
 	tw.Flush()
 	b.WriteString("\nA unique prefix is enough (/mod is /model); Tab completes. !CMD runs a shell command (sandboxed, with approvals).")

@@ -23,6 +23,10 @@ type Command struct {
 	// WhileBusy lets the command run while a turn runs (/stop, /usage);
 	// a surface holds the others until the turn has ended.
 	WhileBusy bool
+	// Skill marks a command that loads a skill (RegisterSkills): the
+	// other commands win a prefix over it (/mod stays /model beside a
+	// skill "modeling"), and /help lists skills apart.
+	Skill bool
 	// Run does the command; args is the rest of the line, trimmed. Its
 	// error is shown to the user.
 	Run func(ctx context.Context, h Host, args string) error
@@ -138,6 +142,17 @@ func (r *Registry) Lookup(name string) (Command, error) {
 		}
 		if prev, ok := found[c]; !ok || n == strings.ToLower(c.Name) || prev != strings.ToLower(c.Name) && n < prev {
 			found[c] = n
+		}
+	}
+	if len(found) > 1 {
+		var commands []*Command
+		for c := range found {
+			if !c.Skill {
+				commands = append(commands, c)
+			}
+		}
+		if len(commands) == 1 {
+			return *commands[0], nil
 		}
 	}
 	switch len(found) {

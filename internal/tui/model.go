@@ -56,6 +56,7 @@ type Model struct {
 	version  string
 	theme    theme
 	md       markdown
+	mcpDown  map[string]bool // MCP servers last seen down, said once each
 
 	// settings (display.*, approvals.timeout)
 	showReasoning bool
@@ -114,6 +115,7 @@ type status struct {
 	tokensOut       int64
 	contextPct      float64
 	sandbox         string
+	mcp             string // the MCP servers in a few words ("" with none)
 }
 
 // New returns the model; Run runs it. The returned model's messages are

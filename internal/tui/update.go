@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-go/hermes/mcp"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ type (
 	statusMsg status
 	tickMsg   time.Time
 	renderMsg struct{}
+	// mcpPollMsg looks again at the MCP servers, which change state in
+	// the background (one dies, one that was slow joins).
+	mcpPollMsg struct{}
 	// readyMsg brings the runtime Options.Start assembled.
 	readyMsg struct {
 		rt     *app.Runtime
@@ -153,7 +157,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.attach(msg.rt, msg.banner)
 		m.running = ""
-		return m, tea.Batch(m.refreshStatus(), m.next())
+		return m, tea.Batch(m.refreshStatus(), m.next(), m.pollMCP())
+	case mcpPollMsg:
+		m.mcpChanged()
+		return m, m.pollMCP()
 	case probeMsg:
 		close(msg.done)
 		return m, nil
@@ -180,6 +187,37 @@ func kindBlock(k slash.Kind) blockKind {
 		return errorBlock
 	}
 	return infoBlock
+}
+
+// mcpPollEvery is how often the status line looks at the MCP servers.
+const mcpPollEvery = time.Second
+
+// pollMCP schedules the next look at the MCP servers (none without any).
+func (m *Model) pollMCP() tea.Cmd {
+	if m.rt == nil || len(m.rt.MCPStatus()) == 0 {
+		return nil
+	}
+	return tea.Tick(mcpPollEvery, func(time.Time) tea.Msg { return mcpPollMsg{} })
+}
+
+// mcpChanged updates the status line when the servers changed, and says
+// in the conversation which server went down and why.
+func (m *Model) mcpChanged() {
+	line := m.rt.MCPStatusLine()
+	if line == m.status.mcp {
+		return
+	}
+	m.status.mcp = line
+	m.dirty = true
+	for _, st := range m.rt.MCPStatus() {
+		if st.State == mcp.Down && !m.mcpDown[st.Name] {
+			m.add(&block{kind: warnBlock, text: "MCP server " + st.String()})
+		}
+		if m.mcpDown == nil {
+			m.mcpDown = map[string]bool{}
+		}
+		m.mcpDown[st.Name] = st.State == mcp.Down
+	}
 }
 
 func tick() tea.Cmd {

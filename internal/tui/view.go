@@ -178,6 +178,9 @@ func (m *Model) statusLine() string {
 		left += t.status.Render(" · " + clip(s.title, 30))
 	}
 	right := fmt.Sprintf("↑%s ↓%s · ctx %.0f%% · %s ", compact(s.tokensIn), compact(s.tokensOut), s.contextPct, s.sandbox)
+	if s.mcp != "" {
+		right = s.mcp + " · " + right
+	}
 	var marks string
 	if m.fallbackActive() {
 		marks += t.fallback.Render(" FALLBACK ") + " "
@@ -225,7 +228,7 @@ func (m *Model) readStatus(withUsage bool) status { return readStatus(m.rt, with
 func readStatus(rt *app.Runtime, withUsage bool) status {
 	model, prov := rt.Agent().Model()
 	sb := rt.SandboxStatus()
-	s := status{model: model, provider: prov, sandbox: string(sb.Mode)}
+	s := status{model: model, provider: prov, sandbox: string(sb.Mode), mcp: rt.MCPStatusLine()}
 	if sb.Level.String() != "full" && sb.Level.String() != "off" {
 		s.sandbox += " (" + sb.Level.String() + ")"
 	}
