@@ -111,7 +111,7 @@ func TestSlashCommandsRunWithoutTheModel(t *testing.T) {
 	}
 	h.say("/re")
 	h.idle()
-	if got := h.conversation(); !strings.Contains(got, "/re could be /reset, /resume, /retry") {
+	if got := h.conversation(); !strings.Contains(got, "/re could be /reload-mcp, /reset, /resume, /retry") {
 		t.Fatalf("ambiguous prefix:\n%s", got)
 	}
 	if n := requestsN(srv); n != 0 {
