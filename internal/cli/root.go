@@ -122,6 +122,6 @@ func newRoot(e *env) *cobra.Command {
 	_ = root.Flags().MarkHidden("V")
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
 	addRunFlags(root.Flags(), f)
-	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
+	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e), newBatchCmd(e))
 	return root
 }
