@@ -86,7 +86,9 @@ func batchExpect(n int) (apiCalls int, tools map[string][2]int) {
 	return 3, tools
 }
 
-func writeDataset(t *testing.T, dir string, n int) string {
+func writeDataset(t *testing.T, dir string, n int) string { return writeDatasetTB(t, dir, n) }
+
+func writeDatasetTB(t testing.TB, dir string, n int) string {
 	t.Helper()
 	var b strings.Builder
 	for i := range n {
@@ -104,12 +106,16 @@ func writeDataset(t *testing.T, dir string, n int) string {
 func batchDirs(t *testing.T) (home, work string) {
 	root := t.TempDir()
 	home, work = filepath.Join(root, "home"), filepath.Join(root, "work")
-	for _, d := range []string{home, work} {
+	mkdirs(t, home, work)
+	return home, work
+}
+
+func mkdirs(t testing.TB, dirs ...string) {
+	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return home, work
 }
 
 func readEntries(t *testing.T, path string) []batch.Entry {
