@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"slices"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/batch"
-	"github.com/hermes-go/hermes/config"
 )
 
 // batchFlags are hermes batch's flags.
@@ -77,6 +75,7 @@ func newBatchCmd(e *env) *cobra.Command {
 	fs.StringVar(&f.run.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")
 	fs.StringVar(&f.engine, "engine", "local", "local (this process) or temporal (a workflow per prompt, run by `hermes batch worker`)")
 	addTemporalFlags(fs, &f.temporal)
+	addActivityFlags(fs, &f.temporal)
 	cmd.AddCommand(newBatchWorkerCmd(e))
 	return cmd
 }
@@ -176,5 +175,3 @@ func writerIsTerminal(w io.Writer) bool {
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
-var _ = strings.TrimSpace
-var _ *config.Config

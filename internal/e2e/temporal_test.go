@@ -1,0 +1,190 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/batch/temporal"
+	"github.com/hermes-go/hermes/internal/testpeer"
+	"github.com/hermes-go/hermes/llm/llmtest"
+)
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startTemporal runs a Temporal dev server (in memory, no UI) on
+// 127.0.0.1 for the test and returns its frontend address.
+func startTemporal(t testing.TB) string {
+	t.Helper()
+	bin := testpeer.Temporal(t)
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
+		"--http-port", fmt.Sprint(freePort(t)), "--metrics-port", fmt.Sprint(freePort(t)), "--log-level", "error")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if c, err := temporal.Dial(addr, "default", nil); err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Temporal dev server did not come up at %s:\n%s", addr, logs.String())
+		}
+	}
+}
+
+// process is a hermes process the test started and ends.
+type process struct {
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+func startHermes(t *testing.T, home, work string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(hermesBin, args...), done: make(chan struct{})}
+	p.cmd.Dir = work
+	p.cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}
+	p.cmd.Stdout, p.cmd.Stderr = &syncWriter{w: &p.out}, &syncWriter{w: &p.out}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(p.kill)
+	return p
+}
+
+func (p *process) kill() {
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+func (p *process) output() string {
+	return p.cmd.Stdout.(*syncWriter).String()
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
+
+// With --engine temporal and two workers, one SIGKILLed while it is in
+// the middle of a model call: every prompt still completes, exactly once,
+// and no tool call that had completed runs again (each command appends
+// its own line to the prompt's calls.log: every line is there once).
+func TestBatchTemporalSurvivesAKilledWorker(t *testing.T) {
+	addr := startTemporal(t)
+	const prompts = 40
+	// Worker A runs one call at a time; its 6th model call never answers,
+	// and the test kills A while A waits on it.
+	srvA, srvB := llmtest.NewServer(t), llmtest.NewServer(t)
+	srvA.AllowUnexpected()
+	var calls atomic.Int32
+	hung := make(chan struct{})
+	script := batchScript(0)
+	srvA.Handle(func(r *llmtest.Request) llmtest.Reply {
+		if calls.Add(1) == 6 {
+			close(hung)
+			return llmtest.Reply{Hang: true}
+		}
+		return script(r)
+	})
+	srvB.Handle(script)
+
+	root := t.TempDir()
+	homeA, homeB, homeS, work := filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "s"), filepath.Join(root, "work")
+	mkdirs(t, homeA, homeB, homeS, work)
+	ds := writeDataset(t, work, prompts)
+	worker := func(home, url string, extra ...string) *process {
+		return startHermes(t, home, work, append([]string{"batch", "worker", "--temporal", addr, "--provider", "custom", "--base-url", url, "--model", "m"}, extra...)...)
+	}
+	a := worker(homeA, srvA.URL(), "--activities", "1")
+	b := worker(homeB, srvB.URL())
+	sub := startHermes(t, homeS, work, "batch", "--engine", "temporal", "--temporal", addr, "--dataset", ds, "--run-name", "t1",
+		"--workers", fmt.Sprint(prompts), "--heartbeat", "2", "--keep-workspaces")
+
+	select {
+	case <-hung:
+	case <-sub.done:
+		t.Fatalf("the batch ended before worker A was killed:\n%s", sub.output())
+	case <-time.After(90 * time.Second):
+		t.Fatalf("worker A never got its 6th model call\nA: %s\nB: %s\nsubmitter: %s", a.output(), b.output(), sub.output())
+	}
+	a.kill()
+	select {
+	case <-sub.done:
+	case <-time.After(120 * time.Second):
+		t.Fatalf("the batch did not finish after worker A died\nB: %s\nsubmitter: %s", b.output(), sub.output())
+	}
+	if code := sub.cmd.ProcessState.ExitCode(); code != 0 || !strings.Contains(sub.output(), fmt.Sprintf("t1: %d/%d prompts have trajectories (%d completed", prompts, prompts, prompts)) {
+		t.Fatalf("submitter exit %d:\n%s\nB: %s", code, sub.output(), b.output())
+	}
+	dir := filepath.Join(work, "data", "t1")
+	entries := checkBatchRun(t, dir, prompts)
+	for _, e := range entries {
+		if e.Metadata.Engine != "temporal" {
+			t.Fatalf("prompt %d: engine %q", e.PromptIndex, e.Metadata.Engine)
+		}
+	}
+	ran := 0
+	for n := range prompts {
+		b, _ := os.ReadFile(filepath.Join(dir, "workspaces", fmt.Sprint(n), "calls.log"))
+		var want string
+		switch {
+		case n%5 == 0:
+		case n%7 == 0:
+			want = fmt.Sprintf("%d-1\n", n)
+		default:
+			want = fmt.Sprintf("%d-0\n%d-1\n", n, n)
+		}
+		if n%11 == 0 && n%5 != 0 && n%7 != 0 {
+			want = fmt.Sprintf("%d-1\n", n)
+		}
+		if string(b) != want {
+			t.Errorf("prompt %d: calls.log = %q, want %q (a completed tool call ran again, or one never ran)", n, b, want)
+		}
+		ran += strings.Count(string(b), "\n")
+	}
+	if ran == 0 {
+		t.Fatal("no command ran")
+	}
+}
