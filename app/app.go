@@ -98,8 +98,8 @@ type Runtime struct {
 
 	checkpoints *checkpoint.Store // nil when checkpoints are off
 
-	agent    *agent.Agent
-	acfg     agent.Config // what agent was built from (batch.go)
+	agent *agent.Agent
+	acfg  agent.Config // what agent was built from (batch.go)
 	batchExec
 	store    *session.Store
 	memory   *memory.Store // nil when memory is off
