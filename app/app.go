@@ -98,9 +98,7 @@ type Runtime struct {
 
 	checkpoints *checkpoint.Store // nil when checkpoints are off
 
-	agent *agent.Agent
-	acfg  agent.Config // what agent was built from (batch.go)
-	batchExec
+	agent    *agent.Agent
 	store    *session.Store
 	memory   *memory.Store // nil when memory is off
 	todos    *todo.Store
@@ -116,6 +114,11 @@ type Runtime struct {
 
 	locksMu sync.Mutex
 	locks   []func() error // releases the sessions this runtime writes
+
+	// acfg is what agent was built from; batchExec runs its tools one
+	// call at a time (batch.go).
+	acfg agent.Config
+	batchExec
 }
 
 // New assembles the runtime cfg describes. Configuration problems are
