@@ -118,7 +118,9 @@ func mkdirs(t testing.TB, dirs ...string) {
 	}
 }
 
-func readEntries(t *testing.T, path string) []batch.Entry {
+func readEntries(t *testing.T, path string) []batch.Entry { return readEntriesTB(t, path) }
+
+func readEntriesTB(t testing.TB, path string) []batch.Entry {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

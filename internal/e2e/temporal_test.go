@@ -37,7 +37,10 @@ func startTemporal(t testing.TB) string {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
-		"--http-port", fmt.Sprint(freePort(t)), "--metrics-port", fmt.Sprint(freePort(t)), "--log-level", "error")
+		"--http-port", fmt.Sprint(freePort(t)), "--metrics-port", fmt.Sprint(freePort(t)), "--log-level", "error",
+		// Activities handed to the worker with its workflow task, not through
+		// the task queue: a few ms per step rather than ~50.
+		"--dynamic-config-value", "system.enableActivityEagerExecution=true")
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
