@@ -395,3 +395,39 @@ func TestBatchRecordsPromptsThatCannotRun(t *testing.T) {
 		t.Errorf("statistics: errors %d completed %d, want 4 and 1", st.Errors, st.Completed)
 	}
 }
+
+// On a terminal the progress is one bar redrawn in place: done, failed,
+// rate and ETA.
+func TestBatchShowsAProgressBarOnATerminal(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(batchScript(0))
+	home, work := batchDirs(t)
+	ds := writeDataset(t, work, 20)
+	master, slave := openPTY(t)
+	defer master.Close()
+	cmd := batchCmd(home, work, "--dataset", ds, "--run-name", "tty", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	cmd.Stderr = slave
+	var screen strings.Builder
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	out, err := cmd.Output()
+	slave.Close()
+	<-read
+	if err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, screen.String())
+	}
+	s := screen.String()
+	if !contains(s, "\r\033[K[", "20/20 done · 0 failed · 0 errors · ", "/s · ETA 0s") || strings.Contains(s, "] prompt ") {
+		t.Errorf("terminal output %q", s)
+	}
+}
