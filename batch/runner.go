@@ -131,6 +131,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	st := statistics(entries)
 	st.RunName, st.Distribution, st.Model, st.Engine = o.RunName, distName, o.Model, o.Engine.Name()
+	if st.Model == "" && len(entries) > 0 {
+		st.Model = entries[len(entries)-1].Metadata.Model // the workers' choice
+	}
 	st.TotalPrompts = len(o.Prompts)
 	st.Errors = r.errors
 	st.Remaining = len(o.Prompts) - st.Trajectories

@@ -54,6 +54,11 @@
 // is not an activity); prompts stay within the context window or fail
 // with the provider's overflow error.
 //
+// Every activity's input and result is a payload of the workflow's
+// history, which the server caps (2 MB per payload by default): a
+// conversation that outgrows it fails its workflow with the server's
+// error, recorded in errors.jsonl.
+//
 // The history holds prompts, model replies and tool results, never keys:
 // each worker calls the model with its own configuration and keys; the
 // submitter's --model, --max-turns and --reasoning-effort travel in the

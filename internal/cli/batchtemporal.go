@@ -1,3 +1,5 @@
+//go:build temporal
+
 package cli
 
 import (
@@ -8,39 +10,16 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/batch"
 	"github.com/hermes-go/hermes/batch/temporal"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
-// temporalFlags say where the Temporal server is and how long activities
-// may take.
-type temporalFlags struct {
-	address      string
-	namespace    string
-	queue        string
-	heartbeat    int
-	modelTimeout int
-	toolTimeout  int
-}
-
-func addTemporalFlags(fs *pflag.FlagSet, f *temporalFlags) {
-	fs.StringVar(&f.address, "temporal", "127.0.0.1:7233", "Temporal frontend HOST:PORT")
-	fs.StringVar(&f.namespace, "namespace", "default", "Temporal namespace")
-	fs.StringVar(&f.queue, "task-queue", temporal.DefaultTaskQueue, "Temporal task queue the workers poll")
-}
-
-func addActivityFlags(fs *pflag.FlagSet, f *temporalFlags) {
-	fs.IntVar(&f.heartbeat, "heartbeat", temporal.DefaultHeartbeat, "seconds without a heartbeat before a model or tool call is retried on another worker")
-	fs.IntVar(&f.modelTimeout, "model-timeout", temporal.DefaultModelTimeout, "seconds one model call may take (its retries and fallbacks included)")
-	fs.IntVar(&f.toolTimeout, "tool-timeout", temporal.DefaultToolTimeout, "seconds one tool call may take")
-}
-
 // newTemporalEngine connects the submitter of --engine temporal.
-func newTemporalEngine(ctx context.Context, e *env, f *batchFlags, cfg *config.Config) (*temporalEngine, error) {
+func newTemporalEngine(ctx context.Context, e *env, f *batchFlags, cfg *config.Config) (batch.Engine, error) {
 	c, err := temporal.Dial(f.temporal.address, f.temporal.namespace, e.stderr)
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}

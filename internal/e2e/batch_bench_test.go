@@ -79,7 +79,7 @@ func BenchmarkBatchTemporal(b *testing.B) {
 	home, work := filepath.Join(root, "home"), filepath.Join(root, "work")
 	mkdirs(b, home, work)
 	for range 2 {
-		w := exec.Command(hermesBin, "batch", "worker", "--temporal", addr, "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+		w := exec.Command(hermesWithTemporal(b), "batch", "worker", "--temporal", addr, "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
 		w.Dir, w.Env = work, batchCmd(home, work).Env
 		w.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := w.Start(); err != nil {
@@ -103,6 +103,9 @@ func BenchmarkBatchTemporal(b *testing.B) {
 		args := append([]string{"--dataset", ds, "--run-name", fmt.Sprintf("bench%d", iter), "--workers", fmt.Sprint(workers),
 			"--provider", "custom", "--base-url", srv.URL(), "--model", "m"}, engine...)
 		cmd := batchCmd(home, work, args...)
+		if len(engine) > 0 {
+			cmd.Path = hermesWithTemporal(b)
+		}
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		el := time.Since(start)

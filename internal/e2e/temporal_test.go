@@ -19,6 +19,33 @@ import (
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
+var (
+	temporalBinOnce sync.Once
+	temporalBin     string
+	temporalBinErr  error
+)
+
+// hermesWithTemporal is the hermes binary built with the Temporal engine
+// (-tags temporal), built on first use beside the default one.
+func hermesWithTemporal(t testing.TB) string {
+	t.Helper()
+	temporalBinOnce.Do(func() {
+		bin := filepath.Join(filepath.Dir(hermesBin), "hermes-temporal")
+		build := exec.Command("go", "build", "-tags", "temporal", "-ldflags=-s -w", "-o", bin, "./cmd/hermes")
+		build.Dir = moduleRoot
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			temporalBinErr = fmt.Errorf("building hermes -tags temporal: %v\n%s", err, out)
+			return
+		}
+		temporalBin = bin
+	})
+	if temporalBinErr != nil {
+		t.Fatal(temporalBinErr)
+	}
+	return temporalBin
+}
+
 func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -69,12 +96,14 @@ type process struct {
 	done chan struct{}
 }
 
+// startHermes starts the Temporal build of hermes.
 func startHermes(t *testing.T, home, work string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(hermesBin, args...), done: make(chan struct{})}
+	p := &process{cmd: exec.Command(hermesWithTemporal(t), args...), done: make(chan struct{})}
 	p.cmd.Dir = work
 	p.cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}
-	p.cmd.Stdout, p.cmd.Stderr = &syncWriter{w: &p.out}, &syncWriter{w: &p.out}
+	w := &syncWriter{w: &p.out}
+	p.cmd.Stdout, p.cmd.Stderr = w, w
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
