@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/batch"
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 // batchFlags are hermes batch's flags.
@@ -139,6 +140,13 @@ func runBatch(ctx context.Context, e *env, f *batchFlags) error {
 	known, universe, err := batch.Probe(ctx, probeCfg, opts, f.memory)
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
+	}
+	if f.engine == "local" {
+		if p, err := app.SandboxPolicy(cfg, ".", e.getenv); err == nil {
+			if st := p.Enforcement(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+				fmt.Fprintln(e.stderr, "hermes: warning:", st) // what the prompts' commands run without
+			}
+		}
 	}
 	seed := f.seed
 	if seed == 0 {
