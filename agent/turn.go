@@ -47,6 +47,9 @@ type turn struct {
 	guard        guardrail
 	done         bool
 	tools        []llm.ToolDef // offered this turn
+	// imagesOmitted is set once the turn told that the model gets
+	// placeholders for the history's images.
+	imagesOmitted bool
 }
 
 // end is the one way a turn ends: its exit reason, the text the caller
@@ -99,7 +102,16 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 		a.mu.Unlock()
 		return nil, ErrBusy
 	}
-	if in.Message == "" {
+	if len(a.attached) > 0 {
+		in.Images = append(append([]llm.Image(nil), a.attached...), in.Images...)
+	}
+	if len(in.Images) > 0 {
+		if model, _ := a.Model(); !a.acceptsImages(model) {
+			a.mu.Unlock()
+			return nil, fmt.Errorf("agent: %w: %s cannot see the %d image(s) attached; use a vision model, or set model.vision: true if it has vision", ErrNoVision, model, len(in.Images))
+		}
+	}
+	if in.Message == "" && len(in.Images) == 0 {
 		h := a.history
 		if in.History != nil {
 			h = in.History
@@ -111,6 +123,7 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	a.running, a.interrupt, a.stream = true, cancel, stream
+	a.attached = nil // they are on this turn's message now
 	if in.History != nil {
 		a.history = llm.CloneMessages(in.History)
 	}
@@ -147,11 +160,11 @@ func (t *turn) prologue(in Input) {
 	a := t.a
 	a.resetTurnRouting()
 	t.ensureSystemPrompt(in.SystemMessage)
-	if in.Message != "" {
+	if in.Message != "" || len(in.Images) > 0 {
 		// A turn that was interrupted, or a process that died, may have
 		// left the history open: close it first.
 		t.closeDangling()
-		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Time: a.cfg.Now()})
+		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Images: append([]llm.Image(nil), in.Images...), Time: a.cfg.Now()})
 	}
 }
 
@@ -243,6 +256,17 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 		for i := range api {
 			if r := api[i].Role; r != llm.RoleTool && r != llm.RoleSystem {
 				api[i].Content = a.cfg.Redact(api[i].Content)
+			}
+		}
+	}
+	if llm.HasImages(api) {
+		if model, _ := a.Model(); !a.acceptsImages(model) {
+			// A fallback or a resumed session on a model without vision:
+			// it reads what the images were instead of failing with a 400.
+			api = llm.WithoutImages(api)
+			if !t.imagesOmitted {
+				t.imagesOmitted = true
+				a.emit(Event{Kind: EventStatus, Text: fmt.Sprintf("%s cannot see images: the images in the conversation are sent as placeholders", model)})
 			}
 		}
 	}

@@ -112,6 +112,10 @@ type Runtime struct {
 	titleOnce sync.Once
 	titles    sync.WaitGroup
 
+	meter   usageMeter // tokens by main model and auxiliary task
+	webOnce sync.Once
+	web     *http.Client // the guarded client of the web tools
+
 	locksMu sync.Mutex
 	locks   []func() error // releases the sessions this runtime writes
 
@@ -146,6 +150,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		cfg.Home = config.Home(opts.Getenv)
 	}
 	rt := &Runtime{cfg: cfg, opts: opts, workdir: opts.Workdir}
+	rt.obs.add(rt.meter.observe)
 	if opts.Observer != nil {
 		rt.obs.add(opts.Observer)
 	}

@@ -39,7 +39,7 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reg, err := rt.buildTools()
+	reg, err := rt.buildTools(ctx)
 	if err != nil {
 		return err
 	}
@@ -83,6 +83,7 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 		PreHooks:               pre,
 		PostHooks:              post,
 		Redact:                 rt.redact,
+		Vision:                 rt.visionOf,
 		Store:                  rt.store,
 		Session:                sess,
 		NewSessionID:           rt.newHeldSessionID,

@@ -42,7 +42,7 @@ func (rt *Runtime) wireCompression(ctx context.Context, acfg *agent.Config) erro
 		return configErr(err)
 	}
 	c := &compress.Compressor{
-		Summarizer:    summarizer,
+		Summarizer:    rt.meter.wrap(provider.TaskCompression, summarizer),
 		Model:         summarizer.Current().Model,
 		Threshold:     rt.cfg.Compression.Threshold,
 		ProtectFirstN: rt.cfg.Compression.ProtectFirstN,

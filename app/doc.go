@@ -1,6 +1,7 @@
 // Package app assembles the Hermes runtime: from a config.Config it builds
 // the agent exactly as the hermes command runs it, with the provider chain
-// and its fallbacks, the auxiliary chains (compression, titles), context
+// and its fallbacks, the auxiliary chains (compression, titles, vision,
+// web extraction), the web tools, context
 // compression, the SQLite session store, memory, the default toolsets,
 // the dangerous-command approval policy, shell hooks, secret redaction and
 // subagents. Every surface (the CLI, the terminal UI, the API server, ACP,
@@ -33,6 +34,17 @@
 // without a model is asked for its models. Configuration problems are
 // *ConfigError values, so a caller can tell "fix your setup" from a
 // runtime failure.
+//
+// Images and the web: a model's vision comes from model.vision or its
+// family (llm.SupportsVision); AttachImage queues an image for the next
+// prompt (the /image command), agent.Input.Images carries them directly.
+// web_extract is offered with the web toolset, web_search when a backend
+// is configured (web.search.*), vision_analyze when a vision model is
+// (auxiliary.vision, or the main model). Their fetches go through
+// internal/netguard unless web.allow_private. Usage reports the main
+// model's tokens and, apart, each auxiliary task's (compression,
+// title_generation, vision, web_extract): the /usage command and the
+// usage file.
 //
 // One writer per session: New holds the session it starts or resumes
 // (session.Store.Acquire), and so does a compression for the child

@@ -57,7 +57,10 @@ func (rt *Runtime) titleChain(ctx context.Context) (llm.Client, error) {
 	for _, p := range problems {
 		rt.eventWarning("title generation: " + p.Error())
 	}
-	return chain, err
+	if err != nil {
+		return nil, err
+	}
+	return rt.meter.wrap(provider.TaskTitleGeneration, chain), nil
 }
 
 // setTitle stores a title; titles are unique, so a second "Fix tests"

@@ -22,7 +22,7 @@ import (
 
 // buildTools registers the built-in tools, filtered by the toolsets
 // setting, then the embedder's own.
-func (rt *Runtime) buildTools() (*tool.Registry, error) {
+func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	cfg := rt.cfg
 	reg := &tool.Registry{}
 	term := terminal.New(terminal.Options{
@@ -38,6 +38,13 @@ func (rt *Runtime) buildTools() (*tool.Registry, error) {
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
 		WriteGuard: rt.policy.CheckWrite, ReadGuard: rt.policy.CheckRead})
 	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
+		return nil, err
+	}
+	webTools, err := rt.webTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := registerAll(reg, webTools...); err != nil {
 		return nil, err
 	}
 	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools); err != nil {
@@ -59,7 +66,7 @@ var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "del
 // checkToolsets rejects a toolsets setting naming a toolset no tool
 // belongs to: a typo would otherwise leave the model without tools.
 func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool) error {
-	known := append([]string{"all"}, agentToolsets...)
+	known := append(append([]string{"all"}, agentToolsets...), optionalToolsets...)
 	for _, n := range builtin.Names() {
 		t, _ := builtin.Get(n)
 		known = append(known, t.Spec().Toolset)

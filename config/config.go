@@ -33,6 +33,7 @@ type Config struct {
 	Hooks         Hooks         `yaml:"hooks"`
 	Guardrails    Guardrails    `yaml:"tool_loop_guardrails"`
 	Checkpoints   Checkpoints   `yaml:"checkpoints"`
+	Web           Web           `yaml:"web"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
@@ -55,6 +56,9 @@ type Model struct {
 	APIMode       string `yaml:"api_mode"`
 	ContextLength int    `yaml:"context_length"`
 	MaxTokens     int    `yaml:"max_tokens"`
+	// Vision says whether the model accepts images (nil: known model
+	// families do).
+	Vision *bool `yaml:"vision"`
 }
 
 // UnmarshalYAML accepts `model: name` and `model: {default: name, ...}`.
@@ -68,7 +72,7 @@ func (m *Model) UnmarshalYAML(b []byte) error {
 	if err := yaml.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	*m = Model{Name: p.Default, Provider: p.Provider, BaseURL: p.BaseURL, APIMode: p.APIMode, ContextLength: p.ContextLength, MaxTokens: p.MaxTokens}
+	*m = Model{Name: p.Default, Provider: p.Provider, BaseURL: p.BaseURL, APIMode: p.APIMode, ContextLength: p.ContextLength, MaxTokens: p.MaxTokens, Vision: p.Vision}
 	if m.Name == "" {
 		m.Name = p.Name
 	}
@@ -84,6 +88,7 @@ type modelDoc struct {
 	APIMode       string `yaml:"api_mode"`
 	ContextLength int    `yaml:"context_length"`
 	MaxTokens     int    `yaml:"max_tokens"`
+	Vision        *bool  `yaml:"vision"`
 }
 
 // Agent holds agent.* keys.
@@ -186,6 +191,42 @@ type Checkpoints struct {
 	// skipped with a warning.
 	MaxFiles int   `yaml:"max_files"`
 	MaxBytes int64 `yaml:"max_bytes"`
+}
+
+// Web holds web.* keys: web_extract, web_search and the guard that keeps
+// them off local and private addresses.
+type Web struct {
+	// AllowPrivate lets the web tools reach loopback, private, link-local
+	// and CGNAT addresses (cloud metadata stays refused).
+	AllowPrivate bool `yaml:"allow_private"`
+	// MaxURLs is how many pages one web_extract call fetches (default 5).
+	MaxURLs int `yaml:"max_urls"`
+	// MaxPageBytes caps what is read of one page (default 2 MiB).
+	MaxPageBytes int64 `yaml:"max_page_bytes"`
+	// Timeout bounds one page (seconds, default 20).
+	Timeout int `yaml:"timeout"`
+	// HostIntervalMS spaces requests to one host (milliseconds, default
+	// 1000; -1: none).
+	HostIntervalMS int `yaml:"host_interval_ms"`
+	// SummarizeOver is the page length (characters) above which
+	// auxiliary.web_extract summarises it (default 5000; -1: never).
+	SummarizeOver int       `yaml:"summarize_over"`
+	Search        WebSearch `yaml:"search"`
+}
+
+// WebSearch holds web.search.* keys. Without a backend named, the first
+// configured one is used: searxng_url (or SEARXNG_URL), then a key for
+// Brave (BRAVE_API_KEY), Tavily (TAVILY_API_KEY), Exa (EXA_API_KEY) or
+// Firecrawl (FIRECRAWL_API_KEY). With none, web_search is not offered.
+type WebSearch struct {
+	Backend    string `yaml:"backend"`
+	SearxngURL string `yaml:"searxng_url"`
+	// BaseURL overrides a keyed backend's endpoint.
+	BaseURL string `yaml:"base_url"`
+	APIKey  string `yaml:"api_key"`
+	// KeyEnv names the variable holding the key (default per backend).
+	KeyEnv     string `yaml:"key_env"`
+	MaxResults int    `yaml:"max_results"`
 }
 
 // Guardrails holds tool_loop_guardrails.* keys.

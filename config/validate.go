@@ -16,6 +16,9 @@ var (
 	cacheTTLs        = []string{"5m", "1h", "auto"}
 	sandboxModes     = []string{"read-only", "workspace-write", "full-access"}
 	onOff            = []string{"on", "off"}
+	searchBackends   = []string{"searxng", "brave", "tavily", "exa", "firecrawl"}
+	// auxTasks are the auxiliary tasks that have a model of their own.
+	auxTasks = []string{"compression", "session_search", "title_generation", "vision", "web_extract"}
 )
 
 // validate checks the values the file set, before defaults fill the
@@ -64,6 +67,11 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		{"tool_loop_guardrails.warn_after", c.Guardrails.WarnAfter, 1},
 		{"tool_loop_guardrails.halt_after", c.Guardrails.HaltAfter, 1},
 		{"checkpoints.max_files", c.Checkpoints.MaxFiles, 1},
+		{"web.max_urls", c.Web.MaxURLs, 0},
+		{"web.timeout", c.Web.Timeout, 0},
+		{"web.host_interval_ms", c.Web.HostIntervalMS, -1},
+		{"web.summarize_over", c.Web.SummarizeOver, -1},
+		{"web.search.max_results", c.Web.Search.MaxResults, 0},
 	} {
 		atLeast(r.key, r.v, r.lo)
 	}
@@ -84,6 +92,18 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	}
 	for _, task := range sortedKeys(c.Auxiliary) {
 		atLeast("auxiliary."+task+".timeout", c.Auxiliary[task].Timeout, 0)
+	}
+	if c.Web.MaxPageBytes < 0 {
+		bad("web.max_page_bytes", fmt.Sprint(c.Web.MaxPageBytes), "a number of bytes, at least 1")
+	}
+	oneOf("web.search.backend", c.Web.Search.Backend, searchBackends)
+	if u := c.Web.Search.SearxngURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		bad("web.search.searxng_url", fmt.Sprintf("%q", u), "an http or https URL")
+	}
+	for _, task := range sortedKeys(c.Auxiliary) {
+		if !slices.Contains(auxTasks, task) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: auxiliary.%s: no task of that name is run (tasks: %s)", keys.at(file, "auxiliary."+task), task, strings.Join(auxTasks, ", ")))
+		}
 	}
 	oneOf("approvals.mode", c.Approvals.Mode, approvalModes)
 	oneOf("terminal.backend", c.Terminal.Backend, terminalBackends)

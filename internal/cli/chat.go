@@ -46,11 +46,16 @@ func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	images, err := loadImages(f.images)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
 	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli"})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
+	rt.Agent().AttachImages(images...) // --image goes with the first prompt
 	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
 	rt.Observe(prog.observe)
 

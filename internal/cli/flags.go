@@ -23,6 +23,7 @@ type runFlags struct {
 	ignoreRules bool
 	effort      string
 	noStream    bool
+	images      []string
 
 	// chat
 	query   string
@@ -58,6 +59,7 @@ func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")
 	fs.StringVarP(&f.resume, "resume", "r", "", "resume a session: ID, title or 'latest'")
 	fs.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
+	fs.StringArrayVar(&f.images, "image", nil, "attach an image (file path or http(s) URL) to the prompt; repeatable")
 }
 
 func (f *runFlags) toolsetList() []string {
