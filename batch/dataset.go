@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Prompt is one line of a dataset: {"prompt": ..., "cwd"?: ..., "image"?: ...}.
@@ -17,7 +19,8 @@ type Prompt struct {
 	// Cwd is the directory the prompt works in instead of a fresh
 	// workspace of its own.
 	Cwd string
-	// Image is an image for the prompt's user message (a path or URL).
+	// Image is an image for the prompt's user message: a URL, or a path
+	// (a relative one is resolved against the dataset's directory).
 	Image string
 	// DockerImage is upstream's per-prompt container image, which has no
 	// meaning here: commands run in the workspace sandbox.
@@ -63,7 +66,7 @@ func ReadDataset(path string) ([]Prompt, error) {
 		case *pl.Prompt == "":
 			p.Problem = fmt.Sprintf("dataset line %d has an empty prompt", line)
 		default:
-			p.Text, p.Cwd, p.Image, p.DockerImage = *pl.Prompt, pl.Cwd, pl.Image, pl.DockerImage
+			p.Text, p.Cwd, p.Image, p.DockerImage = *pl.Prompt, pl.Cwd, imageRef(pl.Image, path), pl.DockerImage
 		}
 		out = append(out, p)
 	}
@@ -74,4 +77,13 @@ func ReadDataset(path string) ([]Prompt, error) {
 		return nil, fmt.Errorf("dataset %s holds no prompts", path)
 	}
 	return out, nil
+}
+
+// imageRef resolves a relative image path against the dataset's directory.
+func imageRef(ref, dataset string) string {
+	switch {
+	case ref == "", filepath.IsAbs(ref), strings.HasPrefix(ref, "~/"), strings.Contains(ref, ":"):
+		return ref // absolute, home-relative, or a URL (http:, https:, data:)
+	}
+	return filepath.Join(filepath.Dir(dataset), ref)
 }

@@ -7,7 +7,8 @@
 // public runtime (app.New, source "batch"), under the sandbox, with
 // nobody to approve a dangerous command (it is denied; ApplyPolicy keeps
 // config.yaml from turning approvals off), without memory or context
-// files unless asked (they would leak between prompts), and with the
+// files unless asked (they would leak between prompts), with the image
+// of its dataset line (loaded where the dataset is), and with the
 // toolsets a Distribution samples for it (reproducibly: the same seed and
 // index give the same toolsets).
 //
@@ -18,9 +19,9 @@
 //     the checkpoint: a resumed run reads it back, cuts a torn last line
 //     (a crash in the middle of a write), checks it against the dataset
 //     and runs only the prompts it lacks, so no prompt is written twice.
-//   - errors.jsonl: prompts that could not run (a bad line, an image the
-//     agent cannot take yet, a runtime that could not be built); --resume
-//     tries them again.
+//   - errors.jsonl: prompts that could not run (a bad line, an image
+//     that cannot be read or a model that cannot see it, a runtime that
+//     could not be built); --resume tries them again.
 //   - checkpoint.json: the indices done, rewritten as the run goes (at
 //     most once a second) for people and tools; never what resume trusts.
 //   - statistics.json: the sums over every trajectory of the run.

@@ -76,7 +76,7 @@ func (l *Local) Run(ctx context.Context, t Task) (*Outcome, error) {
 		}
 	})
 	begin := time.Now()
-	res, err := rt.Agent().Run(ctx, agent.Input{Message: t.Prompt.Text, TaskID: fmt.Sprintf("task_%d", t.Prompt.Index)})
+	res, err := rt.Agent().Run(ctx, agent.Input{Message: t.Prompt.Text, Images: t.Images, TaskID: fmt.Sprintf("task_%d", t.Prompt.Index)})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/llm"
 )
 
 // Task is one prompt as an engine runs it.
@@ -26,6 +28,9 @@ type Task struct {
 	// removed after it unless KeepWorkspace.
 	OwnWorkspace  bool
 	KeepWorkspace bool
+	// Images go with the prompt's user message (loaded from the dataset's
+	// image field).
+	Images []llm.Image `json:",omitempty"`
 }
 
 // Engine runs one prompt to the end of its turn. An error means the
@@ -239,10 +244,9 @@ func (r *runner) one(ctx context.Context, p Prompt) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	t := r.task(p)
+	t, err := r.task(p)
 	begin := r.o.Now()
 	var out *Outcome
-	err := refuse(p)
 	if err == nil {
 		out, err = r.o.Engine.Run(ctx, t)
 	}
@@ -282,30 +286,31 @@ func (r *runner) one(ctx context.Context, p Prompt) error {
 	return nil
 }
 
-// refuse says why a prompt cannot run, before any engine sees it.
-func refuse(p Prompt) error {
+// task is what an engine runs for p, or why p cannot run.
+func (r *runner) task(p Prompt) (Task, error) {
+	t := Task{RunName: r.o.RunName, Prompt: p, Toolsets: r.sample(p.Index), KeepWorkspace: r.o.KeepWorkspace}
 	switch {
 	case p.Problem != "":
-		return errors.New(p.Problem)
-	case p.Image != "":
-		// The agent's input is text only for now; a prompt with an image
-		// is not run without it.
-		return fmt.Errorf("prompt %d has an image (%s), and images in prompts are not supported yet", p.Index, p.Image)
+		return t, errors.New(p.Problem)
 	case p.DockerImage != "":
-		return fmt.Errorf("prompt %d names a container image (%s): commands run in hermes' sandbox around the prompt's workspace, not in containers", p.Index, p.DockerImage)
+		return t, fmt.Errorf("prompt %d names a container image (%s): commands run in hermes' sandbox around the prompt's workspace, not in containers", p.Index, p.DockerImage)
 	}
-	return nil
-}
-
-func (r *runner) task(p Prompt) Task {
-	t := Task{RunName: r.o.RunName, Prompt: p, Toolsets: r.sample(p.Index), KeepWorkspace: r.o.KeepWorkspace}
+	if p.Image != "" {
+		// Loaded here, where the dataset is, so an engine on another
+		// machine gets the image itself.
+		img, err := llm.LoadImage(p.Image)
+		if err != nil {
+			return t, fmt.Errorf("prompt %d: %w", p.Index, err)
+		}
+		t.Images = []llm.Image{img}
+	}
 	if p.Cwd != "" {
 		t.Workspace = p.Cwd
 	} else {
 		t.Workspace = filepath.Join(r.o.Dir, "workspaces", fmt.Sprint(p.Index))
 		t.OwnWorkspace = true
 	}
-	return t
+	return t, nil
 }
 
 // PrepareWorkspace makes t's workspace (resolved against the current

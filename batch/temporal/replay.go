@@ -24,6 +24,12 @@ func (e errDiverged) Error() string {
 	return fmt.Sprintf("replay diverged at model call %d: the request differs from the one recorded (do all workers run the same hermes with the same agent settings?)", e.call+1)
 }
 
+// errNoStart is a turn the agent refused to start.
+type errNoStart struct{ err error }
+
+func (e errNoStart) Error() string { return e.err.Error() }
+func (e errNoStart) Unwrap() error { return e.err }
+
 // replay is one planning step: the agent loop run over a journal.
 type replay struct {
 	j      Journal
@@ -49,9 +55,11 @@ func plan(ctx context.Context, rt *app.Runtime, t Task, setup Setup, j Journal) 
 		}}
 	}
 	a := rt.ReplayAgent(llm.ClientFunc(r.complete), tools)
-	res, err := a.Run(ctx, agent.Input{Message: t.Prompt.Text, SystemMessage: setup.SystemPrompt, TaskID: fmt.Sprintf("task_%d", t.Prompt.Index), History: []llm.Message{}})
+	res, err := a.Run(ctx, agent.Input{Message: t.Prompt.Text, Images: t.Images, SystemMessage: setup.SystemPrompt, TaskID: fmt.Sprintf("task_%d", t.Prompt.Index), History: []llm.Message{}})
 	if err != nil {
-		return nil, err
+		// The turn could not start (a model without vision for an image):
+		// replaying it again gives the same answer.
+		return nil, errNoStart{err}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

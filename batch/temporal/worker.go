@@ -239,8 +239,12 @@ func (w *Worker) planStep(ctx context.Context, t Task, setup Setup, j Journal) (
 	defer release()
 	s, err := plan(ctx, rt, t, setup, j)
 	var d errDiverged
-	if errors.As(err, &d) {
+	var ns errNoStart
+	switch {
+	case errors.As(err, &d):
 		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "diverged", err)
+	case errors.As(err, &ns):
+		return nil, tsdk.NewNonRetryableApplicationError(err.Error(), "input", err)
 	}
 	return s, err
 }

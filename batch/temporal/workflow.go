@@ -22,7 +22,7 @@ const (
 func (w *Worker) promptWorkflow(ctx workflow.Context, t Task) (*batch.Outcome, error) {
 	begin := workflow.Now(ctx)
 	retry := &tsdk.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
-		NonRetryableErrorTypes: []string{"config", "diverged"}}
+		NonRetryableErrorTypes: []string{"config", "diverged", "input"}}
 	hb := seconds(t.Heartbeat, DefaultHeartbeat)
 	modelCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: seconds(t.ModelTimeout, DefaultModelTimeout), HeartbeatTimeout: hb, RetryPolicy: retry})

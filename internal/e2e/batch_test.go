@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -365,6 +368,8 @@ func TestBatchRecordsPromptsThatCannotRun(t *testing.T) {
 	srv.Handle(batchScript(0))
 	home, work := batchDirs(t)
 	ds := filepath.Join(work, "mixed.jsonl")
+	writePNG(t, filepath.Join(work, "cat.png"))
+	// Model m has no vision: its prompt with an image cannot run.
 	lines := "{\"prompt\": \"task 5\"}\nnot json\n{\"prompt\": \"task 10\", \"image\": \"cat.png\"}\n{\"text\": \"no prompt\"}\n{\"prompt\": \"task 15\", \"docker_image\": \"python:3.12\"}\n"
 	if err := os.WriteFile(ds, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
@@ -385,7 +390,7 @@ func TestBatchRecordsPromptsThatCannotRun(t *testing.T) {
 		}
 		got[rec.PromptIndex] = rec.Error
 	}
-	want := map[int]string{1: "dataset line 2 is not a JSON object", 2: "images in prompts are not supported", 3: `dataset line 4 has no "prompt" field`, 4: "container image"}
+	want := map[int]string{1: "dataset line 2 is not a JSON object", 2: "cannot see the 1 image(s)", 3: `dataset line 4 has no "prompt" field`, 4: "container image"}
 	for i, w := range want {
 		if !strings.Contains(got[i], w) {
 			t.Errorf("error of prompt %d = %q, want it to say %q", i, got[i], w)
@@ -429,5 +434,54 @@ func TestBatchShowsAProgressBarOnATerminal(t *testing.T) {
 	s := screen.String()
 	if !contains(s, "\r\033[K[", "20/20 done · 0 failed · 0 errors · ", "/s · ETA 0s") || strings.Contains(s, "] prompt ") {
 		t.Errorf("terminal output %q", s)
+	}
+}
+
+// writePNG writes a 2x2 PNG image.
+func writePNG(t *testing.T, path string) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A dataset line's image (a path beside the dataset) goes with its
+// prompt to a model with vision; the trajectory keeps the text.
+func TestBatchSendsAPromptsImage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(batchScript(0))
+	home, work := batchDirs(t)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("model:\n  default: m\n  vision: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mkdirs(t, filepath.Join(work, "set"))
+	writePNG(t, filepath.Join(work, "set", "cat.png"))
+	ds := filepath.Join(work, "set", "p.jsonl")
+	if err := os.WriteFile(ds, []byte(`{"prompt": "task 5", "image": "cat.png"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, batchCmd(home, work, "--dataset", ds, "--run-name", "img", "--provider", "custom", "--base-url", srv.URL(), "--model", "m"))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var images []llm.Image
+	for _, m := range reqs[0].Messages() {
+		images = append(images, m.Images...)
+	}
+	if len(images) != 1 || images[0].MediaType != "image/png" {
+		t.Errorf("the request carried images %+v, want the PNG", images)
+	}
+	e := readEntries(t, filepath.Join(work, "data", "img", batch.TrajectoriesFile))
+	if len(e) != 1 || !e[0].Completed || e[0].Conversations[1].Value != "task 5" {
+		t.Errorf("trajectory %+v", e)
 	}
 }
