@@ -134,6 +134,11 @@ type Runtime struct {
 
 	locksMu sync.Mutex
 	locks   map[string]func() error // releases the sessions this runtime writes, by id
+
+	// acfg is what agent was built from; batchExec runs its tools one
+	// call at a time (batch.go).
+	acfg agent.Config
+	batchExec
 }
 
 // New assembles the runtime cfg describes. Configuration problems are

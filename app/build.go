@@ -98,6 +98,7 @@ func (rt *Runtime) buildAgent(ctx context.Context) error {
 	if toolsetEnabled(cfg, "delegation") {
 		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg))
 	}
+	rt.acfg = acfg
 	rt.agent = agent.New(acfg)
 	if history != nil {
 		rt.agent.SetHistory(history, storedPrompt)

@@ -124,5 +124,6 @@ func newRoot(e *env) *cobra.Command {
 	addRunFlags(root.Flags(), f)
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
+	root.AddCommand(newBatchCmd(e))
 	return root
 }
