@@ -19,6 +19,10 @@ const (
 // ErrBusy is returned by Run when a turn is already running on the agent.
 var ErrBusy = errors.New("agent: a turn is already running")
 
+// ErrNoVision is returned by Run for an Input with images when the model
+// calls go to does not accept images (Config.Vision).
+var ErrNoVision = errors.New("the model does not accept images")
+
 // errInterrupted is the cancellation cause set by Interrupt.
 var errInterrupted = errors.New("interrupted")
 
@@ -34,6 +38,11 @@ type Config struct {
 	// take precedence over registry tools of the same name.
 	Tools      *tool.Registry
 	AgentTools []tool.Tool
+	// ToolsReady runs at the start of each turn, before the tools are
+	// offered: it may wait, within its own bound, for tools still on
+	// their way (MCP servers starting). Tools that join later are offered
+	// from the next model call.
+	ToolsReady func(ctx context.Context)
 
 	// MaxIterations is the per-turn iteration budget (default 90).
 	MaxIterations int
@@ -45,6 +54,12 @@ type Config struct {
 	// KeepPartialOnInterrupt keeps already-streamed text as an assistant
 	// message when a model call is interrupted (default: nothing partial).
 	KeepPartialOnInterrupt bool
+
+	// Vision reports whether a model accepts images. Nil means
+	// llm.SupportsVision (known model families). A turn with images for a
+	// model without vision fails before the call (ErrNoVision); images
+	// already in the history reach such a model as placeholder text.
+	Vision func(model string) bool
 
 	MaxTokens       int
 	ReasoningEffort string
@@ -109,9 +124,12 @@ type Config struct {
 
 // Input is one turn.
 type Input struct {
-	// Message is the user message. Empty continues a history that ends in
-	// a tool result.
+	// Message is the user message. Empty (and no Images) continues a
+	// history that ends in a tool result.
 	Message string
+	// Images are attached to the user message (llm.LoadImage makes one
+	// from a path or URL). The model must accept images (Config.Vision).
+	Images []llm.Image
 	// History is the conversation so far, without the system message. Nil
 	// means the agent's own history (what earlier turns left).
 	History []llm.Message
@@ -186,6 +204,10 @@ type Agent struct {
 	// lastFailure is the exit reason of the previous turn when it failed,
 	// to mark its unanswered prompt as failed rather than interrupted.
 	lastFailure ExitReason
+	// attached are images queued for the next turn's user message (AttachImages).
+	attached []llm.Image
+	// nextModel is a model switch waiting for the next turn (SetModel).
+	nextModel *ModelChoice
 }
 
 // New returns an agent.
@@ -251,6 +273,13 @@ func (a *Agent) ContextLength() int {
 // Model returns the model and provider calls go to now: the primary's,
 // or the fallback a Router (the provider chain) switched to.
 func (a *Agent) Model() (model, provider string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.modelLocked()
+}
+
+// modelLocked is Model with a.mu held.
+func (a *Agent) modelLocked() (model, provider string) {
 	if r, ok := a.cfg.Client.(Router); ok {
 		return r.Active()
 	}
@@ -347,4 +376,41 @@ func (a *Agent) deliver(e Event) {
 	if s != nil {
 		s(e)
 	}
+}
+
+// acceptsImages reports whether model accepts images.
+func (a *Agent) acceptsImages(model string) bool {
+	if a.cfg.Vision != nil {
+		return a.cfg.Vision(model)
+	}
+	return llm.SupportsVision(model)
+}
+
+// AcceptsImages reports whether the model calls go to now accepts images.
+func (a *Agent) AcceptsImages() bool {
+	model, _ := a.Model()
+	return a.acceptsImages(model)
+}
+
+// AttachImages queues images for the next turn: its user message carries
+// them before Input.Images (the /image command of a chat). Safe from any
+// goroutine; a turn already running is not changed.
+func (a *Agent) AttachImages(images ...llm.Image) {
+	a.mu.Lock()
+	a.attached = append(a.attached, images...)
+	a.mu.Unlock()
+}
+
+// AttachedImages returns the images queued for the next turn.
+func (a *Agent) AttachedImages() []llm.Image {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]llm.Image(nil), a.attached...)
+}
+
+// ClearAttachedImages drops the images queued for the next turn.
+func (a *Agent) ClearAttachedImages() {
+	a.mu.Lock()
+	a.attached = nil
+	a.mu.Unlock()
 }

@@ -47,6 +47,10 @@ type turn struct {
 	guard        guardrail
 	done         bool
 	tools        []llm.ToolDef // offered this turn
+	// imagesOmitted is set once the turn told that the model gets
+	// placeholders for the history's images.
+	imagesOmitted bool
+	toolsGen      uint64 // the registry generation tools was read at
 }
 
 // end is the one way a turn ends: its exit reason, the text the caller
@@ -99,7 +103,20 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 		a.mu.Unlock()
 		return nil, ErrBusy
 	}
-	if in.Message == "" {
+	if len(a.attached) > 0 {
+		in.Images = append(append([]llm.Image(nil), a.attached...), in.Images...)
+	}
+	if len(in.Images) > 0 {
+		model, _ := a.modelLocked()
+		if a.nextModel != nil {
+			model = a.nextModel.Model // the model this turn will call
+		}
+		if !a.acceptsImages(model) {
+			a.mu.Unlock()
+			return nil, fmt.Errorf("agent: %w: %s cannot see the %d image(s) attached; use a vision model, or set model.vision: true if it has vision", ErrNoVision, model, len(in.Images))
+		}
+	}
+	if in.Message == "" && len(in.Images) == 0 {
 		h := a.history
 		if in.History != nil {
 			h = in.History
@@ -111,6 +128,8 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	a.running, a.interrupt, a.stream = true, cancel, stream
+	a.attached = nil // they are on this turn's message now
+	a.applyNextModel()
 	if in.History != nil {
 		a.history = llm.CloneMessages(in.History)
 	}
@@ -147,11 +166,14 @@ func (t *turn) prologue(in Input) {
 	a := t.a
 	a.resetTurnRouting()
 	t.ensureSystemPrompt(in.SystemMessage)
-	if in.Message != "" {
+	if a.cfg.ToolsReady != nil {
+		a.cfg.ToolsReady(t.ctx)
+	}
+	if in.Message != "" || len(in.Images) > 0 {
 		// A turn that was interrupted, or a process that died, may have
 		// left the history open: close it first.
 		t.closeDangling()
-		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Time: a.cfg.Now()})
+		t.appendMsg(llm.Message{Role: llm.RoleUser, Content: in.Message, Images: append([]llm.Image(nil), in.Images...), Time: a.cfg.Now()})
 	}
 }
 
@@ -246,6 +268,17 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 			}
 		}
 	}
+	if llm.HasImages(api) {
+		if model, _ := a.Model(); !a.acceptsImages(model) {
+			// A fallback or a resumed session on a model without vision:
+			// it reads what the images were instead of failing with a 400.
+			api = llm.WithoutImages(api)
+			if !t.imagesOmitted {
+				t.imagesOmitted = true
+				a.emit(Event{Kind: EventStatus, Text: fmt.Sprintf("%s cannot see images: the images in the conversation are sent as placeholders", model)})
+			}
+		}
+	}
 	if repairs.Total() > 0 {
 		a.emit(Event{Kind: EventRepair, Repairs: repairs, Text: fmt.Sprintf("repaired %d message-sequence problem(s) before the call", repairs.Total())})
 	}
@@ -265,9 +298,10 @@ func (t *turn) buildRequest(withTools bool) *llm.Request {
 		SessionID:       sessionID,
 	}
 	if withTools {
-		if t.tools == nil {
-			// Availability is checked once per turn, not on every call.
-			t.tools = a.toolDefs()
+		if gen := a.cfg.Tools.Generation(); t.tools == nil || gen != t.toolsGen {
+			// Availability is checked once per turn, not on every call,
+			// unless the registry changed (an MCP server joined).
+			t.tools, t.toolsGen = a.toolDefs(), gen
 		}
 		req.Tools = t.tools
 	}

@@ -2,19 +2,21 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hermes-go/hermes/agent"
-	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/llm"
-	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
 	"github.com/hermes-go/hermes/tools/clarify"
+	"github.com/hermes-go/hermes/tools/delegate"
 	"github.com/hermes-go/hermes/tools/todo"
 )
 
@@ -144,44 +146,22 @@ func (a *Agent) hold(rt *Runtime) func(ctx context.Context, id string) error {
 }
 
 // NewAgent makes an agent for one conversation from the parts the runtime
-// already holds: one session store, one provider configuration (each
-// agent gets its own chain, so a fallback in one moves no other), the
-// built-in tools and hooks, memory. Only what is the conversation's own
-// is made: its session, task list, approval policy, and, for another
-// workspace or sandbox mode, the sandbox and the tools bound to it. It
-// is cheap enough to call for every request of a server, so that no
-// agent, and no transcript, outlives its turn: the next turn resumes the
-// session from the store.
+// already holds: the agent configuration New assembled (one session
+// store, the built-in, skill, web and MCP tools, hooks, memory, the
+// compressor), with what is the conversation's own put in: its session,
+// its own provider chain (a fallback in one moves no other), task list,
+// approval policy, observer, the tools that hold per-conversation state
+// (todo, clarify, delegate_task) and, for another workspace or sandbox
+// mode, the sandbox and the tools bound to it. It is cheap enough to call
+// for every request of a server, so that no agent, and no transcript,
+// outlives its turn: the next turn resumes the session from the store.
 //
 // Resuming a session another agent holds is a *ConfigError for
 // session.ErrBusy. NewAgent is safe for concurrent use.
 func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error) {
 	a := &Agent{}
-	b := &agentBuild{
-		resume:   o.Resume,
-		newID:    o.SessionID,
-		source:   cmpOr(o.Source, rt.opts.Source),
-		platform: cmpOr(o.Platform, rt.opts.Platform),
-		extra:    o.SystemPrompt,
-		workdir:  rt.workdir,
-		policy:   &rt.policy,
-		reg:      rt.shared.reg,
-		pre:      rt.shared.pre,
-		ask:      o.Approve,
-		clarify:  o.Clarify,
-		yolo:     o.Yolo,
-		observer: o.Observer,
-		hold:     a.hold(rt),
-		fresh:    true,
-	}
-	if o.Approve == nil && o.Unattended != "" {
-		reason := o.Unattended
-		b.ask = func(context.Context, approval.Prompt) (approval.Choice, error) {
-			return approval.Deny, errors.New(reason)
-		}
-	}
 	var warnTo *agent.Agent
-	b.warn = func(s string) {
+	warn := func(s string) {
 		if warnTo != nil {
 			warnTo.Notify(agent.Event{Kind: agent.EventWarning, Time: rt.opts.Now(), Text: s})
 		}
@@ -189,45 +169,152 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 	ok := false
 	defer func() {
 		if !ok {
-			a.mu.Lock()
-			a.closers = append(a.closers, b.closers...)
-			a.mu.Unlock()
 			a.Close()
 		}
 	}()
-	if err := rt.ownWorkspace(b, o); err != nil {
-		return nil, err
+	base := rt.acfg
+	workdir := rt.workdir
+	ws := o.Workspace
+	if ws == nil && !((o.Workdir == "" || o.Workdir == rt.workdir) && (o.Sandbox == "" || o.Sandbox == rt.cfg.Sandbox.Mode)) {
+		var err error
+		if ws, err = rt.NewWorkspace(o.Workdir, o.Sandbox); err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, ws.Close)
 	}
-	ag, err := rt.assemble(ctx, b)
+	if ws != nil {
+		workdir = ws.workdir
+		base.Tools, base.PreHooks = ws.reg, ws.pre
+		ws.setWarn(warn)
+		a.closers = append(a.closers, func() error { ws.setWarn(nil); return nil })
+	}
+	chain, err := rt.newChain()
+	if err != nil {
+		return nil, configErr(err)
+	}
+	sess, history, storedPrompt, err := rt.agentSession(ctx, o, workdir, a.hold(rt))
 	if err != nil {
 		return nil, err
 	}
+	ask := o.Approve
+	if ask == nil && o.Unattended != "" {
+		reason := o.Unattended
+		ask = func(context.Context, approval.Prompt) (approval.Choice, error) {
+			return approval.Deny, errors.New(reason)
+		}
+	}
+	a.approver = rt.approverFor(ask, o.Yolo, warn)
+	a.todos = &todo.Store{}
+	if history != nil { // a new session has no task list yet
+		a.todos = rt.readTodos(ctx, sess.ID, warn)
+	}
+
+	acfg := base
+	acfg.Client = chain
+	acfg.Model, acfg.Provider = rt.agentModel()
+	acfg.Observer = o.Observer
+	acfg.Approver = a.approver
+	acfg.Session = sess
+	acfg.NewSessionID = func() string {
+		id := rt.newSessionID()
+		if err := a.hold(rt)(context.Background(), id); err != nil {
+			warn(fmt.Sprintf("session store: %v", err))
+		}
+		return id
+	}
+	if c, ok := base.Compressor.(*compress.Compressor); ok {
+		own := *c
+		own.Todos = a.todos.Reminder
+		acfg.Compressor = &own
+		a.compressor = acfg.Compressor
+	}
+	acfg.OnCompressed = rt.onCompressed(a.todos)
+	rt.conversationTools(&acfg, a.todos, o, workdir, history == nil, warn)
+	ag := agent.New(acfg)
+	if history != nil {
+		ag.SetHistory(history, storedPrompt)
+	}
 	warnTo = ag
-	a.Agent, a.approver, a.todos, a.compressor = ag, b.approver, b.todos, b.compressor
-	a.closers = b.closers
+	a.Agent = ag
 	ok = true
 	return a, nil
 }
 
-// ownWorkspace puts an agent in its workspace: the one given, or, for
-// another directory or sandbox mode than the runtime's, one of its own
-// that closes with it.
-func (rt *Runtime) ownWorkspace(b *agentBuild, o AgentOptions) error {
-	ws := o.Workspace
-	if ws == nil {
-		if (o.Workdir == "" || o.Workdir == rt.workdir) && (o.Sandbox == "" || o.Sandbox == rt.cfg.Sandbox.Mode) {
-			return nil
-		}
-		var err error
-		if ws, err = rt.NewWorkspace(o.Workdir, o.Sandbox); err != nil {
-			return err
-		}
-		b.closers = append(b.closers, ws.Close)
+// agentSession is the session an agent of NewAgent starts in: the one it
+// resumes, or a new one (named o.SessionID when given), held with hold.
+func (rt *Runtime) agentSession(ctx context.Context, o AgentOptions, workdir string, hold func(context.Context, string) error) (agent.SessionMeta, []llm.Message, string, error) {
+	if o.Resume != "" {
+		return rt.loadSessionHeld(ctx, o.Resume, hold)
 	}
-	b.workdir, b.policy, b.reg, b.pre = ws.workdir, &ws.policy, ws.reg, ws.pre
-	ws.setWarn(b.warn)
-	b.closers = append(b.closers, func() error { ws.setWarn(nil); return nil })
-	return nil
+	id := cmpOr(o.SessionID, rt.newSessionID())
+	if err := hold(ctx, id); err != nil {
+		return agent.SessionMeta{}, nil, "", err
+	}
+	return agent.SessionMeta{ID: id, Source: cmpOr(o.Source, rt.opts.Source), Cwd: workdir}, nil, "", nil
+}
+
+// conversationTools replaces, in the runtime's agent tools, those that
+// keep a conversation's state (todo, clarify, delegate_task), and builds
+// the conversation's system prompt: its workspace, platform and extra
+// text. fresh re-reads memory for a new session: in a long-lived process
+// the files change between sessions.
+func (rt *Runtime) conversationTools(acfg *agent.Config, todos *todo.Store, o AgentOptions, workdir string, fresh bool, warn func(string)) {
+	tools := make([]tool.Tool, 0, len(acfg.AgentTools))
+	delegation := false
+	for _, t := range acfg.AgentTools {
+		switch t.Spec().Name {
+		case "todo":
+			t = todo.NewTool(todos, rt.store.SetTodo)
+		case "clarify":
+			t = clarify.New(o.Clarify)
+		case delegate.Name:
+			delegation = true
+			continue // built below, over this agent's configuration
+		}
+		tools = append(tools, t)
+	}
+	acfg.AgentTools = tools
+	if delegation {
+		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(*acfg))
+	}
+	platform := cmpOr(o.Platform, rt.opts.Platform)
+	acfg.SystemPrompt = func(ctx context.Context, model, prov string) (string, error) {
+		if mem := rt.memory; mem != nil && fresh {
+			if err := mem.Load(); err != nil {
+				warn(fmt.Sprintf("memory: %v", err))
+			}
+		}
+		b := rt.promptBuilder(model, prov)
+		b.Workdir, b.Platform = workdir, platform
+		if o.SystemPrompt != "" {
+			b.Extra = strings.TrimSpace(b.Extra + "\n\n" + o.SystemPrompt)
+		}
+		for _, t := range acfg.AgentTools {
+			b.ToolNames = append(b.ToolNames, t.Spec().Name)
+		}
+		b.ToolNames = append(b.ToolNames, acfg.Tools.Names()...)
+		p, notes := b.Build()
+		for _, n := range notes {
+			warn("system prompt: " + n)
+		}
+		return p, nil
+	}
+}
+
+// onCompressed is what follows a compression of a conversation whose
+// task list is todos: memory read again for the continuation's prompt,
+// the task list carried into the child session.
+func (rt *Runtime) onCompressed(todos *todo.Store) func(ctx context.Context, history []llm.Message, sessionID string) error {
+	return func(ctx context.Context, history []llm.Message, sessionID string) error {
+		var errs []error
+		if mem := rt.memory; mem != nil {
+			errs = append(errs, mem.Load())
+		}
+		if b, err := json.Marshal(todos); err == nil && sessionID != "" {
+			errs = append(errs, rt.store.SetTodo(ctx, sessionID, b))
+		}
+		return errors.Join(errs...)
+	}
 }
 
 // Workspace is a directory with its sandbox and the tools bound to it:
@@ -248,7 +335,8 @@ type Workspace struct {
 }
 
 // NewWorkspace makes a workspace in workdir (default the runtime's) under
-// sandbox mode mode (default sandbox.mode).
+// sandbox mode mode (default sandbox.mode): the runtime's tools, with the
+// terminal and the file tools bound to the workspace instead.
 func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 	cfg := *rt.cfg
 	if mode != "" {
@@ -263,16 +351,36 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 		return nil, err
 	}
 	ws.policy = p
-	reg, closers, err := rt.toolsIn(ws.workdir, &ws.policy)
-	ws.closers = closers
+	term, files := rt.workspaceTools(ws.workdir, &ws.policy)
+	ws.closers = append(ws.closers, term.Close)
+	bound := map[string]tool.Tool{}
+	for _, t := range append(term.Tools(), files.All()...) {
+		bound[t.Spec().Name] = t
+	}
+	ws.reg = &tool.Registry{}
+	for _, n := range rt.acfg.Tools.Names() {
+		t, _ := rt.acfg.Tools.Get(n)
+		if b, ok := bound[n]; ok {
+			t = b // left out when the toolsets setting leaves it out
+		}
+		if err := ws.reg.Register(t); err != nil {
+			ws.Close()
+			return nil, configErr(err)
+		}
+	}
+	shell, _, err := rt.hooks()
 	if err != nil {
 		ws.Close()
 		return nil, err
 	}
-	ws.reg = reg
-	ws.pre = slices.Clone(rt.shared.shell)
-	if h := rt.checkpointHookIn(ws.policy.Workspace, ws.warning); h != nil {
-		ws.pre = append(ws.pre, h)
+	ws.pre = shell
+	if e := rt.cfg.Checkpoints.Enabled; e == nil || *e {
+		st, err := OpenCheckpoints(rt.cfg, ws.policy.Workspace)
+		if err != nil {
+			rt.eventWarning("checkpoints off: " + err.Error())
+		} else {
+			ws.pre = append(ws.pre, st.PreHook(ws.warning))
+		}
 	}
 	return ws, nil
 }
@@ -306,153 +414,18 @@ func (w *Workspace) warning(s string) {
 	}
 }
 
-// agentBuild is what differs between the agents of one runtime while
-// one is assembled.
-type agentBuild struct {
-	resume, newID, source, platform, extra string
-
-	workdir string
-	policy  *sandbox.Policy
-	reg     *tool.Registry
-	pre     []tool.PreHook
-
-	ask      func(ctx context.Context, p approval.Prompt) (approval.Choice, error)
-	clarify  clarify.Ask
-	yolo     bool
-	observer agent.Observer
-	warn     func(string)
-	// hold makes the agent the one writer of a session until it closes.
-	hold func(ctx context.Context, id string) error
-	// fresh re-reads memory for a new session's prompt: in a long-lived
-	// process the files change between sessions.
-	fresh bool
-
-	approver   *approval.Approver
-	todos      *todo.Store
-	compressor agent.Compressor
-	closers    []func() error
-}
-
-// sharedParts are built once per runtime and used by all its agents.
-type sharedParts struct {
-	reg    *tool.Registry
-	shell  []tool.PreHook // shell hooks only
-	pre    []tool.PreHook // shell hooks and the workspace's checkpoint hook
-	post   []tool.PostHook
-	effort string
-	cache  *llm.CacheOptions
-	window *provider.ContextCache
-
-	alwaysMu sync.Mutex
-	always   []string // keys approved "always" since the runtime started
-}
-
-// buildShared builds the parts every agent of the runtime shares.
-func (rt *Runtime) buildShared() error {
-	s := &rt.shared
-	reg, closers, err := rt.toolsIn(rt.workdir, &rt.policy)
-	rt.closers = append(rt.closers, closers...)
-	if err != nil {
-		return err
-	}
-	s.reg = reg
-	pre, post, err := rt.hooks()
-	if err != nil {
-		return err
-	}
-	s.shell, s.post = pre, post
-	s.pre = slices.Clone(pre)
-	if h := rt.checkpointHook(); h != nil {
-		s.pre = append(s.pre, h)
-	}
-	if e := rt.cfg.Agent.ReasoningEffort; e != "" {
-		if s.effort, err = provider.ParseReasoningEffort(e); err != nil {
-			return configErr(err)
-		}
-	}
-	if s.cache, err = rt.cacheOptions(); err != nil {
-		return err
-	}
-	rt.openMemory()
-	return nil
-}
-
-// assemble builds one agent over the shared parts.
-func (rt *Runtime) assemble(ctx context.Context, b *agentBuild) (*agent.Agent, error) {
-	cfg := rt.cfg
-	chain, err := rt.newChain()
-	if err != nil {
-		return nil, configErr(err)
-	}
-	sess, history, storedPrompt, err := rt.resumeOrNew(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	b.approver = rt.newApprover(b)
-	acfg := agent.Config{
-		Client:                 chain,
-		Model:                  rt.endpoint.Model,
-		Provider:               rt.endpoint.Provider,
-		APIMode:                rt.endpoint.APIMode,
-		Tools:                  b.reg,
-		MaxIterations:          cfg.Agent.MaxTurns,
-		ToolPoolSize:           cfg.Agent.ToolPoolSize,
-		BudgetWarnings:         cfg.Agent.BudgetWarnings,
-		KeepPartialOnInterrupt: cfg.Agent.KeepPartialOnInterrupt,
-		MaxTokens:              cfg.Agent.MaxTokens,
-		ReasoningEffort:        rt.shared.effort,
-		Cache:                  rt.shared.cache,
-		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
-		SpillDir:               spillDir(),
-		GuardrailWarnAfter:     cfg.Guardrails.WarnAfter,
-		GuardrailHaltAfter:     cfg.Guardrails.HaltAfter,
-		Observer:               b.observer,
-		Approver:               b.approver,
-		PreHooks:               b.pre,
-		PostHooks:              rt.shared.post,
-		Redact:                 rt.redact,
-		Store:                  rt.store,
-		Session:                sess,
-		NewSessionID: func() string {
-			id := rt.newSessionID()
-			if err := b.hold(context.Background(), id); err != nil {
-				b.warn(fmt.Sprintf("session store: %v", err))
-			}
-			return id
-		},
-		Now: rt.opts.Now,
-	}
-	b.todos = &todo.Store{}
-	if history != nil { // a new session has no task list yet
-		b.todos = rt.loadTodos(ctx, sess.ID, b.warn)
-	}
-	if err := rt.wireCompression(ctx, &acfg, b); err != nil {
-		return nil, err
-	}
-	b.compressor = acfg.Compressor
-	rt.wireAgentTools(&acfg, b)
-	if toolsetEnabled(cfg, "delegation") {
-		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg, b.workdir))
-	}
-	a := agent.New(acfg)
-	if history != nil {
-		a.SetHistory(history, storedPrompt)
-	}
-	return a, nil
-}
-
 // rememberAlways keeps a key approved "always" for the runtime's later
 // agents, which were built from the configuration read at start.
 func (rt *Runtime) rememberAlways(key string) {
-	rt.shared.alwaysMu.Lock()
-	rt.shared.always = append(rt.shared.always, key)
-	rt.shared.alwaysMu.Unlock()
+	rt.alwaysMu.Lock()
+	rt.always = append(rt.always, key)
+	rt.alwaysMu.Unlock()
 }
 
 func (rt *Runtime) allowlist() []string {
-	rt.shared.alwaysMu.Lock()
-	defer rt.shared.alwaysMu.Unlock()
-	return append(slices.Clone(rt.cfg.CommandAllowlist), rt.shared.always...)
+	rt.alwaysMu.Lock()
+	defer rt.alwaysMu.Unlock()
+	return append(slices.Clone(rt.cfg.CommandAllowlist), rt.always...)
 }
 
 func cmpOr(a, b string) string {

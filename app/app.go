@@ -14,12 +14,14 @@ import (
 	"github.com/hermes-go/hermes/checkpoint"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/mcp"
 	"github.com/hermes-go/hermes/memory"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/provider/transport"
 	"github.com/hermes-go/hermes/redact"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
+	"github.com/hermes-go/hermes/skills"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
 	"github.com/hermes-go/hermes/tools/clarify"
@@ -63,9 +65,14 @@ type Options struct {
 	// Observer receives the agent's events; Runtime.Observe adds more.
 	Observer agent.Observer
 	// OnWarning receives problems found while assembling the runtime that
-	// do not stop it (a skipped fallback provider, unreadable memory).
-	// They are also kept in Runtime.Warnings.
+	// do not stop it (a skipped fallback provider, unreadable memory), and
+	// later, from other goroutines, MCP servers that fail to start, die
+	// or come back. They are also kept in Runtime.Warnings.
 	OnWarning func(string)
+
+	// Skills are preloaded into the session's system prompt (hermes -s
+	// NAME); a name not installed is a *ConfigError.
+	Skills []string
 
 	// Getenv reads the environment for provider keys (default os.Getenv;
 	// HERMES_HOME/.env fills what it leaves unset). Left unset, the
@@ -85,10 +92,12 @@ type Options struct {
 // Runtime is an assembled agent and what it runs on. Create it with New;
 // Close it when done.
 type Runtime struct {
-	cfg      *config.Config
-	opts     Options
-	getenv   func(string) string
-	workdir  string
+	cfg     *config.Config
+	opts    Options
+	getenv  func(string) string
+	workdir string
+	modelMu sync.Mutex // guards endpoint and entries after New (SwitchModel)
+	// endpoint is the primary; entries the chain, the primary first.
 	endpoint provider.Endpoint
 	entries  []provider.Endpoint
 	resolver provider.Resolver
@@ -106,25 +115,35 @@ type Runtime struct {
 	redactor *redact.Redactor // nil when redaction is off
 	redact   func(string) string
 	obs      observers
+	warnMu   sync.Mutex
 	warnings []string
 	closers  []func() error
 
-	titleOnce sync.Once
-	titles    sync.WaitGroup
+	titleMu    sync.Mutex
+	titleTried bool // a title was asked for in the current session
+	titles     sync.WaitGroup
+
+	meter   usageMeter // tokens by main model and auxiliary task
+	webOnce sync.Once
+	web     *http.Client // the guarded client of the web tools
+
+	mcp       *mcp.Manager    // the MCP servers
+	tools     *tool.Registry  // the agent's registry, which MCP tools join
+	skills    *skills.Library // the skills found for this workdir
+	preloaded string          // the skills Options.Skills preloads, rendered
 
 	locksMu sync.Mutex
-	locks   []func() error // releases the sessions this runtime writes
+	locks   map[string]func() error // releases the sessions this runtime writes, by id
 
-	// shared are the parts every agent of the runtime uses (agents.go).
-	shared   sharedParts
-	ctxOnce  sync.Once
-	ctxCache *provider.ContextCache
-	ctxErr   error
-	auxOnce  sync.Once
-	auxMu    sync.Mutex
-	auxFirst llm.Client
-	auxModel string
-	auxErr   error
+	// acfg is what agent was built from; batchExec runs its tools one
+	// call at a time (batch.go).
+	acfg agent.Config
+	batchExec
+
+	// always are the keys approved "always" since the runtime started,
+	// for the agents NewAgent makes later (agents.go).
+	alwaysMu sync.Mutex
+	always   []string
 }
 
 // New assembles the runtime cfg describes. Configuration problems are
@@ -152,6 +171,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		cfg.Home = config.Home(opts.Getenv)
 	}
 	rt := &Runtime{cfg: cfg, opts: opts, workdir: opts.Workdir}
+	rt.obs.add(rt.meter.observe)
 	if opts.Observer != nil {
 		rt.obs.add(opts.Observer)
 	}
@@ -178,6 +198,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		}
 	}()
 	if err := rt.buildPolicy(); err != nil {
+		return nil, err
+	}
+	// MCP servers start first, so that their start-up overlaps the rest.
+	if err := rt.startMCP(); err != nil {
 		return nil, err
 	}
 	if err := rt.resolveProviders(ctx); err != nil {
@@ -241,7 +265,11 @@ func (rt *Runtime) Store() *session.Store { return rt.store }
 func (rt *Runtime) Config() *config.Config { return rt.cfg }
 
 // Endpoint is the primary model endpoint (without its key).
-func (rt *Runtime) Endpoint() provider.Endpoint { return rt.endpoint.Redacted() }
+func (rt *Runtime) Endpoint() provider.Endpoint {
+	rt.modelMu.Lock()
+	defer rt.modelMu.Unlock()
+	return rt.endpoint.Redacted()
+}
 
 // LocalServer is the local model server found on its usual port when no
 // provider was configured (nil otherwise); its String says which server
@@ -251,8 +279,13 @@ func (rt *Runtime) LocalServer() *provider.Found { return rt.found }
 // Workdir is the workspace the runtime works in.
 func (rt *Runtime) Workdir() string { return rt.workdir }
 
-// Warnings lists the problems New found and went past.
-func (rt *Runtime) Warnings() []string { return append([]string(nil), rt.warnings...) }
+// Warnings lists the problems New found and went past, and those found
+// since (MCP servers failing or coming back).
+func (rt *Runtime) Warnings() []string {
+	rt.warnMu.Lock()
+	defer rt.warnMu.Unlock()
+	return append([]string(nil), rt.warnings...)
+}
 
 // Observe adds an observer of the agent's events. Events reach every
 // observer in order, from the agent's delivery goroutine.
@@ -291,8 +324,11 @@ func (rt *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
+// warn may be called from any goroutine.
 func (rt *Runtime) warn(s string) {
+	rt.warnMu.Lock()
 	rt.warnings = append(rt.warnings, s)
+	rt.warnMu.Unlock()
 	if rt.opts.OnWarning != nil {
 		rt.opts.OnWarning(s)
 	}

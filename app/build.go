@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/compress"
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
@@ -26,24 +27,91 @@ var (
 	_ agent.Router           = (*provider.Chain)(nil)
 )
 
-// buildAgent assembles the runtime's own agent over the resolved
-// providers and the opened store, as NewAgent assembles the others.
+// buildAgent assembles the agent over the resolved providers and the
+// opened store.
 func (rt *Runtime) buildAgent(ctx context.Context) error {
-	if err := rt.buildShared(); err != nil {
-		return err
+	cfg := rt.cfg
+	chain, err := rt.newChain()
+	if err != nil {
+		return configErr(err)
 	}
-	b := &agentBuild{
-		resume: rt.opts.Resume, source: rt.opts.Source, platform: rt.opts.Platform,
-		workdir: rt.workdir, policy: &rt.policy, reg: rt.shared.reg, pre: rt.shared.pre,
-		ask: rt.opts.Approve, clarify: rt.opts.Clarify, yolo: rt.opts.Yolo,
-		observer: rt.obs.emit, warn: rt.eventWarning, hold: rt.hold,
-	}
-	a, err := rt.assemble(ctx, b)
+	sess, history, storedPrompt, err := rt.resumeOrNew(ctx)
 	if err != nil {
 		return err
 	}
-	rt.agent, rt.approver, rt.todos = a, b.approver, b.todos
+	reg, err := rt.buildTools(ctx)
+	if err != nil {
+		return err
+	}
+	rt.approver = rt.newApprover()
+	pre, post, err := rt.hooks()
+	if err != nil {
+		return err
+	}
+	if h := rt.checkpointHook(); h != nil {
+		pre = append(pre, h)
+	}
+	effort := cfg.Agent.ReasoningEffort
+	if effort != "" {
+		if effort, err = provider.ParseReasoningEffort(effort); err != nil {
+			return configErr(err)
+		}
+	}
+	cache, err := rt.cacheOptions()
+	if err != nil {
+		return err
+	}
+	acfg := agent.Config{
+		Client:                 chain,
+		Model:                  rt.endpoint.Model,
+		Provider:               rt.endpoint.Provider,
+		APIMode:                rt.endpoint.APIMode,
+		Tools:                  reg,
+		MaxIterations:          cfg.Agent.MaxTurns,
+		ToolPoolSize:           cfg.Agent.ToolPoolSize,
+		BudgetWarnings:         cfg.Agent.BudgetWarnings,
+		KeepPartialOnInterrupt: cfg.Agent.KeepPartialOnInterrupt,
+		MaxTokens:              cfg.Agent.MaxTokens,
+		ReasoningEffort:        effort,
+		Cache:                  cache,
+		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),
+		SpillDir:               filepath.Join(os.TempDir(), "hermes-tool-output"),
+		GuardrailWarnAfter:     cfg.Guardrails.WarnAfter,
+		GuardrailHaltAfter:     cfg.Guardrails.HaltAfter,
+		Observer:               rt.obs.emit,
+		Approver:               rt.approver,
+		PreHooks:               pre,
+		PostHooks:              post,
+		Redact:                 rt.redact,
+		Vision:                 rt.visionOf,
+		Store:                  rt.store,
+		Session:                sess,
+		NewSessionID:           rt.newHeldSessionID,
+		Now:                    rt.opts.Now,
+	}
+	rt.openMemory()
+	rt.loadTodos(ctx, sess.ID)
+	if err := rt.wireCompression(ctx, &acfg); err != nil {
+		return err
+	}
+	rt.wireAgentTools(&acfg)
+	if toolsetEnabled(cfg, "delegation") {
+		acfg.AgentTools = append(acfg.AgentTools, rt.delegateTool(acfg))
+	}
+	rt.acfg = acfg
+	rt.agent = agent.New(acfg)
+	if history != nil {
+		rt.agent.SetHistory(history, storedPrompt)
+	}
 	return nil
+}
+
+// agentModel is the primary model turns go to (a /model switch changes
+// it).
+func (rt *Runtime) agentModel() (model, provider string) {
+	rt.modelMu.Lock()
+	defer rt.modelMu.Unlock()
+	return rt.endpoint.Model, rt.endpoint.Provider
 }
 
 func (rt *Runtime) newSessionID() string { return session.NewID(rt.opts.Now) }
@@ -56,9 +124,26 @@ func (rt *Runtime) hold(ctx context.Context, id string) error {
 		return err
 	}
 	rt.locksMu.Lock()
-	rt.locks = append(rt.locks, release)
+	if rt.locks == nil {
+		rt.locks = map[string]func() error{}
+	}
+	if prev := rt.locks[id]; prev != nil {
+		prev() // held twice: keep one
+	}
+	rt.locks[id] = release
 	rt.locksMu.Unlock()
 	return nil
+}
+
+// newHeldSessionID names the child session a compression continues in
+// and holds it before it exists, so no other process can resume it
+// between its creation and this one's next write.
+func (rt *Runtime) newHeldSessionID() string {
+	id := rt.newSessionID()
+	if err := rt.hold(context.Background(), id); err != nil {
+		rt.eventWarning(fmt.Sprintf("session store: %v", err))
+	}
+	return id
 }
 
 // newChain builds a provider chain over the resolved endpoints. Every
@@ -67,7 +152,15 @@ func (rt *Runtime) hold(ctx context.Context, id string) error {
 // retries and switches in the stream, where the agent turns them into
 // events.
 func (rt *Runtime) newChain() (*provider.Chain, error) {
-	return provider.NewChain(rt.entries, provider.ChainOptions{
+	rt.modelMu.Lock()
+	entries := rt.entries
+	rt.modelMu.Unlock()
+	return rt.chainOver(entries)
+}
+
+// chainOver builds a provider chain over entries, the primary first.
+func (rt *Runtime) chainOver(entries []provider.Endpoint) (*provider.Chain, error) {
+	return provider.NewChain(entries, provider.ChainOptions{
 		Factory:      rt.factory(),
 		Transport:    rt.transportOptions(),
 		MaxRetries:   chainRetries(rt.cfg.Agent.APIMaxRetries),
@@ -105,25 +198,38 @@ func (rt *Runtime) cacheOptions() (*llm.CacheOptions, error) {
 	return &llm.CacheOptions{TTL: ttl}, nil
 }
 
-// resumeOrNew picks the session: a reference to resume loads a stored one (its
+// resumeOrNew picks the session: Options.Resume loads a stored one (its
 // history, and its system prompt when it was built for the same model and
 // provider, so the prompt cache still hits); otherwise a new id.
-func (rt *Runtime) resumeOrNew(ctx context.Context, b *agentBuild) (agent.SessionMeta, []llm.Message, string, error) {
-	ref := b.resume
+func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Message, string, error) {
+	ref := rt.opts.Resume
 	if ref == "" {
-		id := cmpOr(b.newID, rt.newSessionID())
-		if err := b.hold(ctx, id); err != nil {
+		id := rt.newSessionID()
+		if err := rt.hold(ctx, id); err != nil {
 			return agent.SessionMeta{}, nil, "", err
 		}
-		return agent.SessionMeta{ID: id, Source: b.source, Cwd: b.workdir}, nil, "", nil
+		return agent.SessionMeta{ID: id, Source: rt.opts.Source, Cwd: rt.workdir}, nil, "", nil
 	}
+	return rt.loadSession(ctx, ref)
+}
+
+// loadSession holds the stored session ref names, reopens it and reads
+// its history, and its system prompt when it was built for the same
+// model and provider.
+func (rt *Runtime) loadSession(ctx context.Context, ref string) (agent.SessionMeta, []llm.Message, string, error) {
+	return rt.loadSessionHeld(ctx, ref, rt.hold)
+}
+
+// loadSessionHeld is loadSession holding the session with hold (an
+// agent of NewAgent holds its own).
+func (rt *Runtime) loadSessionHeld(ctx context.Context, ref string, hold func(context.Context, string) error) (agent.SessionMeta, []llm.Message, string, error) {
 	s, err := rt.store.Resolve(ctx, ref)
 	if err != nil {
 		return agent.SessionMeta{}, nil, "", configErr(fmt.Errorf("resume %q: %w", ref, err))
 	}
 	// Held before anything is read or written: a second process resuming
 	// the session is refused rather than interleaving its messages.
-	if err := b.hold(ctx, s.ID); err != nil {
+	if err := hold(ctx, s.ID); err != nil {
 		if errors.Is(err, session.ErrBusy) {
 			err = configErr(fmt.Errorf("resume %q: %w", ref, err))
 		}
@@ -134,8 +240,12 @@ func (rt *Runtime) resumeOrNew(ctx context.Context, b *agentBuild) (agent.Sessio
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
 	}
 	stored := s.SystemPrompt
-	if stored != "" && !prompt.IdentityMatches(stored, rt.endpoint.Model, rt.endpoint.Provider) {
+	model, prov := rt.agentModel()
+	if stored != "" && !prompt.IdentityMatches(stored, model, prov) {
 		stored = "" // built for another model or provider: rebuild it
+	}
+	if len(rt.opts.Skills) > 0 {
+		stored = "" // the skills to preload go into a new prompt
 	}
 	if err := rt.store.Reopen(ctx, s.ID); err != nil {
 		return agent.SessionMeta{}, nil, "", fmt.Errorf("resume %s: %w", s.ID, err)
@@ -155,6 +265,3 @@ func registerAll(reg *tool.Registry, tools ...tool.Tool) error {
 	}
 	return nil
 }
-
-// spillDir is where tool output past its cap is written.
-func spillDir() string { return filepath.Join(os.TempDir(), "hermes-tool-output") }

@@ -36,16 +36,3 @@ func (rt *Runtime) checkpointHook() tool.PreHook {
 	rt.checkpoints = st
 	return st.PreHook(rt.eventWarning)
 }
-
-// checkpointHookIn is checkpointHook for an agent in another workspace.
-func (rt *Runtime) checkpointHookIn(workspace string, warn func(string)) tool.PreHook {
-	if e := rt.cfg.Checkpoints.Enabled; e != nil && !*e {
-		return nil
-	}
-	st, err := OpenCheckpoints(rt.cfg, workspace)
-	if err != nil {
-		warn("checkpoints off: " + err.Error())
-		return nil
-	}
-	return st.PreHook(warn)
-}

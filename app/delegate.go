@@ -15,10 +15,10 @@ import (
 // never asks a human, and are stored as subagent sessions under the
 // parent's. Their events reach the parent's observers through the parent
 // agent (agent.EventRelay).
-func (rt *Runtime) delegateTool(parent agent.Config, workdir string) tool.Tool {
+func (rt *Runtime) delegateTool(parent agent.Config) tool.Tool {
 	cfg := rt.cfg
 	d := cfg.Delegation
-	childApprover := approval.New(approval.Options{Mode: cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove, Allowlist: rt.allowlist()})
+	childApprover := approval.New(approval.Options{Mode: cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove, Allowlist: cfg.CommandAllowlist})
 	var opts delegate.Options
 	opts = delegate.Options{
 		Client: parent.Client, Model: parent.Model, Provider: parent.Provider, APIMode: parent.APIMode,
@@ -31,7 +31,7 @@ func (rt *Runtime) delegateTool(parent agent.Config, workdir string) tool.Tool {
 		Store:                 rt.store,
 		NewSessionID:          rt.newSessionID,
 		ParentSessionID:       parent.Session.ID,
-		Workdir:               workdir,
+		Workdir:               rt.workdir,
 		ToolTimeout:           parent.ToolTimeout,
 		MaxResultChars:        parent.MaxResultChars,
 		SpillDir:              parent.SpillDir,
@@ -48,7 +48,7 @@ func (rt *Runtime) delegateTool(parent agent.Config, workdir string) tool.Tool {
 			c.Client = chain
 			c.ReasoningEffort = parent.ReasoningEffort
 			c.Cache = parent.Cache
-			c.Session.Cwd = workdir
+			c.Session.Cwd = rt.workdir
 			return agent.New(c), nil
 		},
 	}

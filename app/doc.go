@@ -1,6 +1,7 @@
 // Package app assembles the Hermes runtime: from a config.Config it builds
 // the agent exactly as the hermes command runs it, with the provider chain
-// and its fallbacks, the auxiliary chains (compression, titles), context
+// and its fallbacks, the auxiliary chains (compression, titles, vision,
+// web extraction), the web tools, context
 // compression, the SQLite session store, memory, the default toolsets,
 // the dangerous-command approval policy, shell hooks, secret redaction and
 // subagents. Every surface (the CLI, the terminal UI, the API server, ACP,
@@ -25,6 +26,18 @@
 // default: dangerous commands are then denied), extra tools, the working
 // directory, a session to resume.
 //
+// MCP servers (mcp_servers in config.yaml, package mcp) start in
+// parallel when New runs; New does not wait for them. Each turn waits for
+// those still starting, but never past mcp_startup_timeout after they
+// started; a later one joins when ready and its tools are offered from
+// the next model call. Servers that fail, die or come back are reported
+// through Options.OnWarning (from other goroutines) and Warnings;
+// MCPStatus and MCPStatusLine say how each is, ReloadMCP (/reload-mcp)
+// reads the configuration again. Skills (package skills) are indexed in
+// the system prompt and loaded by the skill tools; Options.Skills
+// preloads some (hermes -s), SkillNames and SkillMessage serve the
+// /<skill> commands.
+//
 // New reads nothing but what it is given and HERMES_HOME (config.Home).
 // Its one network call is for a newcomer: with provider auto and no key
 // anywhere, it probes the usual ports of local OpenAI-compatible servers
@@ -33,6 +46,17 @@
 // without a model is asked for its models. Configuration problems are
 // *ConfigError values, so a caller can tell "fix your setup" from a
 // runtime failure.
+//
+// Images and the web: a model's vision comes from model.vision or its
+// family (llm.SupportsVision); AttachImage queues an image for the next
+// prompt (the /image command), agent.Input.Images carries them directly.
+// web_extract is offered with the web toolset, web_search when a backend
+// is configured (web.search.*), vision_analyze when a vision model is
+// (auxiliary.vision, or the main model). Their fetches go through
+// internal/netguard unless web.allow_private. Usage reports the main
+// model's tokens and, apart, each auxiliary task's (compression,
+// title_generation, vision, web_extract): the /usage command and the
+// usage file.
 //
 // One writer per session: New holds the session it starts or resumes
 // (session.Store.Acquire), and so does a compression for the child

@@ -28,25 +28,30 @@ func (rt *Runtime) TitleSession(ctx context.Context, res *agent.Result, firstUse
 	if s, err := rt.store.Get(ctx, res.SessionID); err != nil || s.Title != "" {
 		return
 	}
-	rt.titleOnce.Do(func() {
-		chain, err := rt.titleChain(ctx)
-		if err != nil {
-			rt.eventWarning("title generation: " + err.Error())
-			return
+	rt.titleMu.Lock()
+	tried := rt.titleTried
+	rt.titleTried = true
+	rt.titleMu.Unlock()
+	if tried {
+		return // once per session: a compression's continuation keeps it
+	}
+	chain, err := rt.titleChain(ctx)
+	if err != nil {
+		rt.eventWarning("title generation: " + err.Error())
+		return
+	}
+	id := res.SessionID
+	rt.titles.Add(1)
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), titleTimeout)
+	session.GenerateTitleAsync(tctx, chain, firstUser, res.FinalResponse, func(title string, err error) {
+		defer rt.titles.Done()
+		defer cancel()
+		if err == nil {
+			err = rt.setTitle(tctx, id, title)
 		}
-		id := res.SessionID
-		rt.titles.Add(1)
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), titleTimeout)
-		session.GenerateTitleAsync(tctx, chain, firstUser, res.FinalResponse, func(title string, err error) {
-			defer rt.titles.Done()
-			defer cancel()
-			if err == nil {
-				err = rt.setTitle(tctx, id, title)
-			}
-			if err != nil {
-				rt.eventWarning(fmt.Sprintf("session title: %v", err))
-			}
-		})
+		if err != nil {
+			rt.eventWarning(fmt.Sprintf("session title: %v", err))
+		}
 	})
 }
 
@@ -57,7 +62,10 @@ func (rt *Runtime) titleChain(ctx context.Context) (llm.Client, error) {
 	for _, p := range problems {
 		rt.eventWarning("title generation: " + p.Error())
 	}
-	return chain, err
+	if err != nil {
+		return nil, err
+	}
+	return rt.meter.wrap(provider.TaskTitleGeneration, chain), nil
 }
 
 // setTitle stores a title; titles are unique, so a second "Fix tests"

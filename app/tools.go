@@ -21,12 +21,49 @@ import (
 	"github.com/hermes-go/hermes/tools/todo"
 )
 
-// toolsIn registers the built-in tools for a workspace and its sandbox,
-// filtered by the toolsets setting, then the embedder's own. The
-// closers end the terminal's background processes.
-func (rt *Runtime) toolsIn(workdir string, policy *sandbox.Policy) (*tool.Registry, []func() error, error) {
+// buildTools registers the built-in tools, filtered by the toolsets
+// setting, then the embedder's own.
+func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	cfg := rt.cfg
 	reg := &tool.Registry{}
+	if err := rt.openSkills(); err != nil {
+		return nil, err
+	}
+	term, files := rt.workspaceTools(rt.workdir, &rt.policy)
+	rt.closers = append(rt.closers, term.Close)
+	if err := registerAll(reg, append(append(term.Tools(), files.All()...), rt.skillTools()...)...); err != nil {
+		return nil, err
+	}
+	webTools, err := rt.webTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := registerAll(reg, webTools...); err != nil {
+		return nil, err
+	}
+	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools, mcpToolsets(cfg)...); err != nil {
+		return nil, err
+	}
+	if len(cfg.Toolsets) > 0 {
+		reg = reg.Filter(cfg.Toolsets)
+	}
+	if err := registerAll(reg, rt.opts.Tools...); err != nil {
+		return nil, err
+	}
+	// The MCP servers, started first, add their tools to rt.tools.
+	for _, n := range reg.Names() {
+		t, _ := reg.Get(n)
+		if err := registerAll(rt.tools, t); err != nil {
+			return nil, err
+		}
+	}
+	return rt.tools, nil
+}
+
+// workspaceTools are the terminal and the file tools of a workspace,
+// under its sandbox.
+func (rt *Runtime) workspaceTools(workdir string, policy *sandbox.Policy) (*terminal.Terminal, *file.Tools) {
+	cfg := rt.cfg
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput:      cfg.Terminal.MaxOutput,
@@ -36,22 +73,9 @@ func (rt *Runtime) toolsIn(workdir string, policy *sandbox.Policy) (*tool.Regist
 		Sandbox:        policy,
 		EnvPassthrough: cfg.Terminal.EnvPassthrough,
 	})
-	closers := []func() error{term.Close}
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
 		WriteGuard: policy.CheckWrite, ReadGuard: policy.CheckRead})
-	if err := registerAll(reg, append(term.Tools(), files.All()...)...); err != nil {
-		return nil, closers, err
-	}
-	if err := checkToolsets(cfg.Toolsets, reg, rt.opts.Tools); err != nil {
-		return nil, closers, err
-	}
-	if len(cfg.Toolsets) > 0 {
-		reg = reg.Filter(cfg.Toolsets)
-	}
-	if err := registerAll(reg, rt.opts.Tools...); err != nil {
-		return nil, closers, err
-	}
-	return reg, closers, nil
+	return term, files
 }
 
 // agentToolsets are the toolsets of the tools wireAgentTools and
@@ -60,8 +84,8 @@ var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "del
 
 // checkToolsets rejects a toolsets setting naming a toolset no tool
 // belongs to: a typo would otherwise leave the model without tools.
-func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool) error {
-	known := append([]string{"all"}, agentToolsets...)
+func checkToolsets(names []string, builtin *tool.Registry, extra []tool.Tool, more ...string) error {
+	known := append(append(append([]string{"all"}, agentToolsets...), optionalToolsets...), more...)
 	for _, n := range builtin.Names() {
 		t, _ := builtin.Get(n)
 		known = append(known, t.Spec().Toolset)
@@ -95,8 +119,28 @@ func (rt *Runtime) openMemory() {
 	rt.memory = m
 }
 
+// promptBuilder is the system prompt's builder for model, without the
+// tool names.
+func (rt *Runtime) promptBuilder(model, prov string) prompt.Builder {
+	b := prompt.Builder{
+		Home: rt.cfg.Home, Workdir: rt.workdir, Model: model, Provider: prov, Platform: rt.opts.Platform,
+		Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: rt.cfg.Agent.SystemPrompt,
+		SkillsIndex: rt.skillsPrompt(),
+	}
+	if rt.memory != nil {
+		snap := rt.memory.Snapshot()
+		b.MemorySnapshot, b.UserSnapshot = snap.Memory, snap.User
+	}
+	return b
+}
+
 // loadTodos restores the session's task list.
-func (rt *Runtime) loadTodos(ctx context.Context, sessionID string, warn func(string)) *todo.Store {
+func (rt *Runtime) loadTodos(ctx context.Context, sessionID string) {
+	rt.todos = rt.readTodos(ctx, sessionID, rt.warn)
+}
+
+// readTodos reads a session's stored task list.
+func (rt *Runtime) readTodos(ctx context.Context, sessionID string, warn func(string)) *todo.Store {
 	todos := &todo.Store{}
 	if raw, err := rt.store.Todo(ctx, sessionID); err == nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, todos); err != nil {
@@ -109,9 +153,9 @@ func (rt *Runtime) loadTodos(ctx context.Context, sessionID string, warn func(st
 // wireAgentTools adds memory, todo, session_search and clarify to the
 // agent, and builds the system prompt builder and the end-of-turn memory
 // sync around them.
-func (rt *Runtime) wireAgentTools(acfg *agent.Config, b *agentBuild) {
+func (rt *Runtime) wireAgentTools(acfg *agent.Config) {
 	cfg := rt.cfg
-	mem, todos := rt.memory, b.todos
+	mem, todos := rt.memory, rt.todos
 	if mem != nil {
 		acfg.AgentTools = append(acfg.AgentTools, memory.NewTool(mem))
 	}
@@ -122,33 +166,22 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config, b *agentBuild) {
 		acfg.AgentTools = append(acfg.AgentTools, sessionsearch.New(rt.store))
 	}
 	if toolsetEnabled(cfg, "clarify") {
-		acfg.AgentTools = append(acfg.AgentTools, clarify.New(b.clarify))
+		acfg.AgentTools = append(acfg.AgentTools, clarify.New(rt.opts.Clarify))
 	}
 
 	acfg.SystemPrompt = func(ctx context.Context, model, prov string) (string, error) {
-		pb := prompt.Builder{
-			Home: cfg.Home, Workdir: b.workdir, Model: model, Provider: prov, Platform: b.platform,
-			Now: rt.opts.Now, IgnoreRules: rt.opts.IgnoreRules, Extra: joinPrompt(cfg.Agent.SystemPrompt, b.extra),
-		}
-		if mem != nil {
-			if b.fresh {
-				if err := mem.Load(); err != nil {
-					b.warn(fmt.Sprintf("memory: %v", err))
-				}
-			}
-			snap := mem.Snapshot()
-			pb.MemorySnapshot, pb.UserSnapshot = snap.Memory, snap.User
-		}
+		b := rt.promptBuilder(model, prov)
 		for _, t := range acfg.AgentTools {
-			pb.ToolNames = append(pb.ToolNames, t.Spec().Name)
+			b.ToolNames = append(b.ToolNames, t.Spec().Name)
 		}
-		pb.ToolNames = append(pb.ToolNames, acfg.Tools.Names()...)
-		p, notes := pb.Build()
+		b.ToolNames = append(b.ToolNames, acfg.Tools.Names()...)
+		p, notes := b.Build()
 		for _, n := range notes {
-			b.warn("system prompt: " + n)
+			rt.eventWarning("system prompt: " + n)
 		}
 		return p, nil
 	}
+	acfg.ToolsReady = rt.mcpReady
 	acfg.OnTurnEnd = func(ctx context.Context, res *agent.Result) error {
 		if mem == nil {
 			return nil
@@ -175,15 +208,4 @@ func (rt *Runtime) wireAgentTools(acfg *agent.Config, b *agentBuild) {
 		}
 		return nil
 	}
-}
-
-// joinPrompt joins the configured system text and a surface's own.
-func joinPrompt(configured, extra string) string {
-	switch {
-	case extra == "":
-		return configured
-	case configured == "":
-		return extra
-	}
-	return configured + "\n\n" + extra
 }

@@ -474,3 +474,33 @@ func TestCompressReturnsTheNewHistory(t *testing.T) {
 		t.Fatal("the new history holds no summary")
 	}
 }
+
+// Images in the summarised turns reach the summarizer as placeholders:
+// it learns an image was shown without being sent megabytes of base64,
+// and the estimate counts each image at a fixed cost.
+func TestImagesAreSummarisedAsPlaceholders(t *testing.T) {
+	data := strings.Repeat("QUJD", 50_000)
+	im := llm.Image{MediaType: "image/png", Data: data, Size: 150_000, Name: "shot.png"}
+	msgs := []llm.Message{
+		llm.User("first"), llm.Assistant("hello"),
+		llm.UserWithImages("what does this error say?", im), llm.Assistant("it says disk full"),
+		llm.User("latest"),
+	}
+	s := &summarizer{}
+	c := &Compressor{Summarizer: s, ProtectFirstN: 2, ProtectLastN: 1}
+	if _, err := c.Compress(context.Background(), msgs, ""); err != nil {
+		t.Fatal(err)
+	}
+	p := s.prompt()
+	if !strings.Contains(p, "[image image/png 146.5 KB shot.png]") || strings.Contains(p, "QUJDQUJD") {
+		t.Fatalf("summarizer prompt: %.300s", p)
+	}
+	if llm.HasImages(s.reqs[0].Messages) {
+		t.Fatal("an image was sent to the summarizer")
+	}
+	withImage := c.EstimateTokens(msgs[2:3], nil)
+	withoutImage := c.EstimateTokens([]llm.Message{llm.User(msgs[2].Content)}, nil)
+	if withImage-withoutImage != llm.ImageTokens {
+		t.Fatalf("an image is estimated at %d tokens, want %d", withImage-withoutImage, llm.ImageTokens)
+	}
+}

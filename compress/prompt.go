@@ -121,7 +121,7 @@ func writeTurns(b *strings.Builder, msgs []llm.Message) {
 // turnSize is the length renderTurn writes, give or take a few bytes of
 // the cut markers.
 func turnSize(m *llm.Message) int {
-	n := len(m.Role) + len(m.Name) + 16 + min(len(m.Content), perMessageCap+40)
+	n := len(m.Role) + len(m.Name) + 16 + min(len(m.Content), perMessageCap+40) + 64*len(m.Images)
 	for _, c := range m.ToolCalls {
 		n += len(c.Name) + 16 + min(len(c.Arguments), perMessageCap/4+40)
 	}
@@ -143,6 +143,11 @@ func renderTurn(b *strings.Builder, m *llm.Message) {
 		b.WriteString("]\n")
 	}
 	b.WriteString(clipMiddle(m.Content, perMessageCap))
+	for _, im := range m.Images {
+		// The summarizer reads what was shown, not the image itself.
+		b.WriteString("\n")
+		b.WriteString(im.Placeholder())
+	}
 	for _, c := range m.ToolCalls {
 		b.WriteString("\n[tool call] ")
 		b.WriteString(c.Name)

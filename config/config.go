@@ -34,12 +34,22 @@ type Config struct {
 	Guardrails    Guardrails    `yaml:"tool_loop_guardrails"`
 	Checkpoints   Checkpoints   `yaml:"checkpoints"`
 	Gateway       Gateway       `yaml:"gateway"`
+	Web           Web           `yaml:"web"`
+	Display       Display       `yaml:"display"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
 	Providers         map[string]ProviderConf `yaml:"providers"`
 	Auxiliary         map[string]Auxiliary    `yaml:"auxiliary"`
 	Toolsets          []string                `yaml:"toolsets"`
+
+	// MCPServers are the MCP servers whose tools are offered, by name.
+	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
+	// MCPStartupTimeout is how long the first prompt waits for MCP
+	// servers still starting (seconds, default 10); later ones join when
+	// ready.
+	MCPStartupTimeout int    `yaml:"mcp_startup_timeout"`
+	Skills            Skills `yaml:"skills"`
 
 	// Home is HERMES_HOME; Path the file read (empty when none existed).
 	Home string `yaml:"-"`
@@ -56,6 +66,9 @@ type Model struct {
 	APIMode       string `yaml:"api_mode"`
 	ContextLength int    `yaml:"context_length"`
 	MaxTokens     int    `yaml:"max_tokens"`
+	// Vision says whether the model accepts images (nil: known model
+	// families do).
+	Vision *bool `yaml:"vision"`
 }
 
 // UnmarshalYAML accepts `model: name` and `model: {default: name, ...}`.
@@ -69,7 +82,7 @@ func (m *Model) UnmarshalYAML(b []byte) error {
 	if err := yaml.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	*m = Model{Name: p.Default, Provider: p.Provider, BaseURL: p.BaseURL, APIMode: p.APIMode, ContextLength: p.ContextLength, MaxTokens: p.MaxTokens}
+	*m = Model{Name: p.Default, Provider: p.Provider, BaseURL: p.BaseURL, APIMode: p.APIMode, ContextLength: p.ContextLength, MaxTokens: p.MaxTokens, Vision: p.Vision}
 	if m.Name == "" {
 		m.Name = p.Name
 	}
@@ -85,6 +98,7 @@ type modelDoc struct {
 	APIMode       string `yaml:"api_mode"`
 	ContextLength int    `yaml:"context_length"`
 	MaxTokens     int    `yaml:"max_tokens"`
+	Vision        *bool  `yaml:"vision"`
 }
 
 // Agent holds agent.* keys.
@@ -223,6 +237,58 @@ type Checkpoints struct {
 	MaxBytes int64 `yaml:"max_bytes"`
 }
 
+// Web holds web.* keys: web_extract, web_search and the guard that keeps
+// them off local and private addresses.
+type Web struct {
+	// AllowPrivate lets the web tools reach loopback, private, link-local
+	// and CGNAT addresses (cloud metadata stays refused).
+	AllowPrivate bool `yaml:"allow_private"`
+	// MaxURLs is how many pages one web_extract call fetches (default 5).
+	MaxURLs int `yaml:"max_urls"`
+	// MaxPageBytes caps what is read of one page (default 2 MiB).
+	MaxPageBytes int64 `yaml:"max_page_bytes"`
+	// Timeout bounds one page (seconds, default 20).
+	Timeout int `yaml:"timeout"`
+	// HostIntervalMS spaces requests to one host (milliseconds, default
+	// 1000; -1: none).
+	HostIntervalMS int `yaml:"host_interval_ms"`
+	// SummarizeOver is the page length (characters) above which
+	// auxiliary.web_extract summarises it (default 5000; -1: never).
+	SummarizeOver int       `yaml:"summarize_over"`
+	Search        WebSearch `yaml:"search"`
+}
+
+// WebSearch holds web.search.* keys. Without a backend named, the first
+// configured one is used: searxng_url (or SEARXNG_URL), then a key for
+// Brave (BRAVE_API_KEY), Tavily (TAVILY_API_KEY), Exa (EXA_API_KEY) or
+// Firecrawl (FIRECRAWL_API_KEY). With none, web_search is not offered.
+type WebSearch struct {
+	Backend    string `yaml:"backend"`
+	SearxngURL string `yaml:"searxng_url"`
+	// BaseURL overrides a keyed backend's endpoint.
+	BaseURL string `yaml:"base_url"`
+	APIKey  string `yaml:"api_key"`
+	// KeyEnv names the variable holding the key (default per backend).
+	KeyEnv     string `yaml:"key_env"`
+	MaxResults int    `yaml:"max_results"`
+}
+
+// Display holds display.* keys: how the interactive terminal UI shows a
+// conversation.
+type Display struct {
+	// ShowReasoning shows the model's reasoning (dimmed, collapsible);
+	// nil means shown.
+	ShowReasoning *bool `yaml:"show_reasoning"`
+	// ToolProgress is how much of each tool call is shown: off, new (the
+	// first call of each tool in a turn), all (default) or verbose (with
+	// arguments and results).
+	ToolProgress string `yaml:"tool_progress"`
+	// BusyInputMode is what Enter does while a turn runs: queue (default:
+	// the text is sent when the turn ends) or interrupt (the turn stops
+	// and the text is sent at once).
+	BusyInputMode string `yaml:"busy_input_mode"`
+}
+
 // Guardrails holds tool_loop_guardrails.* keys.
 type Guardrails struct {
 	WarnAfter int `yaml:"warn_after"`
@@ -273,6 +339,9 @@ func Default() *Config {
 		PromptCaching: PromptCaching{CacheTTL: "5m"},
 		Guardrails:    Guardrails{WarnAfter: 2, HaltAfter: 5},
 		Checkpoints:   Checkpoints{Enabled: &t, MaxFiles: 50_000, MaxBytes: 500 << 20},
+		Display:       Display{ShowReasoning: &t, ToolProgress: "all", BusyInputMode: "queue"},
+
+		MCPStartupTimeout: DefaultMCPStartupTimeout,
 	}
 }
 
@@ -384,6 +453,7 @@ func (c *Config) fillDefaults() {
 		{&c.Gateway.APIServer.Port, d.Gateway.APIServer.Port},
 		{&c.Gateway.APIServer.MaxConcurrentRuns, d.Gateway.APIServer.MaxConcurrentRuns},
 		{&c.Gateway.APIServer.QueueTimeout, d.Gateway.APIServer.QueueTimeout},
+		{&c.MCPStartupTimeout, d.MCPStartupTimeout},
 	} {
 		if *p.v <= 0 {
 			*p.v = p.def
@@ -391,7 +461,7 @@ func (c *Config) fillDefaults() {
 	}
 	for _, p := range []struct{ v, def **bool }{
 		{&c.Agent.BudgetWarnings, &d.Agent.BudgetWarnings}, {&c.Security.RedactSecrets, &d.Security.RedactSecrets},
-		{&c.Compression.Enabled, &d.Compression.Enabled},
+		{&c.Compression.Enabled, &d.Compression.Enabled}, {&c.Display.ShowReasoning, &d.Display.ShowReasoning},
 	} {
 		if *p.v == nil {
 			*p.v = *p.def
@@ -405,6 +475,8 @@ func (c *Config) fillDefaults() {
 	c.Gateway.APIServer.Host = cmp.Or(c.Gateway.APIServer.Host, d.Gateway.APIServer.Host)
 	c.Gateway.APIServer.ModelName = cmp.Or(c.Gateway.APIServer.ModelName, d.Gateway.APIServer.ModelName)
 	c.PromptCaching.CacheTTL = cmp.Or(c.PromptCaching.CacheTTL, d.PromptCaching.CacheTTL)
+	c.Display.ToolProgress = cmp.Or(c.Display.ToolProgress, d.Display.ToolProgress)
+	c.Display.BusyInputMode = cmp.Or(c.Display.BusyInputMode, d.Display.BusyInputMode)
 }
 
 // Seconds converts a seconds setting to a Duration.

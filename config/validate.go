@@ -17,6 +17,11 @@ var (
 	cacheTTLs        = []string{"5m", "1h", "auto"}
 	sandboxModes     = []string{"read-only", "workspace-write", "full-access"}
 	onOff            = []string{"on", "off"}
+	searchBackends   = []string{"searxng", "brave", "tavily", "exa", "firecrawl"}
+	// auxTasks are the auxiliary tasks that have a model of their own.
+	auxTasks       = []string{"compression", "session_search", "title_generation", "vision", "web_extract"}
+	toolProgress   = []string{"off", "new", "all", "verbose"}
+	busyInputModes = []string{"queue", "interrupt"}
 )
 
 // validate checks the values the file set, before defaults fill the
@@ -67,6 +72,11 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		{"checkpoints.max_files", c.Checkpoints.MaxFiles, 1},
 		{"gateway.api_server.max_concurrent_runs", c.Gateway.APIServer.MaxConcurrentRuns, 1},
 		{"gateway.api_server.queue_timeout", c.Gateway.APIServer.QueueTimeout, 1},
+		{"web.max_urls", c.Web.MaxURLs, 0},
+		{"web.timeout", c.Web.Timeout, 0},
+		{"web.host_interval_ms", c.Web.HostIntervalMS, -1},
+		{"web.summarize_over", c.Web.SummarizeOver, -1},
+		{"web.search.max_results", c.Web.Search.MaxResults, 0},
 	} {
 		atLeast(r.key, r.v, r.lo)
 	}
@@ -88,6 +98,18 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	for _, task := range sortedKeys(c.Auxiliary) {
 		atLeast("auxiliary."+task+".timeout", c.Auxiliary[task].Timeout, 0)
 	}
+	if c.Web.MaxPageBytes < 0 {
+		bad("web.max_page_bytes", fmt.Sprint(c.Web.MaxPageBytes), "a number of bytes, at least 1")
+	}
+	oneOf("web.search.backend", c.Web.Search.Backend, searchBackends)
+	if u := c.Web.Search.SearxngURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		bad("web.search.searxng_url", fmt.Sprintf("%q", u), "an http or https URL")
+	}
+	for _, task := range sortedKeys(c.Auxiliary) {
+		if !slices.Contains(auxTasks, task) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: auxiliary.%s: no task of that name is run (tasks: %s)", keys.at(file, "auxiliary."+task), task, strings.Join(auxTasks, ", ")))
+		}
+	}
 	oneOf("approvals.mode", c.Approvals.Mode, approvalModes)
 	oneOf("approvals.unattended_mode", c.Approvals.UnattendedMode, unattendedModes)
 	if p := c.Gateway.APIServer.Port; p < 1 || p > 65535 {
@@ -102,11 +124,14 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
 	oneOf("sandbox.mode", c.Sandbox.Mode, sandboxModes)
 	oneOf("sandbox.network", c.Sandbox.Network, onOff)
+	oneOf("display.tool_progress", c.Display.ToolProgress, toolProgress)
+	oneOf("display.busy_input_mode", c.Display.BusyInputMode, busyInputModes)
 	for i, r := range c.Sandbox.WritableRoots {
 		if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~/") {
 			bad(fmt.Sprintf("sandbox.writable_roots[%d]", i), fmt.Sprintf("%q", r), "an absolute path or one under ~/")
 		}
 	}
+	c.validateMCP(bad)
 	if len(problems) == 0 {
 		return nil
 	}

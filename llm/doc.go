@@ -1,5 +1,6 @@
 // Package llm is the vocabulary every model call shares: the canonical
-// OpenAI-style Message, the Request a transport sends, the Response and
+// OpenAI-style Message (text, with Image parts on user messages), the
+// Request a transport sends, the Response and
 // stream Deltas it returns, and the classified ProviderError it fails with.
 //
 // Transports (llm/openai, llm/anthropic) convert at the edge, both ways, and

@@ -19,9 +19,16 @@ const (
 // Message is one entry of a conversation in the canonical (OpenAI-style)
 // format. Assistant messages may carry tool calls and reasoning; tool
 // messages answer exactly one call through ToolCallID.
+//
+// Content is the text. A user message may also carry image parts
+// (Images), sent after the text; a message without images is plain
+// text on every wire, as before.
 type Message struct {
-	Role       Role       `json:"role"`
-	Content    string     `json:"content"`
+	Role    Role   `json:"role"`
+	Content string `json:"content"`
+	// Images are the message's image parts (user messages only: the
+	// transports refuse them elsewhere).
+	Images     []Image    `json:"images,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on tool messages.
@@ -92,6 +99,9 @@ func (m Message) Clone() Message {
 	if m.ToolCalls != nil {
 		c.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
 	}
+	if m.Images != nil {
+		c.Images = append([]Image(nil), m.Images...)
+	}
 	if m.ReasoningDetails != nil {
 		c.ReasoningDetails = append([]json.RawMessage(nil), m.ReasoningDetails...)
 	}
@@ -116,4 +126,9 @@ func User(text string) Message      { return Message{Role: RoleUser, Content: te
 func Assistant(text string) Message { return Message{Role: RoleAssistant, Content: text} }
 func ToolResult(callID, name, content string) Message {
 	return Message{Role: RoleTool, ToolCallID: callID, Name: name, Content: content}
+}
+
+// UserWithImages is a user message with image parts.
+func UserWithImages(text string, images ...Image) Message {
+	return Message{Role: RoleUser, Content: text, Images: images}
 }

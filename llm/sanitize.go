@@ -58,6 +58,7 @@ func Sanitize(msgs []Message) ([]Message, Repairs) {
 			flush()
 			if p := last(); p != nil && p.Role == RoleUser {
 				p.Content = joinNonEmpty(p.Content, m.Content)
+				p.Images = append(p.Images, m.Images...)
 				r.MergedUsers++
 				continue
 			}

@@ -12,7 +12,8 @@ const (
 )
 
 // EstimateTokens is a rough token count of a request not yet sent:
-// characters / 4 over the messages and tool schemas. Signed or encrypted
+// characters / 4 over the messages and tool schemas, and ImageTokens for
+// each image (never its base64 length). Signed or encrypted
 // reasoning replayed verbatim counts as nothing (it is opaque and usually
 // not billed as context). Prefer the provider's reported prompt tokens
 // once a response has them.
@@ -37,5 +38,5 @@ func messageChars(m *Message) int {
 	for _, c := range m.ToolCalls {
 		n += toolCallOverhead + len(c.ID) + len(c.Name) + len(c.Arguments)
 	}
-	return n
+	return n + len(m.Images)*ImageTokens*CharsPerToken
 }

@@ -53,9 +53,9 @@ func (s *Store) Fork(ctx context.Context, id, title string) (Session, error) {
 	// Text was redacted when first stored, so it is copied as is.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages
 		(session_id, seq, role, content, tool_calls, tool_call_id, name, reasoning,
-		 reasoning_details, reasoning_items, finish_reason, timestamp, token_count)
+		 reasoning_details, reasoning_items, finish_reason, timestamp, token_count, images)
 		SELECT ?, seq, role, content, tool_calls, tool_call_id, name, reasoning,
-		 reasoning_details, reasoning_items, finish_reason, timestamp, token_count
+		 reasoning_details, reasoning_items, finish_reason, timestamp, token_count, images
 		FROM messages WHERE session_id = ? ORDER BY seq`, child.ID, id); err != nil {
 		return Session{}, wrap("fork", id, err)
 	}

@@ -17,9 +17,9 @@ import (
 // statement: atomic without an explicit transaction, and fast.
 const appendSQL = `INSERT INTO messages
 	(session_id, seq, role, content, tool_calls, tool_call_id, name, reasoning,
-	 reasoning_details, reasoning_items, finish_reason, timestamp, token_count)
+	 reasoning_details, reasoning_items, finish_reason, timestamp, token_count, images)
 	VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?1),
-	        ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`
+	        ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`
 
 // AppendMessage stores m at the end of the session's transcript, after
 // redaction. A message without a time is stamped now.
@@ -93,9 +93,33 @@ func (s *Store) messageArgs(sessionID string, m llm.Message) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode reasoning items: %w", err)
 	}
+	images, err := s.imagesArg(m.Images)
+	if err != nil {
+		return nil, fmt.Errorf("encode images: %w", err)
+	}
 	return []any{sessionID, string(m.Role), content, toolCalls, nullable(m.ToolCallID), nullable(m.Name),
 		nullable(reasoning), details, items, nullable(string(m.FinishReason)), ts.UnixNano(),
-		(chars + 3) / 4}, nil
+		(chars+3)/4 + len(m.Images)*llm.ImageTokens, images}, nil
+}
+
+// imagesArg encodes a message's images. Their data is stored as it is,
+// never run through the redactor: base64 is no text a secret hides in,
+// and masking it would corrupt the image. A URL may carry a token in its
+// query, so it is redacted.
+func (s *Store) imagesArg(images []llm.Image) (any, error) {
+	if len(images) == 0 {
+		return nil, nil
+	}
+	out := make([]llm.Image, len(images))
+	for i, im := range images {
+		im.URL = s.clean(im.URL)
+		out[i] = im
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }
 
 func rawList(l []json.RawMessage) (any, error) {
@@ -110,7 +134,7 @@ func rawList(l []json.RawMessage) (any, error) {
 }
 
 const messageColumns = `role, content, tool_calls, tool_call_id, name, reasoning,
-	reasoning_details, reasoning_items, finish_reason, timestamp`
+	reasoning_details, reasoning_items, finish_reason, timestamp, images`
 
 // Messages returns the session's transcript in order.
 func (s *Store) Messages(ctx context.Context, id string) ([]llm.Message, error) {
@@ -151,10 +175,10 @@ func scanMessage(sc interface{ Scan(...any) error }) (llm.Message, error) {
 		m                                      llm.Message
 		role                                   string
 		calls, callID, name, reasoning, finish sql.NullString
-		details, items                         sql.NullString
+		details, items, images                 sql.NullString
 		ts                                     int64
 	)
-	if err := sc.Scan(&role, &m.Content, &calls, &callID, &name, &reasoning, &details, &items, &finish, &ts); err != nil {
+	if err := sc.Scan(&role, &m.Content, &calls, &callID, &name, &reasoning, &details, &items, &finish, &ts, &images); err != nil {
 		return m, err
 	}
 	m.Role = llm.Role(role)
@@ -174,6 +198,11 @@ func scanMessage(sc interface{ Scan(...any) error }) (llm.Message, error) {
 	if items.Valid {
 		if err := json.Unmarshal([]byte(items.String), &m.ReasoningItems); err != nil {
 			return m, fmt.Errorf("decode reasoning items: %w", err)
+		}
+	}
+	if images.Valid {
+		if err := json.Unmarshal([]byte(images.String), &m.Images); err != nil {
+			return m, fmt.Errorf("decode images: %w", err)
 		}
 	}
 	return m, nil

@@ -5,16 +5,24 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hermes-go/hermes/llm"
 )
 
 // Registry holds the tools an agent may offer. The zero value is empty
-// and ready to use.
+// and ready to use. Tools may be added and removed while an agent runs
+// (an MCP server that joins late, or restarts with other tools): the
+// agent offers the change from its next model call (Generation).
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]Tool
+	gen   atomic.Uint64
 }
+
+// Generation counts the changes made to the registry: it differs
+// between two reads when a tool was registered or removed in between.
+func (r *Registry) Generation() uint64 { return r.gen.Load() }
 
 // NewRegistry returns a registry holding tools.
 func NewRegistry(tools ...Tool) *Registry {
@@ -47,6 +55,7 @@ func (r *Registry) Register(t Tool) error {
 		return fmt.Errorf("tool: register %s: name taken by toolset %q", s.Name, old.Spec().Toolset)
 	}
 	r.tools[s.Name] = t
+	r.gen.Add(1)
 	return nil
 }
 
@@ -60,7 +69,10 @@ func (r *Registry) MustRegister(t Tool) {
 // Unregister removes a tool by name.
 func (r *Registry) Unregister(name string) {
 	r.mu.Lock()
-	delete(r.tools, name)
+	if _, ok := r.tools[name]; ok {
+		delete(r.tools, name)
+		r.gen.Add(1)
+	}
 	r.mu.Unlock()
 }
 

@@ -25,6 +25,13 @@ type runtime struct {
 type buildOptions struct {
 	interactive bool // a user can answer approvals and clarify questions
 	source      string
+	// approve and clarify ask the user through something else than the
+	// lines of stdin (the terminal UI).
+	approve func(context.Context, approval.Prompt) (approval.Choice, error)
+	clarify func(ctx context.Context, question string, choices []string) (string, error)
+	// quiet keeps warnings found while building off stderr (the caller
+	// shows Runtime.Warnings).
+	quiet bool
 }
 
 // loadConfig reads HERMES_HOME's .env and config.yaml and applies flags.
@@ -79,7 +86,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		return nil, err
 	}
 	rt := &runtime{}
-	if bo.interactive {
+	if bo.interactive && bo.approve == nil {
 		rt.lines = newLineReader(e.stdin, e.stderr)
 	}
 	resume := f.resume
@@ -92,11 +99,18 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		Yolo:        f.yolo,
 		IgnoreRules: f.ignoreRules,
 		NoStream:    f.noStream,
+		Skills:      f.skills,
 		Getenv:      e.getenv,
 		OnWarning:   func(s string) { fmt.Fprintln(e.stderr, "hermes: warning:", s) },
 	}
 	if rt.lines != nil {
 		opts.Approve, opts.Clarify = rt.askApproval, rt.askClarify
+	}
+	if bo.approve != nil {
+		opts.Approve, opts.Clarify = bo.approve, bo.clarify
+	}
+	if bo.quiet {
+		opts.OnWarning = nil
 	}
 	rt.Runtime, err = app.New(ctx, cfg, opts)
 	if err != nil {
@@ -104,6 +118,9 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	}
 	if found := rt.LocalServer(); found != nil {
 		fmt.Fprintln(e.stderr, "hermes:", found)
+	}
+	if bo.interactive {
+		rt.Agent().AttachImages(f.attach...)
 	}
 	return rt, nil
 }

@@ -3,14 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"strings"
 
-	"github.com/hermes-go/hermes/agent"
 	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/internal/slash"
 )
 
 func newChatCmd(e *env, f *runFlags) *cobra.Command {
@@ -40,83 +37,31 @@ func newChatCmd(e *env, f *runFlags) *cobra.Command {
 	return c
 }
 
-// runInteractive is a line-oriented chat: each line is a turn; Ctrl-C
-// interrupts a running turn, and at the prompt ends the chat.
+// runInteractive opens the terminal UI when standard input and output are
+// a terminal that can show it, and the line mode otherwise (TERM=dumb,
+// NO_COLOR, pipes).
 func runInteractive(ctx context.Context, e *env, f *runFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli"})
+	images, err := loadImages(f.images)
 	if err != nil {
-		return &exitError{code: exitFor(err), err: err}
+		return &exitError{code: exitUsage, err: err}
 	}
-	defer rt.Close()
-	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
-	rt.Observe(prog.observe)
-
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
-
-	defer rt.endSession(e.stderr, "user_exit")
-	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · Ctrl-D to quit\n%s\n", Version, rt.Endpoint(), rt.Agent().SessionID(), rt.SandboxStatus())
-	for {
-		fmt.Fprint(e.stderr, "\n> ")
-		// Ctrl-C at the prompt ends the chat; during a turn it interrupts it.
-		promptCtx, cancelPrompt := context.WithCancel(ctx)
-		go func() {
-			select {
-			case <-sigs:
-				cancelPrompt()
-			case <-promptCtx.Done():
-			}
-		}()
-		raw, err := rt.lines.read(promptCtx)
-		cancelPrompt()
-		if err != nil {
-			fmt.Fprintln(e.stderr)
-			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return err
-		}
-		line := strings.TrimSpace(raw)
-		if line == "" {
-			continue
-		}
-		if line == "/exit" || line == "/quit" {
-			return nil
-		}
-		if arg, ok := strings.CutPrefix(line, "/rollback"); ok && (arg == "" || arg[0] == ' ') {
-			if err := rollback(ctx, e.stderr, rt.Checkpoints(), strings.TrimSpace(arg)); err != nil {
-				fmt.Fprintln(e.stderr, "hermes:", err)
-			}
-			continue
-		}
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-sigs:
-				rt.Agent().Interrupt()
-			case <-done:
-			}
-		}()
-		res, err := rt.Agent().Run(ctx, agent.Input{Message: line})
-		close(done)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "hermes:", err)
-			continue
-		}
-		if !prog.takeSawText() && res.FinalResponse != "" {
-			fmt.Fprint(e.stderr, res.FinalResponse) // the model did not stream it
-		}
-		fmt.Fprintln(e.stderr)
-		rt.TitleSession(ctx, res, line)
-		switch {
-		case res.Interrupted:
-			fmt.Fprintln(e.stderr, "(interrupted)")
-		case res.Error != nil:
-			fmt.Fprintf(e.stderr, "hermes: %s: %v\n", res.ExitReason, res.Error)
-		}
+	f.attach = images // --image goes with the first prompt
+	commands := slash.Builtin()
+	if canShowUI(e) {
+		return runTUI(ctx, e, f, commands)
 	}
+	return runLineChat(ctx, e, f, commands)
+}
+
+// canShowUI reports whether the terminal UI can run: stdin and stdout
+// are terminals, TERM is not dumb and NO_COLOR is not set.
+func canShowUI(e *env) bool {
+	if e.getenv("TERM") == "dumb" || e.getenv("NO_COLOR") != "" {
+		return false
+	}
+	out, ok := e.stdout.(*os.File)
+	return ok && isTerminal(e.stdin) && isTerminal(out)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/hermes-go/hermes/app"
@@ -141,27 +140,4 @@ func printChanges(w io.Writer, changes []checkpoint.Change) {
 	for _, c := range changes {
 		fmt.Fprintf(w, "%s %s\n", mark[c.Kind], c.Path)
 	}
-}
-
-// rollback is the chat's /rollback [N]: restore the Nth newest checkpoint
-// (the newest without N).
-func rollback(ctx context.Context, w io.Writer, st *checkpoint.Store, arg string) error {
-	if st == nil {
-		return errors.New("checkpoints are off (checkpoints.enabled)")
-	}
-	n := 1
-	if arg != "" {
-		var err error
-		if n, err = strconv.Atoi(arg); err != nil || n < 1 {
-			return fmt.Errorf("/rollback [N]: N is a number from 1 (the newest checkpoint), not %q", arg)
-		}
-	}
-	cps, err := st.List()
-	if err != nil {
-		return err
-	}
-	if n > len(cps) {
-		return fmt.Errorf("/rollback %d: there are %d checkpoints", n, len(cps))
-	}
-	return restoreCheckpoint(ctx, w, st, cps[n-1].ID, false)
 }

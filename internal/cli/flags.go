@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/hermes-go/hermes/llm"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -23,6 +24,9 @@ type runFlags struct {
 	ignoreRules bool
 	effort      string
 	noStream    bool
+	images      []string
+	attach      []llm.Image // the loaded --image files of an interactive chat
+	skills      []string
 
 	// chat
 	query   string
@@ -58,6 +62,8 @@ func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")
 	fs.StringVarP(&f.resume, "resume", "r", "", "resume a session: ID, title or 'latest'")
 	fs.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
+	fs.StringArrayVar(&f.images, "image", nil, "attach an image (file path or http(s) URL) to the prompt; repeatable")
+	fs.StringSliceVarP(&f.skills, "skills", "s", nil, "preload a skill into the session (repeatable, or comma-separated)")
 }
 
 func (f *runFlags) toolsetList() []string {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
@@ -17,6 +18,10 @@ import (
 func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withProgress bool) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	images, err := loadImages(f.images)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
 	}
 	rt, err := build(ctx, e, f, buildOptions{source: "cli"})
 	if err != nil {
@@ -57,16 +62,20 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		}
 	}()
 
-	res, err := rt.Agent().Run(ctx, agent.Input{Message: prompt})
+	res, err := rt.Agent().Run(ctx, agent.Input{Message: prompt, Images: images})
 	if res != nil {
 		rt.endSession(e.stderr, string(res.ExitReason))
 	}
 	if f.usageFile != "" {
 		report := reportFrom(res, err)
 		report.Sandbox = sandboxReportOf(rt.SandboxStatus())
+		report.Auxiliary = rt.UsageByTask().Auxiliary
 		if werr := writeUsage(f.usageFile, report); werr != nil {
 			fmt.Fprintln(e.stderr, "hermes:", werr)
 		}
+	}
+	if errors.Is(err, agent.ErrNoVision) {
+		return &exitError{code: exitUsage, err: err}
 	}
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
@@ -89,4 +98,17 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", res.ExitReason, res.Error)}
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("turn ended without completing (%s)", res.ExitReason)}
+}
+
+// loadImages reads the --image flags: files, http(s) or data: URLs.
+func loadImages(refs []string) ([]llm.Image, error) {
+	var out []llm.Image
+	for _, ref := range refs {
+		im, err := llm.LoadImage(ref)
+		if err != nil {
+			return nil, fmt.Errorf("--image %s: %w", ref, err)
+		}
+		out = append(out, im)
+	}
+	return out, nil
 }

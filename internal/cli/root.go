@@ -124,5 +124,7 @@ func newRoot(e *env) *cobra.Command {
 	addRunFlags(root.Flags(), f)
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newACPCmd(e))
+	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
+	root.AddCommand(newBatchCmd(e))
 	return root
 }

@@ -97,6 +97,13 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 					return err
 				}
 				lineage, _ := st.Lineage(ctx, s.ID)
+				for i := range msgs {
+					// Images show as what they are, not as megabytes of
+					// base64; sessions export keeps their data.
+					for j := range msgs[i].Images {
+						msgs[i].Images[j].Data = ""
+					}
+				}
 				v := struct {
 					session.Session
 					Lineage  []session.Session `json:"lineage,omitempty"`
@@ -117,6 +124,9 @@ func newSessionsCmd(e *env, f *runFlags) *cobra.Command {
 						fmt.Fprintln(w)
 						if m.Content != "" {
 							fmt.Fprintln(w, m.Content)
+						}
+						for _, im := range m.Images {
+							fmt.Fprintln(w, im.Placeholder())
 						}
 						for _, c := range m.ToolCalls {
 							fmt.Fprintf(w, "→ %s %s\n", c.Name, c.Arguments)

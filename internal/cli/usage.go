@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/sandbox"
 )
@@ -28,6 +29,9 @@ type usageReport struct {
 	// Sandbox is the mode the commands ran under and how much of it the
 	// kernel enforced.
 	Sandbox *sandboxReport `json:"sandbox,omitempty"`
+	// Auxiliary is what each auxiliary task (compression, vision,
+	// web_extract, ...) spent, apart from Usage, the main model's.
+	Auxiliary map[string]app.TaskUsage `json:"auxiliary"`
 }
 
 type sandboxReport struct {
@@ -41,12 +45,12 @@ func sandboxReportOf(e sandbox.Enforcement) *sandboxReport {
 }
 
 func reportFrom(res *agent.Result, err error) usageReport {
-	r := usageReport{Failed: true, ExitReason: "setup_error"}
+	r := usageReport{Failed: true, ExitReason: "setup_error", Auxiliary: map[string]app.TaskUsage{}}
 	if res != nil {
 		r = usageReport{
 			APICalls: res.APICalls, Completed: res.Completed, Failed: res.Failed, Interrupted: res.Interrupted,
 			Partial: res.Partial, ExitReason: string(res.ExitReason), Usage: res.Usage, Model: res.Model,
-			Provider: res.Provider, TaskID: res.TaskID, SessionID: res.SessionID,
+			Provider: res.Provider, TaskID: res.TaskID, SessionID: res.SessionID, Auxiliary: map[string]app.TaskUsage{},
 		}
 		if res.Error != nil {
 			r.Error = res.Error.Error()

@@ -27,7 +27,7 @@ func hermesTTY(t *testing.T, answer, home, workdir string, args ...string) resul
 	return run(t, cmd)
 }
 
-func openPTY(t *testing.T) (master, slave *os.File) {
+func openPTY(t testing.TB) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -107,6 +108,9 @@ func (c *Client) Complete(ctx context.Context, req *llm.Request, sink func(llm.D
 // buildRequest converts a canonical request into Messages API terms. The
 // request, and the history it holds, are only read.
 func (c *Client) buildRequest(req *llm.Request) (*request, error) {
+	if err := llm.CheckImages(req.Messages); err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
+	}
 	system, msgs := convertMessages(req.Messages, c.native)
 	tools, err := c.schemas.convertTools(req.Tools)
 	if err != nil {

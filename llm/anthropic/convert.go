@@ -48,11 +48,7 @@ func convertMessages(msgs []llm.Message, replayThinking bool) (string, []anthrop
 				system = append(system, m.Content)
 			}
 		case llm.RoleUser:
-			text := m.Content
-			if strings.TrimSpace(text) == "" {
-				text = emptyUserText
-			}
-			turns = append(turns, turn{role: roleUser, blocks: []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(text)}})
+			turns = append(turns, turn{role: roleUser, blocks: userBlocks(m)})
 		case llm.RoleAssistant:
 			turns = append(turns, assistantTurn(m))
 		case llm.RoleTool:
@@ -88,6 +84,27 @@ func convertMessages(msgs []llm.Message, replayThinking bool) (string, []anthrop
 		}
 	}
 	return strings.Join(system, systemPartJoiner), out
+}
+
+// userBlocks is a user message's images (first, as the API advises), then
+// its text. A message of images only gets no placeholder text.
+func userBlocks(m *llm.Message) []anthropic.ContentBlockParamUnion {
+	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Images)+1)
+	for _, im := range m.Images {
+		if im.Data != "" {
+			blocks = append(blocks, anthropic.NewImageBlockBase64(im.MediaType, im.Data))
+		} else {
+			blocks = append(blocks, anthropic.NewImageBlock(anthropic.URLImageSourceParam{URL: im.URL}))
+		}
+	}
+	text := m.Content
+	switch {
+	case strings.TrimSpace(text) != "":
+		blocks = append(blocks, anthropic.NewTextBlock(text))
+	case len(blocks) == 0:
+		blocks = append(blocks, anthropic.NewTextBlock(emptyUserText))
+	}
+	return blocks
 }
 
 // assistantTurn builds text then tool_use blocks; thinking is added later

@@ -147,6 +147,10 @@ func (r *request) sizeHint() int {
 				}
 			case bl.OfThinking != nil:
 				n += len(bl.OfThinking.Thinking) + len(bl.OfThinking.Signature)
+			case bl.OfImage != nil:
+				if src := bl.OfImage.Source.OfBase64; src != nil {
+					n += len(src.Data)
+				}
 			case bl.OfToolUse != nil:
 				if raw, ok := bl.OfToolUse.Input.(json.RawMessage); ok {
 					n += len(raw)
@@ -191,6 +195,8 @@ func appendBlock(b []byte, bl *anthropic.ContentBlockParamUnion) ([]byte, error)
 		b = append(b, raw...)
 		b = appendCacheControl(b, &u.CacheControl)
 		return append(b, '}'), nil
+	case bl.OfImage != nil:
+		return appendImage(b, bl.OfImage)
 	case bl.OfToolResult != nil:
 		r := bl.OfToolResult
 		b = append(b, `{"type":"tool_result","tool_use_id":`...)
@@ -217,6 +223,41 @@ func appendBlock(b []byte, bl *anthropic.ContentBlockParamUnion) ([]byte, error)
 		return append(b, '}'), nil
 	}
 	return nil, fmt.Errorf("block kind not supported by the encoder")
+}
+
+// appendImage writes an image block with a base64 or URL source. The
+// base64 text is written as it is: it holds no character JSON escapes.
+func appendImage(b []byte, im *anthropic.ImageBlockParam) ([]byte, error) {
+	b = append(b, `{"type":"image","source":`...)
+	switch src := im.Source; {
+	case src.OfBase64 != nil:
+		b = append(b, `{"type":"base64","media_type":`...)
+		b = appendString(b, string(src.OfBase64.MediaType))
+		b = append(b, `,"data":"`...)
+		if !isBase64(src.OfBase64.Data) {
+			return nil, fmt.Errorf("image data is not base64")
+		}
+		b = append(b, src.OfBase64.Data...)
+		b = append(b, `"}`...)
+	case src.OfURL != nil:
+		b = append(b, `{"type":"url","url":`...)
+		b = appendString(b, src.OfURL.URL)
+		b = append(b, '}')
+	default:
+		return nil, fmt.Errorf("image source kind not supported by the encoder")
+	}
+	b = appendCacheControl(b, &im.CacheControl)
+	return append(b, '}'), nil
+}
+
+func isBase64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
 }
 
 func appendText(b []byte, t *anthropic.TextBlockParam) ([]byte, error) {

@@ -60,6 +60,13 @@ func TestEncodingMatchesTheSDK(t *testing.T) {
 		llm.ToolResult("c9", "look", awkwardText),
 		llm.User(awkwardText),
 	)
+	png := llm.Image{MediaType: "image/png", Data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="}
+	withImages := append(append([]llm.Message(nil), history...),
+		llm.Assistant("ok"),
+		llm.UserWithImages("what is this? "+awkwardText, png, llm.Image{URL: "https://example.com/cat.jpg?a=1&b=<2>"}),
+		llm.Assistant("a pixel and a cat"),
+		llm.UserWithImages("", png),
+	)
 	tools := []llm.ToolDef{
 		{Name: "look", Description: "Look " + awkwardText, Parameters: []byte(`{"type":"object","properties":{"q":{"type":"string","description":"the \"query\""}},"required":["q"],"$defs":{"x":{}}}`)},
 		{Name: "bare"},
@@ -73,6 +80,9 @@ func TestEncodingMatchesTheSDK(t *testing.T) {
 		{"cache markers with 1h ttl and thinking", llm.Request{Model: "claude-sonnet-4", Messages: history, Tools: tools, ReasoningEffort: "medium", Cache: &llm.CacheOptions{TTL: "1h"}}, llm.Options{}},
 		{"adaptive thinking, not streamed", llm.Request{Model: "claude-opus-4-6", Messages: history, ReasoningEffort: "low", MaxTokens: 1000}, llm.Options{NoStream: true}},
 		{"third party, no system", llm.Request{Model: "m", Messages: history[1:]}, llm.Options{BaseURL: "https://api.example.com/anthropic"}},
+		{"images, cache marker on an image block", llm.Request{Model: "claude-sonnet-4", Messages: withImages, Cache: &llm.CacheOptions{}}, llm.Options{}},
+		{"images, streamed", llm.Request{Model: "claude-sonnet-4", Messages: withImages}, llm.Options{}},
+		{"images, not streamed", llm.Request{Model: "claude-sonnet-4", Messages: withImages}, llm.Options{NoStream: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,9 +130,9 @@ func TestStringEncodingMatchesEncodingJSON(t *testing.T) {
 
 func TestUnknownBlockKindIsAnErrorNotDropped(t *testing.T) {
 	r := &request{model: "m", maxTokens: 1, messages: []anthropic.MessageParam{
-		anthropic.NewUserMessage(anthropic.NewImageBlockBase64("image/png", "AAAA")),
+		anthropic.NewUserMessage(anthropic.NewDocumentBlock(anthropic.PlainTextSourceParam{Data: "AAAA"})),
 	}}
 	if _, err := r.encode(); err == nil {
-		t.Fatal("an image block was encoded without error though the encoder does not write images")
+		t.Fatal("a document block was encoded without error though the encoder does not write documents")
 	}
 }

@@ -132,8 +132,19 @@ func parseAnthropic(body []byte, req *Request) error {
 		switch m.Role {
 		case "user":
 			var texts []string
-			for _, b := range blocks {
+			var images []llm.Image
+			raws, _ := rawBlocks(m.Content)
+			for j, b := range blocks {
 				switch b.Type {
+				case "image":
+					if j >= len(raws) {
+						return invalid(param, "%s.content.%d.image.source: Field required", param, j)
+					}
+					im, err := anthropicImage(raws[j], fmt.Sprintf("%s.content.%d", param, j))
+					if err != nil {
+						return err
+					}
+					images = append(images, im)
 				case "tool_result":
 					out, err := anthropicResultText(b.Content, param)
 					if err != nil {
@@ -144,8 +155,8 @@ func parseAnthropic(body []byte, req *Request) error {
 					texts = append(texts, b.Text)
 				}
 			}
-			if len(texts) > 0 {
-				req.messages = append(req.messages, llm.User(joinText(texts)))
+			if len(texts) > 0 || len(images) > 0 {
+				req.messages = append(req.messages, llm.UserWithImages(joinText(texts), images...))
 			}
 		case "assistant":
 			msg := llm.Message{Role: llm.RoleAssistant}

@@ -89,11 +89,14 @@ func parseChat(body []byte, req *Request) error {
 	}
 	names := map[string]string{}
 	for i, m := range *cr.Messages {
-		content, err := chatContent(m.Content, i)
+		content, images, err := openAIContent(m.Content, llm.ChatCompletions, fmt.Sprintf("messages[%d].content", i))
 		if err != nil {
 			return err
 		}
-		msg := llm.Message{Content: content, Name: m.Name}
+		if len(images) > 0 && m.Role != "user" {
+			return invalid(fmt.Sprintf("messages[%d].content", i), "Image inputs are only supported in messages with role 'user'.")
+		}
+		msg := llm.Message{Content: content, Name: m.Name, Images: images}
 		switch m.Role {
 		case "system", "developer":
 			msg.Role = llm.RoleSystem
@@ -149,17 +152,6 @@ func parseChat(body []byte, req *Request) error {
 		req.messages = append(req.messages, msg)
 	}
 	return unanswered()
-}
-
-// chatContent reads a message's content: a string, null, or a list of
-// parts whose text parts are joined.
-func chatContent(raw json.RawMessage, i int) (string, error) {
-	s, ok := contentText(raw)
-	if !ok {
-		return "", invalid(fmt.Sprintf("messages.[%d].content", i),
-			"Invalid type for 'messages[%d].content': expected one of a string or array of objects, but got %s instead.", i, jsonKind(raw))
-	}
-	return s, nil
 }
 
 // contentText reads content that both OpenAI formats accept: a string,

@@ -94,15 +94,18 @@ func parseResponses(body []byte, req *Request) error {
 		}
 		switch it.Type {
 		case "message":
-			text, err := responsesContent(it.Content, fmt.Sprintf("input[%d].content", i))
+			text, images, err := openAIContent(it.Content, llm.CodexResponses, fmt.Sprintf("input[%d].content", i))
 			if err != nil {
 				return err
+			}
+			if len(images) > 0 && it.Role != "user" {
+				return invalid(fmt.Sprintf("input[%d].content", i), "Image inputs are only supported in messages with role 'user'.")
 			}
 			switch it.Role {
 			case "system", "developer":
 				req.messages = append(req.messages, llm.System(text))
 			case "user":
-				req.messages = append(req.messages, llm.User(text))
+				req.messages = append(req.messages, llm.UserWithImages(text, images...))
 			case "assistant":
 				m := assistant()
 				m.Content = joinNonEmpty(m.Content, text)

@@ -36,12 +36,25 @@ type streamOptions struct {
 }
 
 type chatMessage struct {
-	Role             string            `json:"role"`
-	Content          *string           `json:"content,omitempty"`
+	Role string `json:"role"`
+	// Content is a string, a []chatPart (text with images), or nil
+	// (omitted: an assistant turn of tool calls only).
+	Content          any               `json:"content,omitempty"`
 	ToolCalls        []chatToolCall    `json:"tool_calls,omitempty"`
 	ToolCallID       string            `json:"tool_call_id,omitempty"`
 	ReasoningContent *string           `json:"reasoning_content,omitempty"`
 	ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
+}
+
+// chatPart is one part of a user message's content list.
+type chatPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
 }
 
 type chatToolCall struct {
@@ -58,6 +71,9 @@ type chatFunction struct {
 // encodeChat converts a canonical request to a Chat Completions body.
 // req is never modified.
 func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
+	if err := llm.CheckImages(req.Messages); err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
 	b := chatBody{Model: req.Model, Messages: make([]chatMessage, 0, len(req.Messages))}
 	for i := range req.Messages {
 		if m, ok := c.chatMessage(&req.Messages[i], req.Model); ok {
@@ -104,9 +120,13 @@ func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
 
 func (c *Chat) chatMessage(m *llm.Message, model string) (chatMessage, bool) {
 	content := strings.TrimSpace(m.Content)
-	out := chatMessage{Role: string(m.Role), Content: &content}
+	out := chatMessage{Role: string(m.Role), Content: content}
 	switch m.Role {
-	case llm.RoleSystem, llm.RoleUser:
+	case llm.RoleSystem:
+	case llm.RoleUser:
+		if len(m.Images) > 0 {
+			out.Content = chatParts(content, m.Images)
+		}
 	case llm.RoleTool:
 		out.ToolCallID = m.ToolCallID
 	case llm.RoleAssistant:
@@ -126,6 +146,19 @@ func (c *Chat) chatMessage(m *llm.Message, model string) (chatMessage, bool) {
 		return out, false
 	}
 	return out, true
+}
+
+// chatParts is a user message's text followed by its images, inline
+// ones as data: URLs.
+func chatParts(text string, images []llm.Image) []chatPart {
+	parts := make([]chatPart, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, chatPart{Type: "text", Text: text})
+	}
+	for _, im := range images {
+		parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: im.DataURL()}})
+	}
+	return parts
 }
 
 // assistantExtras adds the reasoning fields a provider wants echoed on an

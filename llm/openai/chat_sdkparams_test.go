@@ -70,7 +70,17 @@ func (c *Chat) sdkChatMessage(m *llm.Message, model string) (openai.ChatCompleti
 	case llm.RoleSystem:
 		return openai.SystemMessage(content), true
 	case llm.RoleUser:
-		return openai.UserMessage(content), true
+		if len(m.Images) == 0 {
+			return openai.UserMessage(content), true
+		}
+		var parts []openai.ChatCompletionContentPartUnionParam
+		if content != "" {
+			parts = append(parts, openai.TextContentPart(content))
+		}
+		for _, im := range m.Images {
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: im.DataURL()}))
+		}
+		return openai.UserMessage(parts), true
 	case llm.RoleTool:
 		return openai.ToolMessage(content, m.ToolCallID), true
 	case llm.RoleAssistant:

@@ -34,6 +34,11 @@ func encodingCases(t *testing.T) map[string]*llm.Request {
 			r.Messages[4].ToolCallID = "toolu_1"
 			return r
 		}(),
+		"images": {Model: "gpt-4o", Messages: []llm.Message{
+			llm.UserWithImages("what is in these?", testImage, llm.Image{URL: "https://example.com/cat.jpg"}),
+			llm.Assistant("a square and a cat"),
+			llm.UserWithImages("", testImage),
+		}},
 		"html in content": {Model: "gpt-4o", Messages: []llm.Message{llm.User("if a < b && c > d { <b>x</b> }")}},
 	}
 	for _, suite := range append(append([]string{}, chatSuites...), responsesSuites...) {
@@ -52,6 +57,10 @@ func encodingCases(t *testing.T) map[string]*llm.Request {
 	}
 	return cases
 }
+
+// testImage is a 1x1 PNG.
+var testImage = llm.Image{MediaType: "image/png", Size: 68,
+	Data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="}
 
 var encodingFlavors = []llm.Options{
 	{Provider: "openai"}, {Provider: "azure"}, {Provider: "openrouter"}, {Provider: "vercel"},

@@ -34,14 +34,30 @@ type responsesEffort struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-type inputText struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+// inputPart is an input_text or input_image part of a user item.
+type inputPart struct {
+	Type     string  `json:"type"`
+	Text     *string `json:"text,omitempty"`
+	ImageURL string  `json:"image_url,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
 }
 
 type userItem struct {
 	Role    string      `json:"role"`
-	Content []inputText `json:"content"`
+	Content []inputPart `json:"content"`
+}
+
+// userContent is a user message's text, then its images (inline ones as
+// data: URLs). A message of images only sends no empty text part.
+func userContent(text string, images []llm.Image) []inputPart {
+	parts := make([]inputPart, 0, len(images)+1)
+	if text != "" || len(images) == 0 {
+		parts = append(parts, inputPart{Type: "input_text", Text: &text})
+	}
+	for _, im := range images {
+		parts = append(parts, inputPart{Type: "input_image", ImageURL: im.DataURL(), Detail: "auto"})
+	}
+	return parts
 }
 
 type outputText struct {
@@ -75,6 +91,9 @@ type functionOutputItem struct {
 // The conversation is stateless: the whole history is sent every call with
 // store=false, and encrypted reasoning is replayed.
 func (r *Responses) encodeResponses(req *llm.Request, stream bool) ([]byte, error) {
+	if err := llm.CheckImages(req.Messages); err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
 	b := responsesBody{Model: req.Model, Input: make([]any, 0, len(req.Messages)+4), Stream: stream}
 	var instructions []string
 	for i := range req.Messages {
@@ -86,7 +105,7 @@ func (r *Responses) encodeResponses(req *llm.Request, stream bool) ([]byte, erro
 				instructions = append(instructions, content)
 			}
 		case llm.RoleUser:
-			b.Input = append(b.Input, userItem{Role: "user", Content: []inputText{{Type: "input_text", Text: content}}})
+			b.Input = append(b.Input, userItem{Role: "user", Content: userContent(content, m.Images)})
 		case llm.RoleAssistant:
 			b.Input = r.appendAssistantItems(b.Input, m, content)
 		case llm.RoleTool:

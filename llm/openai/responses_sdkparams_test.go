@@ -28,11 +28,17 @@ func (r *Responses) sdkResponsesParams(req *llm.Request) (responses.ResponseNewP
 				instructions = append(instructions, content)
 			}
 		case llm.RoleUser:
+			var list responses.ResponseInputMessageContentListParam
+			if content != "" || len(m.Images) == 0 {
+				list = append(list, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: content}})
+			}
+			for _, im := range m.Images {
+				list = append(list, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
+					Detail: responses.ResponseInputImageDetailAuto, ImageURL: param.NewOpt(im.DataURL())}})
+			}
 			items = append(items, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role: responses.EasyInputMessageRoleUser,
-				Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: responses.ResponseInputMessageContentListParam{
-					{OfInputText: &responses.ResponseInputTextParam{Text: content}},
-				}},
+				Role:    responses.EasyInputMessageRoleUser,
+				Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: list},
 			}})
 		case llm.RoleAssistant:
 			items = sdkAssistantItems(items, m, content)

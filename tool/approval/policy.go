@@ -116,6 +116,13 @@ func (a *Approver) SetYolo(on bool) {
 	a.mu.Unlock()
 }
 
+// Yolo reports whether yolo mode is on.
+func (a *Approver) Yolo() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.yolo
+}
+
 // DeniedError is returned when a command may not run. Its text is written
 // for the model.
 type DeniedError struct {

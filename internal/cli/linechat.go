@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/internal/slash"
+	"github.com/hermes-go/hermes/llm"
+)
+
+// runLineChat is the line mode: each line is a turn, a slash command or a
+// `!cmd`; Ctrl-C interrupts a running turn, and at the prompt ends the
+// chat.
+func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) error {
+	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli"})
+	if err != nil {
+		return &exitError{code: exitFor(err), err: err}
+	}
+	defer rt.Close()
+	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
+	rt.Observe(prog.observe)
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	defer rt.endSession(e.stderr, "user_exit")
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, rt.Endpoint(), rt.Agent().SessionID(), rt.SandboxStatus())
+	for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
+		fmt.Fprintln(e.stderr, "hermes: warning:", w)
+	}
+	h := &lineHost{rt: rt, w: e.stderr}
+	if hist := rt.Agent().History(); len(hist) > 0 {
+		h.Reset(hist)
+	}
+	// during runs f with Ctrl-C interrupting the agent.
+	during := func(f func()) {
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-sigs:
+				rt.Agent().Interrupt()
+			case <-done:
+			}
+		}()
+		f()
+		close(done)
+	}
+	for !h.exit {
+		fmt.Fprint(e.stderr, "\n> ")
+		// Ctrl-C at the prompt ends the chat; during a turn it interrupts it.
+		promptCtx, cancelPrompt := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-sigs:
+				cancelPrompt()
+			case <-promptCtx.Done():
+			}
+		}()
+		raw, err := rt.lines.read(promptCtx)
+		cancelPrompt()
+		if err != nil {
+			fmt.Fprintln(e.stderr)
+			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		}
+		line := strings.TrimSpace(raw)
+		if line == "" {
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(line, "!"); ok && strings.TrimSpace(cmd) != "" {
+			during(func() { h.shell(ctx, strings.TrimSpace(cmd)) })
+			continue
+		}
+		var handled bool
+		during(func() { handled, err = commands.Dispatch(ctx, h, line) })
+		if handled {
+			if err != nil {
+				fmt.Fprintln(e.stderr, "hermes:", err)
+			}
+			line, h.pending = h.pending, ""
+			if line == "" {
+				continue
+			}
+		}
+		during(func() { h.turn(ctx, prog, line) })
+	}
+	return nil
+}
+
+// lineHost is the line mode's side of the slash commands: text goes to
+// stderr, a turn a command asks for runs when it returns.
+type lineHost struct {
+	rt      *runtime
+	w       io.Writer
+	pending string
+	exit    bool
+}
+
+var _ slash.Host = (*lineHost)(nil)
+
+func (h *lineHost) Runtime() *app.Runtime { return h.rt.Runtime }
+func (h *lineHost) Send(message string)   { h.pending = message }
+func (h *lineHost) Busy() bool            { return false } // a line runs after the turn before it
+func (h *lineHost) Interrupt() bool       { return false }
+func (h *lineHost) Exit()                 { h.exit = true }
+
+func (h *lineHost) Print(kind slash.Kind, text string) {
+	switch kind {
+	case slash.Error:
+		fmt.Fprintln(h.w, "hermes:", text)
+	case slash.Warning:
+		fmt.Fprintln(h.w, "! "+text)
+	default:
+		fmt.Fprintln(h.w, text)
+	}
+}
+
+// Reset prints the last turns of the conversation (a resumed session,
+// what an undo left).
+func (h *lineHost) Reset(history []llm.Message) {
+	turns := slash.Recap(history, 3)
+	if len(turns) == 0 {
+		return
+	}
+	if skipped := len(history) - len(turns); skipped > 0 {
+		fmt.Fprintf(h.w, "… %d earlier messages\n", skipped)
+	}
+	for _, m := range turns {
+		switch {
+		case m.Role == llm.RoleUser:
+			fmt.Fprintf(h.w, "> %s\n", m.Content)
+		case m.Role == llm.RoleAssistant && m.Content != "":
+			fmt.Fprintf(h.w, "%s\n", m.Content)
+		case m.Role == llm.RoleAssistant:
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(h.w, "→ %s %s\n", c.Name, preview(c.Arguments, 100))
+			}
+		}
+	}
+}
+
+// turn runs one turn and prints how it ended.
+func (h *lineHost) turn(ctx context.Context, prog *progress, line string) {
+	res, err := h.rt.Agent().Run(ctx, agent.Input{Message: line})
+	if err != nil {
+		fmt.Fprintln(h.w, "hermes:", err)
+		return
+	}
+	if !prog.takeSawText() && res.FinalResponse != "" {
+		fmt.Fprint(h.w, res.FinalResponse) // the model did not stream it
+	}
+	fmt.Fprintln(h.w)
+	h.rt.TitleSession(ctx, res, line)
+	switch {
+	case res.Interrupted:
+		fmt.Fprintln(h.w, "(interrupted)")
+	case res.Error != nil:
+		fmt.Fprintf(h.w, "hermes: %s: %v\n", res.ExitReason, res.Error)
+	}
+}
+
+// shell runs a `!cmd` line through the terminal tool and prints its output.
+func (h *lineHost) shell(ctx context.Context, command string) {
+	out, err := h.rt.RunShell(ctx, command)
+	if err != nil {
+		fmt.Fprintln(h.w, "hermes:", err)
+		return
+	}
+	fmt.Fprintln(h.w, strings.TrimRight(out.Result.Content, "\n"))
+}

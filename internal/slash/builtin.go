@@ -1,0 +1,12 @@
+package slash
+
+// Builtin returns a registry holding the built-in commands. Surfaces add
+// their own (and other packages theirs) with Register.
+func Builtin() *Registry {
+	r := &Registry{}
+	r.MustRegister(sessionCommands()...)
+	r.MustRegister(turnCommands()...)
+	r.MustRegister(infoCommands(r)...)
+	r.MustRegister(extensionCommands()...)
+	return r
+}

@@ -1,0 +1,20 @@
+// Package slash is the one registry of slash commands (/help, /new,
+// /model, ...) shared by every interactive surface: the terminal UI, the
+// line mode and, later, the messaging gateway. A command is written once,
+// as a Command whose Run acts on a Host: the runtime's session operations
+// (Host.Runtime, an *app.Runtime) and what only the surface can do (show
+// text, start a turn, clear the screen, quit).
+//
+// Lines: a line whose first word starts with "/" is a command and never
+// reaches the model, unless that word holds another "/" (a path such as
+// /etc/hosts is text). Names match exactly, by alias, or by a unique
+// prefix (/mod is /model); an ambiguous prefix lists its candidates; an
+// unknown name suggests the nearest command (edit distance). /help is
+// generated from the registry.
+//
+// Other packages add commands at run time with Register (an MCP client's
+// /reload-mcp, one command per installed skill) and remove them with
+// Unregister. A Registry is safe for concurrent use; a command's Run is
+// called on the dispatching goroutine and may block (it runs off the UI's
+// event loop), so a Host must be safe to call from any goroutine.
+package slash

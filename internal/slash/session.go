@@ -1,0 +1,152 @@
+package slash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hermes-go/hermes/session"
+)
+
+func sessionCommands() []Command {
+	return []Command{
+		{Name: "new", Aliases: []string{"reset"}, Summary: "start a new session (the current one is kept and can be resumed)", Run: runNew},
+		{Name: "clear", Summary: "clear the screen and start a new session", Run: runClear},
+		{Name: "resume", Args: "[id|title]", Summary: "continue a stored session (without an argument: list recent ones)", Run: runResume},
+		{Name: "sessions", Args: "[N]", Summary: "list recent sessions", WhileBusy: true, Run: runSessions},
+		{Name: "title", Args: "[name]", Summary: "name the current session (without a name: show it)", WhileBusy: true, Run: runTitle},
+		{Name: "exit", Aliases: []string{"quit"}, Summary: "leave the chat", WhileBusy: true, Run: runExit},
+	}
+}
+
+func runNew(ctx context.Context, h Host, _ string) error {
+	rt := h.Runtime()
+	old := rt.Agent().SessionID()
+	id, err := rt.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	h.Print(Info, fmt.Sprintf("New session %s (the last one, %s, is kept: /resume %s).", id, old, old))
+	return nil
+}
+
+func runClear(ctx context.Context, h Host, _ string) error {
+	id, err := h.Runtime().NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	h.Reset(nil)
+	h.Print(Info, "New session "+id+".")
+	return nil
+}
+
+func runResume(ctx context.Context, h Host, args string) error {
+	if args == "" {
+		if err := runSessions(ctx, h, ""); err != nil {
+			return err
+		}
+		h.Print(Info, "Resume one with /resume ID or /resume TITLE.")
+		return nil
+	}
+	rt := h.Runtime()
+	s, err := rt.ResumeSession(ctx, args)
+	if err != nil {
+		return err
+	}
+	h.Reset(rt.Agent().History())
+	h.Print(Info, fmt.Sprintf("Resumed session %s%s: %d messages, last active %s.", s.ID, quoted(s.Title), s.MessageCount,
+		s.LastActive.Local().Format("2006-01-02 15:04")))
+	return nil
+}
+
+func runSessions(ctx context.Context, h Host, args string) error {
+	n := 10
+	if args != "" {
+		if _, err := fmt.Sscanf(args, "%d", &n); err != nil || n < 1 {
+			return fmt.Errorf("/sessions [N]: N is a number of sessions, not %q", args)
+		}
+	}
+	rt := h.Runtime()
+	rows, err := rt.RecentSessions(ctx, n)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		h.Print(Info, "No stored sessions yet.")
+		return nil
+	}
+	cur := rt.Agent().SessionID()
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tTITLE\tMSGS\tLAST ACTIVE\tPREVIEW")
+	for _, r := range rows {
+		mark := " "
+		if r.ID == cur {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\t%s\n", mark, r.ID, r.Title, r.MessageCount, ago(r.LastActive), oneLine(r.Preview, 40))
+	}
+	tw.Flush()
+	h.Print(Info, strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func runTitle(ctx context.Context, h Host, args string) error {
+	rt := h.Runtime()
+	if args == "" {
+		s, err := rt.CurrentSession(ctx)
+		if err != nil && !errors.Is(err, session.ErrNotFound) {
+			return err
+		}
+		if s.Title == "" {
+			h.Print(Info, "This session has no title yet; set one with /title NAME.")
+		} else {
+			h.Print(Info, fmt.Sprintf("Session %s is %q.", s.ID, s.Title))
+		}
+		return nil
+	}
+	if err := rt.SetTitle(ctx, args); err != nil {
+		return err
+	}
+	h.Print(Info, fmt.Sprintf("Session %s is now %q.", rt.Agent().SessionID(), strings.Join(strings.Fields(args), " ")))
+	return nil
+}
+
+func runExit(ctx context.Context, h Host, _ string) error {
+	h.Interrupt()
+	h.Exit()
+	return nil
+}
+
+func quoted(title string) string {
+	if title == "" {
+		return ""
+	}
+	return fmt.Sprintf(" %q", title)
+}
+
+// ago says how long ago t was, briefly.
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// oneLine is s on one line, cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

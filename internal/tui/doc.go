@@ -1,0 +1,20 @@
+// Package tui is the interactive terminal UI of hermes, on Bubble Tea:
+// the conversation streamed as rendered markdown, reasoning and tool
+// calls as they happen, a status line, a multi-line input with history,
+// approval and clarify prompts as keyboard-driven modals, and the slash
+// commands of package slash.
+//
+// It runs on an assembled runtime (package app) and only consumes the
+// agent's ordered event stream (Runtime.Observe); it never drives the
+// loop itself beyond agent.Run and Interrupt.
+//
+// Rendering stays cheap on long answers: events are appended as they
+// arrive, but markdown is rendered by blocks: a finished paragraph once,
+// the paragraph still streaming at most every 50 ms; a finished message
+// is rendered once per terminal width.
+//
+// Concurrency: the Model is Bubble Tea's: Update and View run on the
+// program's goroutine. Agent events, slash commands, shell commands and
+// approval or clarify questions arrive from other goroutines as messages
+// (Program.Send); nothing else touches the Model.
+package tui

@@ -1,0 +1,5 @@
+package tui
+
+import "github.com/charmbracelet/x/ansi"
+
+func ansiStrip(s string) string { return ansi.Strip(s) }

@@ -1,0 +1,120 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hermes-go/hermes/tool"
+)
+
+// Toolset is the toolset of the skill tools.
+const Toolset = "skills"
+
+type listArgs struct{}
+
+type viewArgs struct {
+	Name string `json:"name" jsonschema:"the skill's name, as the skills index lists it"`
+	File string `json:"file,omitempty" jsonschema:"a file of the skill, relative to its directory (e.g. references/api.md); leave out for SKILL.md"`
+}
+
+type manageArgs struct {
+	Action string `json:"action" jsonschema:"create a new skill, edit one of its files, or delete the skill (or one file)" enum:"create,edit,delete"`
+	Name   string `json:"name" jsonschema:"the skill's name: letters, digits, '.', '_', '-'"`
+	// Content is the whole new text of the file.
+	Content string `json:"content,omitempty" jsonschema:"the whole text of SKILL.md (front matter with name and description, then the instructions) or of file"`
+	File    string `json:"file,omitempty" jsonschema:"a file beside SKILL.md to write or delete (e.g. references/notes.md); leave out for SKILL.md itself"`
+}
+
+// Tools are skills_list, skill_view and skill_manage.
+func (l *Library) Tools() []tool.Tool {
+	return []tool.Tool{
+		tool.Must(tool.New(tool.Spec{Name: "skills_list", Toolset: Toolset, Class: tool.Parallel,
+			Description: "List every skill (instructions for particular tasks) with its full description, where it is, and its files."}, l.listTool)),
+		tool.Must(tool.New(tool.Spec{Name: "skill_view", Toolset: Toolset, Class: tool.Parallel,
+			Description: "Load a skill's instructions (its SKILL.md) before doing the task it is for, or one of its files with file."}, l.viewTool)),
+		tool.Must(tool.New(tool.Spec{Name: "skill_manage", Toolset: Toolset, Class: tool.Sequential,
+			Description: "Create, edit or delete one of the user's skills in " + l.Dir() + ": save a procedure that worked so it can be reused. " +
+				"SKILL.md starts with front matter (---, name: <name>, description: <one line>, ---), then the instructions " +
+				"(when to use it, the steps, pitfalls, how to verify). Only skills there can be changed; text that looks like a prompt injection is refused."}, l.manageTool)),
+	}
+}
+
+func (l *Library) listTool(ctx context.Context, _ tool.Call, _ listArgs) (tool.Result, error) {
+	list, notes := l.List()
+	if len(list) == 0 {
+		msg := "No skills are installed. Create one with skill_manage, or the user can run hermes skills install."
+		if len(notes) > 0 {
+			msg += "\nNot loaded:\n" + strings.Join(notes, "\n")
+		}
+		return tool.Text(msg), nil
+	}
+	var b strings.Builder
+	for _, s := range list {
+		fmt.Fprintf(&b, "%s: %s\n  (%s skill in %s", s.Name, s.Description, s.Source, s.Dir)
+		if files, _ := s.Files(); len(files) > 0 {
+			fmt.Fprintf(&b, "; files: %s", strings.Join(files, ", "))
+		}
+		b.WriteString(")\n")
+	}
+	if len(notes) > 0 {
+		b.WriteString("Not loaded:\n" + strings.Join(notes, "\n") + "\n")
+	}
+	return tool.Text(strings.TrimRight(b.String(), "\n")), nil
+}
+
+func (l *Library) viewTool(ctx context.Context, _ tool.Call, a viewArgs) (tool.Result, error) {
+	s, err := l.Get(a.Name)
+	if err != nil {
+		return tool.Error(err.Error()), nil
+	}
+	if a.File != "" && a.File != FileName {
+		text, err := s.ReadFile(a.File)
+		if err != nil {
+			return tool.Error(err.Error()), nil
+		}
+		return tool.Text(text), nil
+	}
+	text, err := s.Load()
+	if err != nil {
+		return tool.Error(err.Error()), nil
+	}
+	out := strings.TrimRight(text, "\n") + fmt.Sprintf("\n\n[skill %s, in %s]", s.Name, s.Dir)
+	if files, _ := s.Files(); len(files) > 0 {
+		out += fmt.Sprintf("\n[its files, read with skill_view(%q, file): %s]", s.Name, strings.Join(files, ", "))
+	}
+	return tool.Text(out), nil
+}
+
+func (l *Library) manageTool(ctx context.Context, _ tool.Call, a manageArgs) (tool.Result, error) {
+	switch a.Action {
+	case "create":
+		if a.File != "" {
+			return tool.Error("skill_manage: create makes SKILL.md; add other files afterwards with action edit and file"), nil
+		}
+		s, err := l.Create(a.Name, a.Content)
+		if err != nil {
+			return tool.Error("skill_manage: " + err.Error()), nil
+		}
+		return tool.Text(fmt.Sprintf("Created skill %s in %s. It is listed in the skills index of new sessions; skill_view loads it now.", s.Name, s.Dir)), nil
+	case "edit":
+		s, err := l.Edit(a.Name, a.File, a.Content)
+		if err != nil {
+			return tool.Error("skill_manage: " + err.Error()), nil
+		}
+		what := FileName
+		if a.File != "" {
+			what = a.File
+		}
+		return tool.Text(fmt.Sprintf("Saved %s of skill %s in %s.", what, s.Name, s.Dir)), nil
+	case "delete":
+		if err := l.Delete(a.Name, a.File); err != nil {
+			return tool.Error("skill_manage: " + err.Error()), nil
+		}
+		if a.File != "" {
+			return tool.Text(fmt.Sprintf("Deleted %s of skill %s.", a.File, a.Name)), nil
+		}
+		return tool.Text(fmt.Sprintf("Deleted skill %s.", a.Name)), nil
+	}
+	return tool.Error(fmt.Sprintf("skill_manage: unknown action %q (create, edit or delete)", a.Action)), nil
+}
