@@ -85,15 +85,16 @@ type Agent struct {
 // Todos is the conversation's task list as the todo tool left it.
 func (a *Agent) Todos() todo.State { return a.todos.Get() }
 
-// SetYolo turns approvals off (on) or back on for this agent only.
+// SetYolo turns yolo mode on or off for this agent only (a mode an
+// editor sets while a turn runs).
 func (a *Agent) SetYolo(on bool) { a.approver.SetYolo(on) }
 
 // CompressOver compresses the history before a turn when, with its
 // system prompt, it holds more than fraction of the context window: the
-// gateway's rule (compress.GatewayThreshold) for conversations that grew between turns, on
-// top of the loop's own preflight at compression.threshold. It reports
-// whether it compressed; like Agent.Compress, it may not run during a
-// turn.
+// gateway's rule (compress.GatewayThreshold) for conversations that grew
+// between turns, on top of the loop's own preflight at
+// compression.threshold. It reports whether it compressed; like
+// Agent.Compress, it may not run during a turn.
 func (a *Agent) CompressOver(ctx context.Context, fraction float64) (bool, error) {
 	window := a.ContextLength()
 	if a.compressor == nil || window <= 0 {
