@@ -34,7 +34,10 @@
 // Bounds: at most MaxConcurrentRuns turns run at once; a request over
 // it waits up to QueueTimeout, then gets 429 with Retry-After. A client
 // that disconnects interrupts its turn. Two requests on one conversation
-// at once: the second gets 409.
+// at once: the second gets 409. Once no turn has run for a few seconds,
+// the server calls Options.OnIdle (hermes serve closes idle connections
+// to the model there and shrinks the store's caches) and returns freed
+// memory to the system, so a burst does not stay resident.
 //
 // Concurrency: a Server is safe for concurrent use; each request runs
 // on its own goroutine and shares only the runtime.
