@@ -139,6 +139,11 @@ type Runtime struct {
 	// call at a time (batch.go).
 	acfg agent.Config
 	batchExec
+
+	// always are the keys approved "always" since the runtime started,
+	// for the agents NewAgent makes later (agents.go).
+	alwaysMu sync.Mutex
+	always   []string
 }
 
 // New assembles the runtime cfg describes. Configuration problems are

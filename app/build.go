@@ -217,13 +217,19 @@ func (rt *Runtime) resumeOrNew(ctx context.Context) (agent.SessionMeta, []llm.Me
 // its history, and its system prompt when it was built for the same
 // model and provider.
 func (rt *Runtime) loadSession(ctx context.Context, ref string) (agent.SessionMeta, []llm.Message, string, error) {
+	return rt.loadSessionHeld(ctx, ref, rt.hold)
+}
+
+// loadSessionHeld is loadSession holding the session with hold (an
+// agent of NewAgent holds its own).
+func (rt *Runtime) loadSessionHeld(ctx context.Context, ref string, hold func(context.Context, string) error) (agent.SessionMeta, []llm.Message, string, error) {
 	s, err := rt.store.Resolve(ctx, ref)
 	if err != nil {
 		return agent.SessionMeta{}, nil, "", configErr(fmt.Errorf("resume %q: %w", ref, err))
 	}
 	// Held before anything is read or written: a second process resuming
 	// the session is refused rather than interleaving its messages.
-	if err := rt.hold(ctx, s.ID); err != nil {
+	if err := hold(ctx, s.ID); err != nil {
 		if errors.Is(err, session.ErrBusy) {
 			err = configErr(fmt.Errorf("resume %q: %w", ref, err))
 		}

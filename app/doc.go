@@ -64,8 +64,16 @@
 // runtime, in this process or another, holds is a *ConfigError for
 // session.ErrBusy naming the holder's pid; a holder that dies releases it.
 //
+// Surfaces that serve many conversations (the API server, ACP) do not
+// keep an agent per conversation: NewAgent makes one for a turn over the
+// runtime's shared parts (one store, one provider configuration, the
+// built-in tools and hooks, memory), resuming its session from the
+// store, and Agent.Close ends it, so no transcript outlives its turn.
+// Each such agent holds its session like the runtime's own.
+//
 // Concurrency: a Runtime is safe for concurrent use as far as its parts
 // are: its Agent runs one turn at a time (agent.ErrBusy otherwise); the
-// Store is safe for concurrent use. Observe may be called at any time.
-// Close must be called once, after the last turn.
+// Store is safe for concurrent use; NewAgent may be called from any
+// goroutine. Observe may be called at any time. Close must be called
+// once, after the last turn of every agent.
 package app

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -14,15 +15,23 @@ import (
 // attached passes Options.Approve; without one, dangerous commands are
 // denied unless Yolo (hardline commands are refused either way).
 func (rt *Runtime) newApprover() *approval.Approver {
+	return rt.approverFor(rt.opts.Approve, rt.opts.Yolo, rt.eventWarning)
+}
+
+// approverFor is the policy of an agent whose person asks with ask (nil:
+// nobody), also for the agents of NewAgent. A key approved "always" is
+// saved to config.yaml and allowed for the runtime's later agents too.
+func (rt *Runtime) approverFor(ask func(context.Context, approval.Prompt) (approval.Choice, error), yolo bool, warn func(string)) *approval.Approver {
 	cfg := rt.cfg
 	return approval.New(approval.Options{
 		Mode:      cfg.Approvals.Mode,
-		Yolo:      rt.opts.Yolo,
-		Allowlist: cfg.CommandAllowlist,
+		Yolo:      yolo,
+		Allowlist: rt.allowlist(),
 		Timeout:   config.Seconds(cfg.Approvals.Timeout),
-		Ask:       rt.opts.Approve,
-		OnWarning: rt.eventWarning,
+		Ask:       ask,
+		OnWarning: warn,
 		SaveAllowlist: func(key string) error {
+			rt.rememberAlways(key)
 			return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
 		},
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/memory"
 	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tools/clarify"
 	"github.com/hermes-go/hermes/tools/file"
@@ -28,18 +29,8 @@ func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 	if err := rt.openSkills(); err != nil {
 		return nil, err
 	}
-	term := terminal.New(terminal.Options{
-		Timeout:        config.Seconds(cfg.Terminal.Timeout),
-		MaxOutput:      cfg.Terminal.MaxOutput,
-		Dir:            rt.workdir,
-		Redact:         rt.redact,
-		Now:            rt.opts.Now,
-		Sandbox:        &rt.policy,
-		EnvPassthrough: cfg.Terminal.EnvPassthrough,
-	})
+	term, files := rt.workspaceTools(rt.workdir, &rt.policy)
 	rt.closers = append(rt.closers, term.Close)
-	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
-		WriteGuard: rt.policy.CheckWrite, ReadGuard: rt.policy.CheckRead})
 	if err := registerAll(reg, append(append(term.Tools(), files.All()...), rt.skillTools()...)...); err != nil {
 		return nil, err
 	}
@@ -67,6 +58,24 @@ func (rt *Runtime) buildTools(ctx context.Context) (*tool.Registry, error) {
 		}
 	}
 	return rt.tools, nil
+}
+
+// workspaceTools are the terminal and the file tools of a workspace,
+// under its sandbox.
+func (rt *Runtime) workspaceTools(workdir string, policy *sandbox.Policy) (*terminal.Terminal, *file.Tools) {
+	cfg := rt.cfg
+	term := terminal.New(terminal.Options{
+		Timeout:        config.Seconds(cfg.Terminal.Timeout),
+		MaxOutput:      cfg.Terminal.MaxOutput,
+		Dir:            workdir,
+		Redact:         rt.redact,
+		Now:            rt.opts.Now,
+		Sandbox:        policy,
+		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+	})
+	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
+		WriteGuard: policy.CheckWrite, ReadGuard: policy.CheckRead})
+	return term, files
 }
 
 // agentToolsets are the toolsets of the tools wireAgentTools and
@@ -127,12 +136,18 @@ func (rt *Runtime) promptBuilder(model, prov string) prompt.Builder {
 
 // loadTodos restores the session's task list.
 func (rt *Runtime) loadTodos(ctx context.Context, sessionID string) {
-	rt.todos = &todo.Store{}
+	rt.todos = rt.readTodos(ctx, sessionID, rt.warn)
+}
+
+// readTodos reads a session's stored task list.
+func (rt *Runtime) readTodos(ctx context.Context, sessionID string, warn func(string)) *todo.Store {
+	todos := &todo.Store{}
 	if raw, err := rt.store.Todo(ctx, sessionID); err == nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, rt.todos); err != nil {
-			rt.warn(fmt.Sprintf("stored task list unreadable, starting empty: %v", err))
+		if err := json.Unmarshal(raw, todos); err != nil {
+			warn(fmt.Sprintf("stored task list unreadable, starting empty: %v", err))
 		}
 	}
+	return todos
 }
 
 // wireAgentTools adds memory, todo, session_search and clarify to the

@@ -33,6 +33,7 @@ type Config struct {
 	Hooks         Hooks         `yaml:"hooks"`
 	Guardrails    Guardrails    `yaml:"tool_loop_guardrails"`
 	Checkpoints   Checkpoints   `yaml:"checkpoints"`
+	Gateway       Gateway       `yaml:"gateway"`
 	Web           Web           `yaml:"web"`
 	Display       Display       `yaml:"display"`
 
@@ -146,6 +147,40 @@ type Sandbox struct {
 type Approvals struct {
 	Mode    string `yaml:"mode"`    // manual | off
 	Timeout int    `yaml:"timeout"` // seconds
+	// UnattendedMode is what surfaces nobody attends (the API server) do
+	// with a command that needs approval: deny (default) or allow
+	// (hardline commands are refused either way; the sandbox stays).
+	UnattendedMode string `yaml:"unattended_mode"`
+}
+
+// Gateway holds gateway.* keys: the platforms hermes gateway serves.
+type Gateway struct {
+	APIServer APIServer `yaml:"api_server"`
+}
+
+// APIServer holds gateway.api_server.* keys: the OpenAI-compatible HTTP
+// server (hermes serve, or hermes gateway when enabled).
+type APIServer struct {
+	// Enabled starts it with hermes gateway (API_SERVER_ENABLED=true too).
+	Enabled bool `yaml:"enabled"`
+	// Host and Port are where it listens (default 127.0.0.1:8642). An
+	// address other than loopback also needs AllowPublic.
+	Host        string `yaml:"host"`
+	Port        int    `yaml:"port"`
+	AllowPublic bool   `yaml:"allow_public"`
+	// Key is the bearer key every request must carry (API_SERVER_KEY
+	// wins); without one the server does not start.
+	Key string `yaml:"key"`
+	// CORSOrigins are the browser origins allowed to call it (none by
+	// default; API_SERVER_CORS_ORIGINS, comma-separated, fills it).
+	CORSOrigins []string `yaml:"cors_origins"`
+	// ModelName is the model the server reports (default hermes-agent).
+	ModelName string `yaml:"model_name"`
+	// MaxConcurrentRuns bounds the turns running at once (default 10); a
+	// request over it waits up to QueueTimeout seconds (default 10), then
+	// gets 429.
+	MaxConcurrentRuns int `yaml:"max_concurrent_runs"`
+	QueueTimeout      int `yaml:"queue_timeout"`
 }
 
 // Security holds security.* keys.
@@ -293,9 +328,11 @@ type Auxiliary struct {
 func Default() *Config {
 	t := true
 	return &Config{
-		Agent:         Agent{MaxTurns: 500, ToolPoolSize: 128, BudgetWarnings: &t, ToolTimeout: 420},
-		Terminal:      Terminal{Timeout: 180, Backend: "local", MaxOutput: 50_000},
-		Approvals:     Approvals{Mode: "manual", Timeout: 300},
+		Agent:     Agent{MaxTurns: 500, ToolPoolSize: 128, BudgetWarnings: &t, ToolTimeout: 420},
+		Terminal:  Terminal{Timeout: 180, Backend: "local", MaxOutput: 50_000},
+		Approvals: Approvals{Mode: "manual", Timeout: 300, UnattendedMode: "deny"},
+		Gateway: Gateway{APIServer: APIServer{Host: "127.0.0.1", Port: 8642, ModelName: "hermes-agent",
+			MaxConcurrentRuns: 10, QueueTimeout: 10}},
 		Security:      Security{RedactSecrets: &t},
 		Delegation:    Delegation{MaxIterations: 50, MaxSpawnDepth: 1, MaxConcurrentChildren: 3},
 		Compression:   Compression{Enabled: &t, Threshold: 0.50, ProtectLastN: 20, ProtectFirstN: 3},
@@ -380,6 +417,20 @@ func (c *Config) applyEnv(getenv func(string) string) {
 	if c.Provider == "" && c.Model.Provider == "" {
 		c.Provider = getenv("HERMES_PROVIDER")
 	}
+	a := &c.Gateway.APIServer
+	if k := getenv("API_SERVER_KEY"); k != "" {
+		a.Key = k
+	}
+	if v := getenv("API_SERVER_CORS_ORIGINS"); v != "" && len(a.CORSOrigins) == 0 {
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				a.CORSOrigins = append(a.CORSOrigins, o)
+			}
+		}
+	}
+	if v := strings.ToLower(getenv("API_SERVER_ENABLED")); v == "true" || v == "1" || v == "yes" {
+		a.Enabled = true
+	}
 }
 
 func (c *Config) fillDefaults() {
@@ -399,6 +450,9 @@ func (c *Config) fillDefaults() {
 		{&c.Delegation.MaxConcurrentChildren, d.Delegation.MaxConcurrentChildren},
 		{&c.Compression.ProtectLastN, d.Compression.ProtectLastN}, {&c.Compression.ProtectFirstN, d.Compression.ProtectFirstN},
 		{&c.Guardrails.WarnAfter, d.Guardrails.WarnAfter}, {&c.Guardrails.HaltAfter, d.Guardrails.HaltAfter},
+		{&c.Gateway.APIServer.Port, d.Gateway.APIServer.Port},
+		{&c.Gateway.APIServer.MaxConcurrentRuns, d.Gateway.APIServer.MaxConcurrentRuns},
+		{&c.Gateway.APIServer.QueueTimeout, d.Gateway.APIServer.QueueTimeout},
 		{&c.MCPStartupTimeout, d.MCPStartupTimeout},
 	} {
 		if *p.v <= 0 {
@@ -417,6 +471,9 @@ func (c *Config) fillDefaults() {
 		c.Compression.Threshold = d.Compression.Threshold
 	}
 	c.Approvals.Mode = cmp.Or(c.Approvals.Mode, d.Approvals.Mode)
+	c.Approvals.UnattendedMode = cmp.Or(c.Approvals.UnattendedMode, d.Approvals.UnattendedMode)
+	c.Gateway.APIServer.Host = cmp.Or(c.Gateway.APIServer.Host, d.Gateway.APIServer.Host)
+	c.Gateway.APIServer.ModelName = cmp.Or(c.Gateway.APIServer.ModelName, d.Gateway.APIServer.ModelName)
 	c.PromptCaching.CacheTTL = cmp.Or(c.PromptCaching.CacheTTL, d.PromptCaching.CacheTTL)
 	c.Display.ToolProgress = cmp.Or(c.Display.ToolProgress, d.Display.ToolProgress)
 	c.Display.BusyInputMode = cmp.Or(c.Display.BusyInputMode, d.Display.BusyInputMode)

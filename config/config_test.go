@@ -145,6 +145,10 @@ func TestInvalidValuesAreErrorsNamingKeyValueAndWhatIsAllowed(t *testing.T) {
 		{"hooks:\n  pre_tool_call:\n    - command: x\n      timeout: -2\n", []string{"hooks.pre_tool_call[0].timeout", "-2"}},
 		{"prompt_caching:\n  cache_ttl: 10m\n", []string{"prompt_caching.cache_ttl", `"10m"`, "5m, 1h, auto"}},
 		{"model:\n  context_length: -1\n", []string{"model.context_length", "-1"}},
+		{"approvals:\n  unattended_mode: ask\n", []string{"approvals.unattended_mode", `"ask"`, "deny, allow"}},
+		{"gateway:\n  api_server:\n    port: 70000\n", []string{"config.yaml:3", "gateway.api_server.port", "70000"}},
+		{"gateway:\n  api_server:\n    max_concurrent_runs: 0\n", []string{"gateway.api_server.max_concurrent_runs", "at least 1"}},
+		{"gateway:\n  api_server:\n    cors_origins: [chat.example.com]\n", []string{"gateway.api_server.cors_origins[0]", "an origin"}},
 	} {
 		home := t.TempDir()
 		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)
@@ -198,5 +202,20 @@ func TestCheckpointLimitsMustBePositive(t *testing.T) {
 	_, err := Load(home, env(nil))
 	if err == nil || !strings.Contains(err.Error(), "checkpoints.max_files") || !strings.Contains(err.Error(), "checkpoints.max_bytes") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The API server's settings default to a loopback server that denies
+// what nobody can approve; the environment supplies its key.
+func TestAPIServerDefaultsAndEnvironment(t *testing.T) {
+	c, err := Load(t.TempDir(), env(map[string]string{"API_SERVER_KEY": "sk-server", "API_SERVER_CORS_ORIGINS": "https://a.example, https://b.example"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Gateway.APIServer
+	if a.Host != "127.0.0.1" || a.Port != 8642 || a.MaxConcurrentRuns != 10 || a.ModelName != "hermes-agent" || a.Enabled ||
+		a.Key != "sk-server" || !reflect.DeepEqual(a.CORSOrigins, []string{"https://a.example", "https://b.example"}) ||
+		c.Approvals.UnattendedMode != "deny" {
+		t.Fatalf("api_server %+v unattended %q", a, c.Approvals.UnattendedMode)
 	}
 }

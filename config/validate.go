@@ -10,7 +10,8 @@ import (
 
 // Values the string settings may take.
 var (
-	approvalModes = []string{"manual", "off"}
+	approvalModes   = []string{"manual", "off"}
+	unattendedModes = []string{"deny", "allow"}
 	// terminalBackends are the backends this build implements.
 	terminalBackends = []string{"local"}
 	cacheTTLs        = []string{"5m", "1h", "auto"}
@@ -69,6 +70,8 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		{"tool_loop_guardrails.warn_after", c.Guardrails.WarnAfter, 1},
 		{"tool_loop_guardrails.halt_after", c.Guardrails.HaltAfter, 1},
 		{"checkpoints.max_files", c.Checkpoints.MaxFiles, 1},
+		{"gateway.api_server.max_concurrent_runs", c.Gateway.APIServer.MaxConcurrentRuns, 1},
+		{"gateway.api_server.queue_timeout", c.Gateway.APIServer.QueueTimeout, 1},
 		{"web.max_urls", c.Web.MaxURLs, 0},
 		{"web.timeout", c.Web.Timeout, 0},
 		{"web.host_interval_ms", c.Web.HostIntervalMS, -1},
@@ -108,6 +111,15 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		}
 	}
 	oneOf("approvals.mode", c.Approvals.Mode, approvalModes)
+	oneOf("approvals.unattended_mode", c.Approvals.UnattendedMode, unattendedModes)
+	if p := c.Gateway.APIServer.Port; p < 1 || p > 65535 {
+		bad("gateway.api_server.port", fmt.Sprint(p), "a TCP port, 1 to 65535")
+	}
+	for i, o := range c.Gateway.APIServer.CORSOrigins {
+		if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			bad(fmt.Sprintf("gateway.api_server.cors_origins[%d]", i), fmt.Sprintf("%q", o), "an origin such as https://chat.example.com")
+		}
+	}
 	oneOf("terminal.backend", c.Terminal.Backend, terminalBackends)
 	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
 	oneOf("sandbox.mode", c.Sandbox.Mode, sandboxModes)

@@ -63,3 +63,14 @@ func (s *Store) Optimize(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ReleaseMemory hands back the memory the store's connections cached
+// while busy: the writer's page cache is shrunk and idle readers are
+// closed (new ones open as reads come). A long-lived server calls it
+// when it goes quiet.
+func (s *Store) ReleaseMemory(ctx context.Context) error {
+	_, err := s.w.ExecContext(ctx, `PRAGMA shrink_memory`)
+	s.r.SetMaxIdleConns(0)
+	s.r.SetMaxIdleConns(s.readers)
+	return wrap("release memory", "", err)
+}

@@ -28,7 +28,11 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Messa
 	if err != nil {
 		return fmt.Errorf("session: append message to %s: %w", sessionID, err)
 	}
-	if _, err := s.appendStmt.ExecContext(ctx, args...); err != nil {
+	err = s.inTx(func(tx *sql.Tx) error {
+		_, err := tx.Stmt(s.appendStmt).Exec(args...)
+		return err
+	})
+	if err != nil {
 		if isConstraint(err) {
 			if _, gerr := s.Get(ctx, sessionID); errors.Is(gerr, ErrNotFound) {
 				return fmt.Errorf("session: append message to %s: %w", sessionID, ErrNotFound)

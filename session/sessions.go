@@ -167,15 +167,17 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	return x, nil
 }
 
+const usageSQL = `UPDATE sessions SET
+	input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+	cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+	reasoning_tokens = reasoning_tokens + ?, api_calls = api_calls + ?
+	WHERE id = ?`
+
 // AddUsage adds one or more API calls' usage to the session's counters.
 // Call it after every API call with that call's usage (a delta), so the
 // counters survive a crash mid-turn.
 func (s *Store) AddUsage(ctx context.Context, id string, u llm.Usage, apiCalls int) error {
-	return s.execOne(ctx, "add usage", id, `UPDATE sessions SET
-		input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-		cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
-		reasoning_tokens = reasoning_tokens + ?, api_calls = api_calls + ?
-		WHERE id = ?`,
+	return s.batchedOne("add usage", id, s.stmts.usage,
 		u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, apiCalls, id)
 }
 
@@ -188,8 +190,11 @@ func (s *Store) SetSystemPrompt(ctx context.Context, id, prompt string) error {
 
 // setState upserts one column of session_state.
 func (s *Store) setState(ctx context.Context, op, id, column string, v any) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO session_state (session_id, `+column+`) VALUES (?, ?)
+	err := s.inTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO session_state (session_id, `+column+`) VALUES (?, ?)
 		ON CONFLICT (session_id) DO UPDATE SET `+column+` = excluded.`+column, id, v)
+		return err
+	})
 	if err != nil && isConstraint(err) {
 		return fmt.Errorf("session: %s %s: %w", op, id, ErrNotFound)
 	}

@@ -39,6 +39,9 @@ type Store struct {
 	now    func() time.Time
 
 	appendStmt *sql.Stmt
+	batch      *batcher // groups concurrent small writes (batch.go)
+	stmts      batchStmts
+	readers    int
 }
 
 // Open opens (creating when missing) the session database at path, with
@@ -101,13 +104,18 @@ func Open(path string, opts ...Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(o.Readers)
 	r.SetMaxIdleConns(o.Readers)
-	s.r = r
+	s.r, s.readers = r, o.Readers
 
 	s.appendStmt, err = w.Prepare(appendSQL)
 	if err != nil {
 		s.Close()
 		return nil, s.wrapOpen(err)
 	}
+	if err := s.prepareBatch(); err != nil {
+		s.Close()
+		return nil, s.wrapOpen(err)
+	}
+	s.startBatcher()
 	return s, nil
 }
 
@@ -183,7 +191,8 @@ func (s *Store) Path() string { return s.path }
 
 // Close releases the database. Pending writes are already committed.
 func (s *Store) Close() error {
-	var errs []error
+	s.stopBatcher()
+	errs := []error{s.stmts.close()}
 	if s.appendStmt != nil {
 		errs = append(errs, s.appendStmt.Close())
 	}
@@ -241,6 +250,27 @@ func (s *Store) execOne(ctx context.Context, op, id, query string, args ...any) 
 		return wrap(op, id, err)
 	}
 	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(op, id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("session: %s %s: %w", op, id, ErrNotFound)
+	}
+	return nil
+}
+
+// batchedOne runs a prepared statement through the batcher and reports
+// ErrNotFound when it matched no session row.
+func (s *Store) batchedOne(op, id string, stmt *sql.Stmt, args ...any) error {
+	var n int64
+	err := s.inTx(func(tx *sql.Tx) error {
+		res, err := tx.Stmt(stmt).Exec(args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return wrap(op, id, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -32,7 +33,26 @@ func SchemaFor[T any]() (json.RawMessage, error) {
 	return schemaOf(reflect.TypeFor[T]())
 }
 
+// schemas caches derived schemas by type: a tool is made for every agent
+// a server builds, and deriving costs more than the rest of the agent.
+var schemas sync.Map // reflect.Type -> derived
+
+type derived struct {
+	raw json.RawMessage
+	err error
+}
+
 func schemaOf(t reflect.Type) (json.RawMessage, error) {
+	if d, ok := schemas.Load(t); ok {
+		d := d.(derived)
+		return slices.Clone(d.raw), d.err
+	}
+	raw, err := deriveSchema(t)
+	schemas.Store(t, derived{raw, err})
+	return slices.Clone(raw), err
+}
+
+func deriveSchema(t reflect.Type) (json.RawMessage, error) {
 	s, err := jsonschema.ForType(t, nil)
 	if err != nil {
 		return nil, err

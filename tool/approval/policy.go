@@ -43,7 +43,9 @@ type Prompt struct {
 	Command  string
 	Findings []Finding // the patterns still needing approval
 	Tool     string
-	TaskID   string
+	// CallID is the tool call the command belongs to.
+	CallID string
+	TaskID string
 	// SessionID is the conversation asking.
 	SessionID string
 }
@@ -165,7 +167,7 @@ func (a *Approver) Approve(ctx context.Context, req tool.ApprovalRequest) error 
 			"DENIED: this command needs approval (%s) but no user is attached to approve it; rerun with --yolo or add %s to command_allowlist. Do not retry the same command.",
 			describe(pending), quoteJoin(keys))}
 	}
-	choice, err := a.ask(ctx, Prompt{Command: req.Command, Findings: pending, Tool: req.Tool, TaskID: req.TaskID, SessionID: req.SessionID})
+	choice, err := a.ask(ctx, Prompt{Command: req.Command, Findings: pending, Tool: req.Tool, CallID: req.CallID, TaskID: req.TaskID, SessionID: req.SessionID})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,30 @@
+// Package acp serves the agent to editors (Zed, VS Code, JetBrains) over
+// the Agent Client Protocol: JSON-RPC on stdio, with
+// github.com/coder/acp-go-sdk.
+//
+// Methods: initialize, session/new (a session in the editor's working
+// directory, with its own sandbox there), session/load (a stored
+// session, its history replayed as updates), session/prompt, session/cancel
+// and session/set_mode. A prompt's turn is forwarded as it runs, in the
+// runtime's event order: message chunks, thought chunks (the model's
+// reasoning), tool calls and their updates (with a kind, and the file's
+// location for file tools), and the todo list as the session's plan.
+//
+// Approvals: a command that needs approval becomes a
+// session/request_permission with allow once, allow always (saved to
+// command_allowlist) and reject; no answer, an error, or a cancelled
+// turn is a reject. Modes: "default" asks, "yolo" runs dangerous
+// commands without asking (hardline ones are still refused and the
+// sandbox stays), "read-only" runs the session under the read-only
+// sandbox.
+//
+// Like the API server, a session keeps no agent between prompts: each
+// prompt builds one over the runtime's shared parts
+// (app.Runtime.NewAgent), resuming the session from the store, and
+// closes it at the end of the turn. session/cancel interrupts the turn
+// at once: the model call, a running tool, a pending permission request.
+//
+// Concurrency: the connection serves requests concurrently; one session
+// runs one prompt at a time (a new prompt cancels the running one, as
+// the SDK does); sessions are independent.
+package acp

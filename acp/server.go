@@ -1,0 +1,254 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/session"
+)
+
+// Session modes an editor can set.
+const (
+	ModeDefault  = "default"
+	ModeYolo     = "yolo"
+	ModeReadOnly = "read-only"
+)
+
+// Source is the stored sessions' source.
+const Source = "acp"
+
+// Options configure Serve.
+type Options struct {
+	// Runtime builds the agents; its Source should be Source.
+	Runtime *app.Runtime
+	// Version is reported to the editor.
+	Version string
+	// Logger receives what goes wrong on the connection (stderr: stdout
+	// is the protocol's).
+	Logger *slog.Logger
+}
+
+// Serve speaks ACP on in and out until the editor closes the connection
+// or ctx ends.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
+	if o.Runtime == nil {
+		return errors.New("acp: no runtime")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	a := &server{opts: o, rt: o.Runtime, sessions: map[string]*sess{}, ready: make(chan struct{})}
+	conn := sdk.NewAgentSideConnection(a, out, in)
+	conn.SetLogger(o.Logger)
+	a.conn = conn
+	close(a.ready)
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	a.closeAll()
+	return nil
+}
+
+// server implements sdk.Agent.
+type server struct {
+	opts Options
+	rt   *app.Runtime
+	conn *sdk.AgentSideConnection
+	// ready closes once conn is set: the connection reads requests before
+	// its constructor returns.
+	ready chan struct{}
+
+	mu       sync.Mutex
+	sessions map[string]*sess
+}
+
+var (
+	_ sdk.Agent       = (*server)(nil)
+	_ sdk.AgentLoader = (*server)(nil)
+)
+
+// sess is an editor's session: where it works, its mode, the stored
+// session its next prompt continues; and, while a prompt runs, its agent.
+type sess struct {
+	id  string
+	cwd string
+
+	mu      sync.Mutex
+	mode    string
+	stored  string // "" until the first turn stored it
+	running *app.Agent
+	calls   map[string]*toolCall // tool calls of the running turn, by id
+	ws      *app.Workspace       // kept across prompts (prompt.go)
+	wsMode  string
+}
+
+// close interrupts the session's turn and ends its workspace.
+func (se *sess) close() {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.running != nil {
+		se.running.Interrupt()
+	}
+	if se.ws != nil {
+		se.ws.Close()
+		se.ws = nil
+	}
+}
+
+func (s *sess) setMode(m string) {
+	s.mu.Lock()
+	s.mode = m
+	a := s.running
+	s.mu.Unlock()
+	if a != nil {
+		a.SetYolo(m == ModeYolo) // the sandbox mode applies from the next prompt
+	}
+}
+
+func (s *server) session(id sdk.SessionId) (*sess, error) {
+	<-s.ready
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	se, ok := s.sessions[string(id)]
+	if !ok {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown session %q: open it with session/new or session/load first", id)})
+	}
+	return se, nil
+}
+
+// closeAll ends every session: the editor went away.
+func (s *server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, se := range s.sessions {
+		se.close()
+	}
+}
+
+func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "hermes", Title: sdk.Ptr("Hermes"), Version: s.opts.Version},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+func (s *server) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil // hermes keeps its keys in HERMES_HOME; nothing to log in to
+}
+
+func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	se := &sess{id: session.NewID(time.Now), cwd: p.Cwd, mode: ModeDefault}
+	s.mu.Lock()
+	s.sessions[se.id] = se
+	s.mu.Unlock()
+	if len(p.McpServers) > 0 {
+		s.opts.Logger.Warn("acp: MCP servers passed by the editor are not used by this build", "count", len(p.McpServers))
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: modes(ModeDefault)}, nil
+}
+
+func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	<-s.ready
+	st := s.rt.Store()
+	stored, err := st.Get(ctx, string(p.SessionId))
+	if errors.Is(err, session.ErrNotFound) {
+		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no stored session %q", p.SessionId)})
+	}
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	msgs, err := st.Messages(ctx, stored.ID)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd = stored.Cwd
+	}
+	se := &sess{id: stored.ID, cwd: cwd, mode: ModeDefault, stored: stored.ID}
+	s.mu.Lock()
+	s.sessions[se.id] = se
+	s.mu.Unlock()
+	if err := s.replay(ctx, se, msgs); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	return sdk.LoadSessionResponse{Modes: modes(ModeDefault)}, nil
+}
+
+func (s *server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	se, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	switch m := string(p.ModeId); m {
+	case ModeDefault, ModeYolo, ModeReadOnly:
+		se.setMode(m)
+	default:
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown mode %q (default, yolo, read-only)", m)})
+	}
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+func (s *server) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	// The SDK has cancelled the prompt's context; interrupting the agent
+	// as well ends a turn that is between two calls at once.
+	se, err := s.session(p.SessionId)
+	if err != nil {
+		return nil
+	}
+	se.mu.Lock()
+	a := se.running
+	se.mu.Unlock()
+	if a != nil {
+		a.Interrupt()
+	}
+	return nil
+}
+
+func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	s.mu.Lock()
+	se := s.sessions[string(p.SessionId)]
+	delete(s.sessions, string(p.SessionId))
+	s.mu.Unlock()
+	if se != nil {
+		se.close()
+	}
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+}
+
+func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+func modes(current string) *sdk.SessionModeState {
+	return &sdk.SessionModeState{
+		CurrentModeId: sdk.SessionModeId(current),
+		AvailableModes: []sdk.SessionMode{
+			{Id: ModeDefault, Name: "Default", Description: sdk.Ptr("Ask before dangerous commands; write only inside the workspace.")},
+			{Id: ModeYolo, Name: "Yolo", Description: sdk.Ptr("Run dangerous commands without asking (hardline ones are still refused; the sandbox stays).")},
+			{Id: ModeReadOnly, Name: "Read-only", Description: sdk.Ptr("Commands and file tools cannot change anything.")},
+		},
+	}
+}

@@ -1,0 +1,249 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
+	"github.com/hermes-go/hermes/session"
+)
+
+// Conversations of one runtime run at once, each in its own stored
+// session; a later agent resumes one from the store alone.
+func TestAgentsOfOneRuntimeKeepTheirConversationsInTheStore(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		msgs := r.Messages()
+		return llmtest.Reply{Text: "you said " + msgs[len(msgs)-1].Content}
+	})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Source: "api_server"})
+	ctx := context.Background()
+	ids := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := rt.NewAgent(ctx, app.AgentOptions{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer a.Close()
+			res, err := a.Run(ctx, agent.Input{Message: "n" + string(rune('0'+i))})
+			if err != nil || !res.Completed || res.FinalResponse != "you said n"+string(rune('0'+i)) {
+				t.Errorf("turn %d: %+v %v", i, res, err)
+				return
+			}
+			ids[i] = res.SessionID
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, id := range ids {
+		s, err := rt.Store().Get(ctx, id)
+		if err != nil || s.Source != "api_server" || s.MessageCount != 2 || seen[id] {
+			t.Fatalf("conversation %d: session %+v err %v", i, s, err)
+		}
+		seen[id] = true
+	}
+
+	again, err := rt.NewAgent(ctx, app.AgentOptions{Resume: ids[3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, err := again.Chat(ctx, "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	sent := reqs[len(reqs)-1].Messages()
+	if len(sent) != 4 || sent[1].Content != "n3" || sent[2].Content != "you said n3" {
+		t.Fatalf("resumed turn sent %+v", sent)
+	}
+}
+
+// An agent holds its session: another agent, or another runtime, cannot
+// resume it until it is closed.
+func TestAnAgentHoldsItsSessionUntilClosed(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "one"})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	ctx := context.Background()
+	a, err := rt.NewAgent(ctx, app.AgentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(ctx, agent.Input{Message: "hi"})
+	if err != nil || !res.Completed {
+		t.Fatal(res, err)
+	}
+	_, err = rt.NewAgent(ctx, app.AgentOptions{Resume: res.SessionID})
+	var ce *app.ConfigError
+	if !errors.Is(err, session.ErrBusy) || !errors.As(err, &ce) {
+		t.Fatalf("second agent on a held session: err = %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := rt.NewAgent(ctx, app.AgentOptions{Resume: res.SessionID})
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	b.Close()
+}
+
+// Nobody attends a server: the model reads why its command was not run.
+func TestAnUnattendedAgentTellsTheModelWhyACommandWasDenied(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}}},
+		llmtest.Reply{Text: "could not"},
+	)
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	a, err := rt.NewAgent(context.Background(), app.AgentOptions{Unattended: "the API server runs unattended (approvals.unattended_mode: deny)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Chat(context.Background(), "clean up"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Messages()
+	last := msgs[len(msgs)-1]
+	if last.Role != llm.RoleTool || !strings.Contains(last.Content, "DENIED") || !strings.Contains(last.Content, "approvals.unattended_mode: deny") {
+		t.Fatalf("the model read %q", last.Content)
+	}
+}
+
+// An agent in another workspace runs its commands there, under its own
+// sandbox; read-only refuses writes the runtime's own mode allows.
+func TestAnAgentInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"pwd"}`}}},
+		llmtest.Reply{Text: "listed"},
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c2", Name: "write_file", Arguments: `{"path":"new.txt","content":"x"}`}}},
+		llmtest.Reply{Text: "tried"},
+	)
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	ws := filepath.Join(t.TempDir(), "editor-project")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := rt.NewAgent(ctx, app.AgentOptions{Workdir: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Chat(ctx, "where am I?"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastToolResult(srv.Requests()[1]); !strings.Contains(got, ws) {
+		t.Fatalf("pwd said %q, want %s", got, ws)
+	}
+	s, _ := rt.Store().Get(ctx, a.SessionID())
+	a.Close()
+	if s.Cwd != ws {
+		t.Fatalf("session cwd %q", s.Cwd)
+	}
+
+	ro, err := rt.NewAgent(ctx, app.AgentOptions{Workdir: ws, Sandbox: "read-only"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := ro.Chat(ctx, "write something"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Fatal("a read-only agent wrote a file")
+	}
+	if got := lastToolResult(srv.Requests()[3]); !strings.Contains(strings.ToLower(got), "read-only") {
+		t.Fatalf("the model read %q", got)
+	}
+}
+
+// Between turns, a conversation past the fraction of the context window
+// is compressed into a child session before the next turn runs.
+func TestCompressOverCompressesALongConversationBeforeTheTurn(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{Text: strings.Repeat("lorem ipsum ", 4000)}, // ~12,000 tokens
+		llmtest.Reply{Text: "done"},
+		llmtest.Reply{Text: "## Summary\nThe user asked for filler text."},
+	)
+	cfg := newConfig(t, srv.URL())
+	cfg.Model.ContextLength = 20_000
+	cfg.Compression.Threshold = 0.95 // the loop's own preflight (tools included) stays out of it
+	cfg.Compression.ProtectFirstN, cfg.Compression.ProtectLastN = 1, 1
+	rt := newRuntime(t, cfg, app.Options{})
+	ctx := context.Background()
+	a, err := rt.NewAgent(ctx, app.AgentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"write a lot", "thanks"} {
+		if _, err := a.Chat(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := a.SessionID()
+	if did, err := a.CompressOver(ctx, 0.85); did || err != nil {
+		t.Fatalf("under 85%%: compressed %v err %v", did, err)
+	}
+	if did, err := a.CompressOver(ctx, 0.5); !did || err != nil {
+		t.Fatalf("over 50%%: compressed %v err %v", did, err)
+	}
+	a.Close()
+	child, err := rt.Store().Get(ctx, a.SessionID())
+	if err != nil || child.ParentID != first {
+		t.Fatalf("child %+v err %v", child, err)
+	}
+}
+
+func lastToolResult(r *llmtest.Request) string {
+	msgs := r.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleTool {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}
+
+// BenchmarkNewAgent is the cost of one conversation's agent over a
+// runtime's shared parts: what a server pays per request before the
+// model call.
+func BenchmarkNewAgent(b *testing.B) {
+	cfg := config0(b)
+	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: b.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := rt.NewAgent(context.Background(), app.AgentOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.Close()
+	}
+}
+
+func config0(b *testing.B) *config.Config {
+	cfg := config.Default()
+	cfg.Home = b.TempDir()
+	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", "http://127.0.0.1:9/v1", "sk-test", "m"
+	return cfg
+}

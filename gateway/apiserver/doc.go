@@ -1,0 +1,44 @@
+// Package apiserver is the OpenAI-compatible HTTP API of hermes (the
+// gateway's api_server platform, and hermes serve): any OpenAI client
+// drives a full agent, tools included.
+//
+// Endpoints: POST /v1/chat/completions (streamed with SSE and not; tool
+// progress arrives as "hermes.tool.progress" events whose data has an
+// empty choices list, so SDK iterators pass them by), POST /v1/responses
+// (previous_response_id and named conversations; streamed or not),
+// GET and DELETE /v1/responses/{id}, GET /v1/models, GET /health. Errors
+// have OpenAI's shape ({"error": {"message", "type", "param", "code"}})
+// and status codes.
+//
+// Auth fails closed: every request, from loopback too, needs
+// "Authorization: Bearer <key>" (compared in constant time); New refuses
+// a server without a key. CORS is off unless origins are listed.
+//
+// Conversations live in the session store, never in memory: a request
+// builds a fresh agent over the runtime's shared parts
+// (app.Runtime.NewAgent), resumes the conversation's session from
+// SQLite, runs one turn and closes the agent, so nothing of a transcript
+// outlives its request. Chat Completions is stateless on the wire: the
+// client's earlier messages seed a new stored session, or the
+// X-Hermes-Session-Id header continues a stored one (the response names
+// the session in the same header). Responses continue the session of a
+// previous response (branching when it is not the latest) or of a named
+// conversation. Before a turn, a conversation holding more than 85% of
+// the context window is compressed (compress.GatewayThreshold).
+//
+// Nobody attends the server: a command that needs approval is denied
+// and the model reads why (approvals.unattended_mode: deny), or runs
+// when the mode is allow; hardline commands are refused and the sandbox
+// applies either way.
+//
+// Bounds: at most MaxConcurrentRuns turns run at once; a request over
+// it waits up to QueueTimeout, then gets 429 with Retry-After. A client
+// that disconnects interrupts its turn. Two requests on one conversation
+// at once: the second gets 409. Once no turn has run for a few seconds,
+// the server calls Options.OnIdle (hermes serve closes idle connections
+// to the model there and shrinks the store's caches) and returns freed
+// memory to the system, so a burst does not stay resident.
+//
+// Concurrency: a Server is safe for concurrent use; each request runs
+// on its own goroutine and shares only the runtime.
+package apiserver

@@ -1,0 +1,178 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/app"
+)
+
+// Defaults of the settings.
+const (
+	DefaultAddr              = "127.0.0.1:8642"
+	DefaultModelName         = "hermes-agent"
+	DefaultMaxConcurrentRuns = 10
+	// maxBody bounds a request body.
+	maxBody = 16 << 20
+	// shutdownGrace is how long Serve lets running turns finish.
+	shutdownGrace = 10 * time.Second
+)
+
+// ErrNoKey is New's refusal to serve without a key.
+var ErrNoKey = errors.New("the API server needs a key: set API_SERVER_KEY in the environment or in $HERMES_HOME/.env, " +
+	"or gateway.api_server.key in config.yaml; clients then send it as \"Authorization: Bearer <key>\"")
+
+// Options configure a Server.
+type Options struct {
+	// Runtime builds the agents (app.Runtime.NewAgent); its Source should
+	// be "api_server".
+	Runtime *app.Runtime
+	// Key is the bearer key every request must carry. Required.
+	Key string
+	// ModelName is the model /v1/models lists and responses name.
+	ModelName string
+	// CORSOrigins are the browser origins allowed ("*" for any); none
+	// turns CORS off.
+	CORSOrigins []string
+	// MaxConcurrentRuns bounds the turns running at once (default 10).
+	MaxConcurrentRuns int
+	// QueueTimeout is how long a request over the bound waits for a
+	// run to finish before it gets 429; 0 answers 429 at once.
+	QueueTimeout time.Duration
+	// AllowUnattended lets commands that need approval run
+	// (approvals.unattended_mode: allow); by default they are denied.
+	AllowUnattended bool
+	// Logger receives server-side failures (default slog.Default()).
+	Logger *slog.Logger
+	// OnIdle runs when the server has had no turn running for a few
+	// seconds, before it returns freed memory to the system: the place to
+	// close idle connections to the model.
+	OnIdle func()
+}
+
+// Server is the API server. Create it with New.
+type Server struct {
+	opts Options
+	runs *limiter
+	mux  *http.ServeMux
+}
+
+// New returns a server, or ErrNoKey.
+func New(o Options) (*Server, error) {
+	if strings.TrimSpace(o.Key) == "" {
+		return nil, ErrNoKey
+	}
+	if o.Runtime == nil {
+		return nil, errors.New("apiserver: no runtime")
+	}
+	if o.ModelName == "" {
+		o.ModelName = DefaultModelName
+	}
+	if o.MaxConcurrentRuns <= 0 {
+		o.MaxConcurrentRuns = DefaultMaxConcurrentRuns
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{opts: o, runs: newLimiter(o.MaxConcurrentRuns, o.QueueTimeout)}
+	if o.OnIdle != nil {
+		s.runs.release = func() {
+			o.OnIdle()
+			freeMemory()
+		}
+	}
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
+	m.HandleFunc("POST /v1/responses", s.createResponse)
+	m.HandleFunc("GET /v1/responses/{id}", s.getResponse)
+	m.HandleFunc("DELETE /v1/responses/{id}", s.deleteResponse)
+	m.HandleFunc("GET /v1/models", s.listModels)
+	m.HandleFunc("GET /v1/models/{id}", s.getModel)
+	m.HandleFunc("GET /health", s.health)
+	m.HandleFunc("GET /v1/health", s.health)
+	for _, p := range []string{"/v1/chat/completions", "/v1/responses", "/v1/responses/{id}", "/v1/models", "/health"} {
+		m.HandleFunc(p, methodNotAllowed)
+	}
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		notFound(w, fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path))
+	})
+	s.mux = m
+}
+
+// Handler serves the API: CORS first, then auth on every request.
+func (s *Server) Handler() http.Handler {
+	return s.cors(s.auth(s.mux))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusMethodNotAllowed, typeInvalidRequest, "method_not_allowed", "",
+		fmt.Sprintf("%s is not allowed on %s.", r.Method, r.URL.Path))
+}
+
+// Serve serves on ln until ctx ends, then lets running turns finish for
+// a while before cutting them off.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				s.runs.poke()
+			}
+		},
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// CheckAddr refuses a listen address that is not loopback unless
+// allowPublic: nothing listens on a public address unless asked.
+func CheckAddr(addr string, allowPublic bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w (want HOST:PORT, e.g. %s)", addr, err, DefaultAddr)
+	}
+	if port == "" {
+		return fmt.Errorf("listen address %q has no port", addr)
+	}
+	if allowPublic || isLoopback(host) {
+		return nil
+	}
+	return fmt.Errorf("listen address %q is not a loopback address: anyone who can reach it could drive the agent; "+
+		"pass --allow-public (or set gateway.api_server.allow_public: true) to listen there", addr)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/gateway/apiserver"
+	"github.com/hermes-go/hermes/sandbox"
+)
+
+// serveFlags are hermes serve's own flags.
+type serveFlags struct {
+	listen      string
+	allowPublic bool
+	maxRuns     int
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	f := &runFlags{}
+	sf := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the agent over an OpenAI-compatible HTTP API",
+		Long: "hermes serve runs the OpenAI-compatible API server: POST /v1/chat/completions, POST /v1/responses,\n" +
+			"GET/DELETE /v1/responses/{id}, GET /v1/models, GET /health. Any OpenAI client drives a full agent, tools included.\n\n" +
+			"Every request needs \"Authorization: Bearer <key>\" with the key of API_SERVER_KEY (environment or\n" +
+			"$HERMES_HOME/.env) or gateway.api_server.key; without one the server does not start. It listens on\n" +
+			apiserver.DefaultAddr + " unless --listen (or gateway.api_server.host/port) says otherwise; an address other\n" +
+			"than loopback also needs --allow-public. Commands that need approval are denied (approvals.unattended_mode).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), e, f, sf, cmd.Flags().Changed("listen"))
+		},
+	}
+	fs := cmd.Flags()
+	addProviderFlags(fs, f)
+	fs.StringVar(&f.toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
+	fs.StringVar(&f.sandbox, "sandbox", "", "sandbox mode: read-only, workspace-write (default) or full-access (no sandbox)")
+	fs.IntVar(&f.maxTurns, "max-turns", 0, "iteration budget per turn (default agent.max_turns, 500)")
+	fs.StringVar(&sf.listen, "listen", "", "address to listen on, HOST:PORT (default gateway.api_server.host:port, "+apiserver.DefaultAddr+")")
+	fs.BoolVar(&sf.allowPublic, "allow-public", false, "allow listening on an address other than loopback")
+	fs.IntVar(&sf.maxRuns, "max-concurrent-runs", 0, "turns running at once (default gateway.api_server.max_concurrent_runs, 10)")
+	return cmd
+}
+
+// runServe assembles the runtime and serves until SIGINT or SIGTERM.
+func runServe(ctx context.Context, e *env, f *runFlags, sf *serveFlags, listenSet bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, err := loadConfig(e, f)
+	if err != nil {
+		return &exitError{code: exitFor(err), err: err}
+	}
+	a := &cfg.Gateway.APIServer
+	if sf.maxRuns < 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--max-concurrent-runs: %d is not allowed (a whole number, at least 1)", sf.maxRuns)}
+	}
+	if sf.maxRuns > 0 {
+		a.MaxConcurrentRuns = sf.maxRuns
+	}
+	addr := net.JoinHostPort(a.Host, strconv.Itoa(a.Port))
+	if listenSet {
+		addr = sf.listen
+	}
+	return serveAPI(ctx, e, f, cfg, addr, sf.allowPublic || a.AllowPublic)
+}
+
+// serveAPI runs the API server of cfg on addr (hermes serve, and the
+// api_server platform of hermes gateway).
+func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr string, allowPublic bool) error {
+	a := cfg.Gateway.APIServer
+	if err := apiserver.CheckAddr(addr, allowPublic); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if a.Key == "" {
+		return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	// Every running turn keeps a connection to the model warm.
+	transport.MaxIdleConns = max(100, 2*a.MaxConcurrentRuns)
+	transport.MaxIdleConnsPerHost = max(10, 2*a.MaxConcurrentRuns)
+	rt, err := app.New(ctx, cfg, app.Options{
+		Source: "api_server", Platform: "api", NoStream: f.noStream, Getenv: e.getenv,
+		HTTPClient: &http.Client{Transport: transport},
+		OnWarning:  func(s string) { fmt.Fprintln(e.stderr, "hermes: warning:", s) },
+	})
+	if err != nil {
+		return &exitError{code: exitFor(err), err: err}
+	}
+	defer rt.Close()
+	if st := rt.SandboxStatus(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+		fmt.Fprintln(e.stderr, "hermes: warning:", st)
+	}
+	srv, err := apiserver.New(apiserver.Options{
+		Runtime: rt, Key: a.Key, ModelName: a.ModelName, CORSOrigins: a.CORSOrigins,
+		MaxConcurrentRuns: a.MaxConcurrentRuns, QueueTimeout: config.Seconds(a.QueueTimeout),
+		AllowUnattended: cfg.Approvals.UnattendedMode == "allow",
+		OnIdle: func() {
+			transport.CloseIdleConnections()
+			if err := rt.Store().ReleaseMemory(context.Background()); err != nil {
+				fmt.Fprintln(e.stderr, "hermes: warning:", err)
+			}
+		},
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("listen %s: %w", addr, err)}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ep := rt.Endpoint()
+	fmt.Fprintf(e.stderr, "hermes: API server listening on http://%s (model %s via %s/%s, %d concurrent runs, workspace %s)\n",
+		ln.Addr(), a.ModelName, ep.Provider, ep.Model, a.MaxConcurrentRuns, rt.Workdir())
+	start := time.Now()
+	err = srv.Serve(ctx, ln)
+	fmt.Fprintf(e.stderr, "hermes: API server stopped after %s\n", time.Since(start).Round(time.Second))
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return &exitError{code: exitFailed, err: err}
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// maxBatch bounds the writes one transaction groups.
+const maxBatch = 256
+
+// errClosed is the error of a write made after Close.
+var errClosed = errors.New("session: store is closed")
+
+// writeReq is one small write waiting for the batcher.
+type writeReq struct {
+	fn   func(tx *sql.Tx) error
+	done chan error
+}
+
+// batcher groups the small writes that arrive together (appends, usage,
+// session state) into one transaction, each inside its own savepoint:
+// every write still succeeds or fails alone, and is durable when it
+// returns, but many concurrent conversations share one commit instead
+// of queueing for one commit each on the single write connection. A
+// write that arrives alone is a transaction of its own, as before.
+type batcher struct {
+	reqs chan writeReq
+	done chan struct{}
+}
+
+func (s *Store) startBatcher() {
+	s.batch = &batcher{reqs: make(chan writeReq), done: make(chan struct{})}
+	go s.runBatches()
+}
+
+// inTx runs fn in a transaction shared with the writes that arrive with
+// it, and returns its error (or the commit's).
+func (s *Store) inTx(fn func(tx *sql.Tx) error) error {
+	if s.batch == nil {
+		return errClosed
+	}
+	req := writeReq{fn: fn, done: make(chan error, 1)}
+	s.batch.reqs <- req
+	return <-req.done
+}
+
+func (s *Store) runBatches() {
+	defer close(s.batch.done)
+	for first := range s.batch.reqs {
+		batch := []writeReq{first}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-s.batch.reqs:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		s.commitBatch(batch)
+	}
+}
+
+func (s *Store) commitBatch(batch []writeReq) {
+	ctx := context.Background() // one writer's cancellation must not undo the others'
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		for _, r := range batch {
+			r.done <- err
+		}
+		return
+	}
+	errs := make([]error, len(batch))
+	if len(batch) == 1 {
+		if errs[0] = batch[0].fn(tx); errs[0] != nil {
+			tx.Rollback()
+			batch[0].done <- errs[0]
+			return
+		}
+	} else {
+		for i, r := range batch {
+			errs[i] = s.inSavepoint(tx, r.fn)
+		}
+	}
+	cerr := tx.Commit()
+	for i, r := range batch {
+		if cerr != nil {
+			r.done <- fmt.Errorf("commit: %w", cerr)
+			continue
+		}
+		r.done <- errs[i]
+	}
+}
+
+// inSavepoint runs fn so that its failure undoes only its own changes.
+func (s *Store) inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+	if _, err := tx.Stmt(s.stmts.savepoint).Exec(); err != nil {
+		return err
+	}
+	err := fn(tx)
+	if err != nil {
+		if _, rerr := tx.Exec(`ROLLBACK TO write`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+	}
+	if _, rerr := tx.Stmt(s.stmts.release).Exec(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+// batchStmts are the statements the batcher runs for every write,
+// prepared once.
+type batchStmts struct {
+	savepoint, release, usage *sql.Stmt
+}
+
+func (s *Store) prepareBatch() error {
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = s.w.Prepare(q)
+		return st
+	}
+	s.stmts = batchStmts{savepoint: prep(`SAVEPOINT write`), release: prep(`RELEASE write`), usage: prep(usageSQL)}
+	return err
+}
+
+func (b batchStmts) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{b.savepoint, b.release, b.usage} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stopBatcher ends the batcher once the writes given to it are done.
+func (s *Store) stopBatcher() {
+	if s.batch == nil {
+		return
+	}
+	close(s.batch.reqs)
+	<-s.batch.done
+	s.batch = nil
+}
