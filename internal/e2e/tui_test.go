@@ -21,8 +21,10 @@ type tuiProvider struct {
 	victim string
 }
 
-func newTUIProvider(t *testing.T) *tuiProvider {
-	p := &tuiProvider{Server: llmtest.NewServer(t)}
+// victim is the directory the "clean up" reply tries to remove ("" for
+// tests that do not ask).
+func newTUIProvider(t *testing.T, victim string) *tuiProvider {
+	p := &tuiProvider{Server: llmtest.NewServer(t), victim: victim}
 	p.AllowUnexpected() // background title calls come when they come
 	p.Handle(func(r *llmtest.Request) llmtest.Reply {
 		msgs := r.Messages()
@@ -76,7 +78,7 @@ var tuiTests sync.Mutex
 func TestTUIConversationAndSlashCommands(t *testing.T) {
 	tuiTests.Lock()
 	defer tuiTests.Unlock()
-	p := newTUIProvider(t)
+	p := newTUIProvider(t, "")
 	home, work := t.TempDir(), t.TempDir()
 	flags := []string{"--provider", "custom", "--base-url", p.URL(), "--model", "first-model"}
 	tt := startTerm(t, home, work, nil, flags...)
@@ -170,7 +172,7 @@ func TestTUIConversationAndSlashCommands(t *testing.T) {
 func TestTUIQueuesTypingAndCtrlCStops(t *testing.T) {
 	tuiTests.Lock()
 	defer tuiTests.Unlock()
-	p := newTUIProvider(t)
+	p := newTUIProvider(t, "")
 	home := t.TempDir()
 	tt := startTerm(t, home, t.TempDir(), nil, "chat", "--provider", "custom", "--base-url", p.URL(), "--model", "m")
 	tt.waitFor("Ask anything")
@@ -210,8 +212,7 @@ func TestTUIApprovalDenyKeepsTheVictim(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(victim) })
 	os.WriteFile(filepath.Join(victim, "precious.txt"), []byte("keep me"), 0o644)
-	p := newTUIProvider(t)
-	p.victim = victim
+	p := newTUIProvider(t, victim)
 	tt := startTerm(t, t.TempDir(), t.TempDir(), nil, "chat", "--provider", "custom", "--base-url", p.URL(), "--model", "m")
 	tt.waitFor("Ask anything")
 	tt.typeLine("clean up the old files")
@@ -230,7 +231,7 @@ func TestTUIApprovalDenyKeepsTheVictim(t *testing.T) {
 func TestTUIDumbTerminalGivesTheLineMode(t *testing.T) {
 	tuiTests.Lock()
 	defer tuiTests.Unlock()
-	p := newTUIProvider(t)
+	p := newTUIProvider(t, "")
 	flags := []string{"chat", "--provider", "custom", "--base-url", p.URL(), "--model", "m"}
 	tt := startTerm(t, t.TempDir(), t.TempDir(), []string{"TERM=dumb"}, flags...)
 	s := tt.waitFor("/help for commands", "\n>")
