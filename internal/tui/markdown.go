@@ -8,7 +8,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	chromastyles "github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
@@ -26,7 +25,7 @@ type markdown struct{}
 
 var (
 	mdParser     = goldmark.New(goldmark.WithExtensions(extension.GFM))
-	codeStyle    = sync.OnceValue(func() *chroma.Style { return chromastyles.Get("monokai") })
+	codeStyle    = sync.OnceValue(newCodeStyle)
 	mdHeading    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
 	mdBold       = lipgloss.NewStyle().Bold(true)
 	mdItalic     = lipgloss.NewStyle().Italic(true)
@@ -170,6 +169,39 @@ func (r *mdRender) code(lang, body string, width int) []string {
 		}
 	}
 	return out
+}
+
+// newCodeStyle is monokai's colours for the token kinds a terminal shows.
+// It is spelled out here because chroma's styles package parses all of
+// its seventy styles when the program starts (4 ms before any output).
+func newCodeStyle() *chroma.Style {
+	return chroma.MustNewStyle("hermes-monokai", chroma.StyleEntries{
+		chroma.Text:                "#f8f8f2",
+		chroma.Error:               "#960050",
+		chroma.Comment:             "#75715e",
+		chroma.Keyword:             "#66d9ef",
+		chroma.KeywordNamespace:    "#f92672",
+		chroma.Operator:            "#f92672",
+		chroma.Punctuation:         "#f8f8f2",
+		chroma.Name:                "#f8f8f2",
+		chroma.NameAttribute:       "#a6e22e",
+		chroma.NameClass:           "#a6e22e",
+		chroma.NameConstant:        "#66d9ef",
+		chroma.NameDecorator:       "#a6e22e",
+		chroma.NameException:       "#a6e22e",
+		chroma.NameFunction:        "#a6e22e",
+		chroma.NameOther:           "#a6e22e",
+		chroma.NameTag:             "#f92672",
+		chroma.Literal:             "#ae81ff",
+		chroma.LiteralDate:         "#e6db74",
+		chroma.LiteralNumber:       "#ae81ff",
+		chroma.LiteralString:       "#e6db74",
+		chroma.LiteralStringEscape: "#ae81ff",
+		chroma.GenericDeleted:      "#f92672",
+		chroma.GenericInserted:     "#a6e22e",
+		chroma.GenericStrong:       "bold",
+		chroma.GenericSubheading:   "#75715e",
+	})
 }
 
 // highlight colours code with chroma; nil when the language is unknown.
