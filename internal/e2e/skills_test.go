@@ -122,3 +122,30 @@ func TestSkillsInstallListInspectRemove(t *testing.T) {
 		t.Fatal("a removed skill is still there")
 	}
 }
+
+// In a chat, each installed skill is a slash command: /NAME request sends
+// the skill's instructions with the request, and /help lists it.
+func TestASkillIsASlashCommandInTheChat(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	skillFile(t, filepath.Join(home, "skills", "deploy"), "deploy", "Ship the service to production", "Run make deploy, then check /health answers 200.")
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected() // the title
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "on it"} })
+	r := hermesIn(t, "/help\n/deploy the billing service\n", home, work, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "/deploy [request]") {
+		t.Fatalf("/help does not list the skill:\n%s", r.stderr)
+	}
+	var sent string
+	for _, req := range srv.Requests() {
+		msgs := req.Messages()
+		if last := msgs[len(msgs)-1]; strings.Contains(last.Content, "billing service") {
+			sent = last.Content
+		}
+	}
+	if !strings.Contains(sent, "Run make deploy, then check /health answers 200.") {
+		t.Fatalf("/deploy did not send the skill with the request: %q", sent)
+	}
+}
