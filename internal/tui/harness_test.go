@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/sandbox"
 )
@@ -20,6 +21,7 @@ import (
 // The test binary is its own sandbox helper, as hermes is.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
+	mcptest.MaybeServe() // the test binary is also an MCP server
 	os.Exit(m.Run())
 }
 

@@ -196,7 +196,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.rt == nil {
 		return tea.RequestWindowSize
 	}
-	return tea.Batch(tea.RequestWindowSize, m.refreshStatus())
+	return tea.Batch(tea.RequestWindowSize, m.refreshStatus(), m.pollMCP())
 }
 
 // refreshStatus reads the status line's totals off the UI goroutine.
