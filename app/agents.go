@@ -184,6 +184,9 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 		a.closers = append(a.closers, ws.Close)
 	}
 	if ws != nil {
+		if err := ws.sync(); err != nil {
+			return nil, configErr(err)
+		}
 		workdir = ws.workdir
 		base.Tools, base.PreHooks = ws.reg, ws.pre
 		ws.setWarn(warn)
@@ -331,6 +334,15 @@ type Workspace struct {
 	pre     []tool.PreHook
 	closers []func() error
 
+	// base is the runtime's registry, which tools join and leave (MCP
+	// servers that come late or are reloaded); bound are the workspace's
+	// own terminal and file tools, used in place of the runtime's.
+	base    *tool.Registry
+	bound   map[string]tool.Tool
+	syncMu  sync.Mutex
+	syncGen uint64
+	synced  bool
+
 	mu   sync.Mutex
 	warn func(string) // the agent working in it now
 }
@@ -346,7 +358,7 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 		}
 		cfg.Sandbox.Mode = mode
 	}
-	ws := &Workspace{workdir: cmpOr(workdir, rt.workdir)}
+	ws := &Workspace{workdir: cmpOr(workdir, rt.workdir), base: rt.acfg.Tools}
 	p, err := SandboxPolicy(&cfg, ws.workdir, rt.opts.Getenv)
 	if err != nil {
 		return nil, err
@@ -354,20 +366,14 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 	ws.policy = p
 	term, files := rt.workspaceTools(ws.workdir, &ws.policy)
 	ws.closers = append(ws.closers, term.Close)
-	bound := map[string]tool.Tool{}
+	ws.bound = map[string]tool.Tool{}
 	for _, t := range append(term.Tools(), files.All()...) {
-		bound[t.Spec().Name] = t
+		ws.bound[t.Spec().Name] = t
 	}
 	ws.reg = &tool.Registry{}
-	for _, n := range rt.acfg.Tools.Names() {
-		t, _ := rt.acfg.Tools.Get(n)
-		if b, ok := bound[n]; ok {
-			t = b // left out when the toolsets setting leaves it out
-		}
-		if err := ws.reg.Register(t); err != nil {
-			ws.Close()
-			return nil, configErr(err)
-		}
+	if err := ws.sync(); err != nil {
+		ws.Close()
+		return nil, configErr(err)
 	}
 	shell, _, err := rt.hooks()
 	if err != nil {
@@ -384,6 +390,42 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// sync brings the workspace's registry up to the runtime's: tools that
+// joined since are added, tools that left are removed. It is called when
+// an agent starts working in the workspace, so a server that joins
+// during a conversation serves it from the next prompt.
+func (w *Workspace) sync() error {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	gen := w.base.Generation()
+	if w.synced && gen == w.syncGen {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, n := range w.base.Names() {
+		want[n] = true
+		t, _ := w.base.Get(n)
+		if b, ok := w.bound[n]; ok {
+			if _, ok := w.reg.Get(n); ok {
+				continue
+			}
+			t = b // left out when the toolsets setting leaves it out
+		} else {
+			w.reg.Unregister(n) // a reloaded server's tool replaces its old one
+		}
+		if err := w.reg.Register(t); err != nil {
+			return err
+		}
+	}
+	for _, n := range w.reg.Names() {
+		if !want[n] {
+			w.reg.Unregister(n)
+		}
+	}
+	w.syncGen, w.synced = gen, true
+	return nil
 }
 
 // Workdir is the workspace's directory.

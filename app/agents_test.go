@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/session"
@@ -246,4 +248,40 @@ func config0(b *testing.B) *config.Config {
 	cfg.Home = b.TempDir()
 	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", "http://127.0.0.1:9/v1", "sk-test", "m"
 	return cfg
+}
+
+// A workspace kept across a conversation (ACP keeps one per session)
+// follows the runtime's tools: a server added and reloaded after the
+// workspace was made serves the conversation's next prompt.
+func TestAWorkspaceFollowsToolsThatJoinLater(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "ok"})
+	cfg := newConfig(t, srv.URL())
+	rt := newRuntime(t, cfg, app.Options{})
+	ws, err := rt.NewWorkspace(t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	exe, _ := os.Executable()
+	writeFile(t, filepath.Join(cfg.Home, "config.yaml"), "mcp_servers:\n  late:\n    command: "+exe+"\n    env:\n      "+mcptest.ServeEnv+": \"1\"\n      GORACE: atexit_sleep_ms=0\n")
+	ctx := context.Background()
+	if err := rt.ReloadMCP(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := rt.NewAgent(ctx, app.AgentOptions{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Chat(ctx, "what can you do?"); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range srv.Requests()[0].Tools() {
+		names = append(names, d.Name)
+	}
+	if !slices.Contains(names, "mcp__late__echo") || !slices.Contains(names, "terminal") {
+		t.Fatalf("the workspace's agent was offered %v", names)
+	}
 }
