@@ -17,6 +17,7 @@ type Chat struct {
 	f      flavor
 	stream bool
 	args   argsMemo
+	tools  toolCache
 	http   *poster
 }
 

@@ -14,17 +14,16 @@ import (
 // costs more than the rest of a call on a long history.
 // TestChatEncodingMatchesTheSDK keeps the two equal.
 type chatBody struct {
-	Model               string            `json:"model"`
-	Messages            []chatMessage     `json:"messages"`
-	Tools               []json.RawMessage `json:"tools,omitempty"`
-	MaxTokens           int               `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64          `json:"temperature,omitempty"`
-	ReasoningEffort     string            `json:"reasoning_effort,omitempty"`
-	Reasoning           *effortObject     `json:"reasoning,omitempty"`
-	PromptCacheKey      string            `json:"prompt_cache_key,omitempty"`
-	Stream              bool              `json:"stream,omitempty"`
-	StreamOptions       *streamOptions    `json:"stream_options,omitempty"`
+	Model               string         `json:"model"`
+	Messages            []chatMessage  `json:"messages"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	Reasoning           *effortObject  `json:"reasoning,omitempty"`
+	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
+	Stream              bool           `json:"stream,omitempty"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
 }
 
 type effortObject struct {
@@ -80,12 +79,9 @@ func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
 			b.Messages = append(b.Messages, m)
 		}
 	}
-	for _, t := range req.Tools {
-		raw, err := chatToolJSON(t)
-		if err != nil {
-			return nil, err
-		}
-		b.Tools = append(b.Tools, raw)
+	tools, err := c.tools.encode(req.Tools)
+	if err != nil {
+		return nil, err
 	}
 	if req.MaxTokens > 0 {
 		// Reasoning models reject max_tokens; everything else (and most
@@ -115,7 +111,23 @@ func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
 			b.ReasoningEffort = e
 		}
 	}
-	return encodeJSON(b)
+	body, err := encodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	return withTools(body, tools), nil
+}
+
+// withTools puts the encoded "tools" array at the end of body, an encoded
+// object. Splicing it in keeps encoding/json from scanning every schema
+// again, which it does to any raw JSON it is handed.
+func withTools(body, tools []byte) []byte {
+	if len(tools) == 0 {
+		return body
+	}
+	out := append(body[:len(body)-1], `,"tools":`...)
+	out = append(out, tools...)
+	return append(out, '}')
 }
 
 func (c *Chat) chatMessage(m *llm.Message, model string) (chatMessage, bool) {
