@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/hermes-go/hermes/internal/editdist"
 	"reflect"
 	"sort"
 	"strings"
@@ -148,7 +149,7 @@ func fieldByTag(t reflect.Type, name string) (reflect.Type, bool) {
 func suggest(t reflect.Type, prefix, name string) string {
 	best, bestD := "", 3 // at most two edits
 	for k := range yamlFields(t) {
-		if d := distance(name, k); d < bestD || d == bestD && k < best {
+		if d := editdist.Distance(name, k); d < bestD || d == bestD && k < best {
 			best, bestD = k, d
 		}
 	}
@@ -173,30 +174,4 @@ func suggest(t reflect.Type, prefix, name string) string {
 		}
 	}
 	return ""
-}
-
-// distance is the edit distance between a and b, a swap of neighbours
-// counting as one edit (modle -> model).
-func distance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

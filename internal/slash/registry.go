@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-go/hermes/internal/editdist"
 	"slices"
 	"strings"
 	"sync"
@@ -176,7 +177,7 @@ func (r *Registry) Lookup(name string) (Command, error) {
 func (r *Registry) nearest(key string) string {
 	best, bestD := "", max(2, len(key)/3)+1
 	for n, c := range r.byName {
-		if d := distance(key, n); d < bestD || d == bestD && c.Name < best {
+		if d := editdist.Distance(key, n); d < bestD || d == bestD && c.Name < best {
 			best, bestD = c.Name, d
 		}
 	}
@@ -242,30 +243,4 @@ func (r *Registry) Dispatch(ctx context.Context, h Host, line string) (handled b
 		return true, fmt.Errorf("/%s: %w", c.Name, ErrBusy)
 	}
 	return true, c.Run(ctx, h, args)
-}
-
-// distance is the edit distance between a and b, a swap of neighbours
-// counting as one edit.
-func distance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
