@@ -72,22 +72,7 @@ func editAllowlist(path string, edit func(b []byte, list []string) ([]byte, []st
 	if err != nil || !slices.Equal(got, want) || !reflect.DeepEqual(after, before) {
 		return fmt.Errorf("config %s: command_allowlist could not be edited without changing other settings; edit it by hand", path)
 	}
-	mode := os.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, mode); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("config: %w", err)
-	}
-	return nil
+	return replaceFile(path, out)
 }
 
 // decodeForEdit returns the document's settings other than

@@ -131,6 +131,8 @@ func decodeServers(b []byte) (map[string]any, map[string]any, error) {
 	return m, servers, nil
 }
 
+// replaceFile writes out to path atomically (a temporary file renamed
+// over it), keeping the file's permissions; a new file is private.
 func replaceFile(path string, out []byte) error {
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
