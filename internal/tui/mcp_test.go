@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,30 @@ func TestStatusLineFollowsTheMCPServers(t *testing.T) {
 	}
 	if c := h.conversation(); !strings.Contains(c, "MCP server broken") {
 		t.Fatalf("the down server was not named in the conversation:\n%s", c)
+	}
+}
+
+// With no server at start, the UI still looks: /reload-mcp may add the
+// first, and the status line then counts it.
+func TestStatusLineShowsAServerAddedByAReload(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, llmtest.NewServer(t), setup{})
+	if h.m.pollMCP() == nil {
+		t.Fatal("no look at the MCP servers is scheduled when none is configured yet")
+	}
+	cfg := "mcp_servers:\n  added:\n    command: " + exe + "\n    trusted: true\n    env:\n      " + mcptest.ServeEnv + ": \"1\"\n      GORACE: atexit_sleep_ms=0\n"
+	if err := os.WriteFile(filepath.Join(h.rt.Config().Home, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.rt.ReloadMCP(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.update(mcpPollMsg{})
+	s := strings.Split(h.screen(), "\n")
+	if l := s[len(s)-1]; !strings.Contains(l, "MCP 1/1") {
+		t.Fatalf("status line after the reload: %q", l)
 	}
 }

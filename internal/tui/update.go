@@ -192,9 +192,10 @@ func kindBlock(k slash.Kind) blockKind {
 // mcpPollEvery is how often the status line looks at the MCP servers.
 const mcpPollEvery = time.Second
 
-// pollMCP schedules the next look at the MCP servers (none without any).
+// pollMCP schedules the next look at the MCP servers. It runs with none
+// configured too: /reload-mcp may add the first.
 func (m *Model) pollMCP() tea.Cmd {
-	if m.rt == nil || len(m.rt.MCPStatus()) == 0 {
+	if m.rt == nil {
 		return nil
 	}
 	return tea.Tick(mcpPollEvery, func(time.Time) tea.Msg { return mcpPollMsg{} })
@@ -203,21 +204,23 @@ func (m *Model) pollMCP() tea.Cmd {
 // mcpChanged updates the status line when the servers changed, and says
 // in the conversation which server went down and why.
 func (m *Model) mcpChanged() {
-	line := m.rt.MCPStatusLine()
+	list := m.rt.MCPStatus()
+	line := mcp.StatusLine(list)
 	if line == m.status.mcp {
 		return
 	}
 	m.status.mcp = line
 	m.dirty = true
-	for _, st := range m.rt.MCPStatus() {
-		if st.State == mcp.Down && !m.mcpDown[st.Name] {
-			m.add(&block{kind: warnBlock, text: "MCP server " + st.String()})
+	down := map[string]bool{}
+	for _, st := range list {
+		if st.State == mcp.Down {
+			down[st.Name] = true
+			if !m.mcpDown[st.Name] {
+				m.add(&block{kind: warnBlock, text: "MCP server " + st.String()})
+			}
 		}
-		if m.mcpDown == nil {
-			m.mcpDown = map[string]bool{}
-		}
-		m.mcpDown[st.Name] = st.State == mcp.Down
 	}
+	m.mcpDown = down
 }
 
 func tick() tea.Cmd {
