@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -45,34 +42,9 @@ func RemoveFromAllowlist(path, entry string) (bool, error) {
 	return found, err
 }
 
-// editAllowlist reads the file, lets edit change its text, checks that the
-// new text holds the list edit promised and every other setting
-// unchanged, and replaces the file atomically. edit returns nil to leave
-// the file alone.
+// editAllowlist is editKey for command_allowlist.
 func editAllowlist(path string, edit func(b []byte, list []string) ([]byte, []string, error)) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target // a config.yaml linked from a dotfiles repository stays a link
-	}
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("config: %w", err)
-	}
-	before, list, err := decodeForEdit(b)
-	if err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
-	}
-	out, want, err := edit(b, list)
-	if err != nil {
-		return fmt.Errorf("config %s: command_allowlist: %w", path, err)
-	}
-	if out == nil {
-		return nil
-	}
-	after, got, err := decodeForEdit(out)
-	if err != nil || !slices.Equal(got, want) || !reflect.DeepEqual(after, before) {
-		return fmt.Errorf("config %s: command_allowlist could not be edited without changing other settings; edit it by hand", path)
-	}
-	return replaceFile(path, out)
+	return editKey(path, "command_allowlist", decodeForEdit, slices.Equal[[]string], edit)
 }
 
 // decodeForEdit returns the document's settings other than

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -74,37 +72,12 @@ func serverValue(s MCPServer) any {
 	return v.(map[string]any)["x"]
 }
 
-// editMCPServers reads the file, lets edit change its text, checks that
-// the result holds the servers edit promised and every other setting
-// unchanged, and replaces the file atomically. edit returns nil to leave
-// the file alone.
+// editMCPServers is editKey for mcp_servers.
 func editMCPServers(path string, edit func(b []byte, servers map[string]any) ([]byte, map[string]any, error)) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
+	same := func(got, want map[string]any) bool {
+		return len(got) == 0 && len(want) == 0 || reflect.DeepEqual(got, want)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("config: %w", err)
-	}
-	before, servers, err := decodeServers(b)
-	if err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
-	}
-	out, want, err := edit(b, servers)
-	if err != nil {
-		return fmt.Errorf("config %s: mcp_servers: %w", path, err)
-	}
-	if out == nil {
-		return nil
-	}
-	after, got, err := decodeServers(out)
-	if len(want) == 0 {
-		want = map[string]any{}
-	}
-	if err != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(after, before) {
-		return fmt.Errorf("config %s: mcp_servers could not be edited without changing other settings; edit it by hand", path)
-	}
-	return replaceFile(path, out)
+	return editKey(path, "mcp_servers", decodeServers, same, edit)
 }
 
 // decodeServers returns the document's settings other than mcp_servers,
@@ -129,27 +102,6 @@ func decodeServers(b []byte) (map[string]any, map[string]any, error) {
 		m = nil
 	}
 	return m, servers, nil
-}
-
-// replaceFile writes out to path atomically (a temporary file renamed
-// over it), keeping the file's permissions; a new file is private.
-func replaceFile(path string, out []byte) error {
-	mode := os.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, mode); err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("config: %w", err)
-	}
-	return nil
 }
 
 // topKey finds a top-level key's mapping entry; nil when there is none.
