@@ -118,6 +118,10 @@ type Enforcement struct {
 	Status Status
 }
 
+// Short reports whether less is enforced than the policy asks (Partial
+// or None): the case a surface warns about at start.
+func (e Enforcement) Short() bool { return e.Level != Full && e.Level != Off }
+
 // String is one line for a banner or a status command.
 func (e Enforcement) String() string {
 	switch e.Level {

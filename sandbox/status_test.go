@@ -41,6 +41,9 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 			if e.Level != tt.level || !strings.Contains(strings.Join(e.Missing, "; "), tt.missing) {
 				t.Errorf("level %s, missing %q; want level %s naming %q", e.Level, e.Missing, tt.level, tt.missing)
 			}
+			if want := tt.level == Partial || tt.level == None; e.Short() != want {
+				t.Errorf("Short() = %v at level %s", e.Short(), e.Level)
+			}
 			if s := e.String(); s == "" || strings.Contains(s, "\n") {
 				t.Errorf("String() = %q, want one line", s)
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hermes-go/hermes/acp"
 	"github.com/hermes-go/hermes/app"
-	"github.com/hermes-go/hermes/sandbox"
 )
 
 func newACPCmd(e *env) *cobra.Command {
@@ -52,7 +51,7 @@ func runACP(ctx context.Context, e *env, f *runFlags) error {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+	if st := rt.SandboxStatus(); st.Short() {
 		fmt.Fprintln(e.stderr, "hermes: warning:", st)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

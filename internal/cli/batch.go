@@ -16,7 +16,6 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/batch"
-	"github.com/hermes-go/hermes/sandbox"
 )
 
 // batchFlags are hermes batch's flags.
@@ -143,7 +142,7 @@ func runBatch(ctx context.Context, e *env, f *batchFlags) error {
 	}
 	if f.engine == "local" {
 		if p, err := app.SandboxPolicy(cfg, ".", e.getenv); err == nil {
-			if st := p.Enforcement(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+			if st := p.Enforcement(); st.Short() {
 				fmt.Fprintln(e.stderr, "hermes: warning:", st) // what the prompts' commands run without
 			}
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/hermes-go/hermes/batch"
 	"github.com/hermes-go/hermes/batch/temporal"
 	"github.com/hermes-go/hermes/config"
-	"github.com/hermes-go/hermes/sandbox"
 )
 
 // newTemporalEngine connects the submitter of --engine temporal.
@@ -62,7 +61,7 @@ func newBatchWorkerCmd(e *env) *cobra.Command {
 			}
 			w := &temporal.Worker{Config: cfg, Options: app.Options{Getenv: e.getenv, NoStream: f.noStream, OnWarning: func(string) {}}, Activities: activities}
 			if p, err := app.SandboxPolicy(cfg, ".", e.getenv); err == nil {
-				if st := p.Enforcement(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+				if st := p.Enforcement(); st.Short() {
 					fmt.Fprintln(e.stderr, "hermes: warning:", st)
 				}
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
-	"github.com/hermes-go/hermes/sandbox"
 )
 
 // runOneShot runs one prompt. quiet (-z) prints only the final answer;
@@ -33,7 +32,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+	if st := rt.SandboxStatus(); st.Short() {
 		fmt.Fprintln(e.stderr, "hermes: warning:", st) // the one line that says what is not enforced
 	}
 	if withProgress {

@@ -18,7 +18,6 @@ import (
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway/apiserver"
-	"github.com/hermes-go/hermes/sandbox"
 )
 
 // serveFlags are hermes serve's own flags.
@@ -102,7 +101,7 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Level != sandbox.Full && st.Level != sandbox.Off {
+	if st := rt.SandboxStatus(); st.Short() {
 		fmt.Fprintln(e.stderr, "hermes: warning:", st)
 	}
 	srv, err := apiserver.New(apiserver.Options{

@@ -11,7 +11,6 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/internal/slash"
 	"github.com/hermes-go/hermes/internal/tui"
-	"github.com/hermes-go/hermes/sandbox"
 )
 
 // runTUI runs the chat in the terminal UI. The runtime is assembled while
@@ -33,7 +32,7 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 		}
 		st := rt.SandboxStatus()
 		banner := []string{st.String()}
-		if st.Level != sandbox.Full && st.Level != sandbox.Off {
+		if st.Short() {
 			banner[0] = "⚠ " + banner[0]
 		}
 		for _, l := range strings.Split(strings.TrimSpace(said.String()), "\n") {
