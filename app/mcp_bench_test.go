@@ -3,10 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +11,7 @@ import (
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/internal/testpeer"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
@@ -57,36 +55,8 @@ func benchStartup(b *testing.B, servers map[string]config.MCPServer) {
 	b.ReportMetric(float64(toPrompt.Microseconds())/float64(b.N)/1000, "ms-to-first-prompt")
 }
 
-var (
-	serverOnce sync.Once
-	serverBin  string
-	serverErr  error
-)
-
-// mcpServerBinary builds internal/mcptest/mcptest-server, the test server
-// as a small program of its own.
-func mcpServerBinary(b *testing.B) string {
-	serverOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hermes-mcptest-")
-		if err != nil {
-			serverErr = err
-			return
-		}
-		serverBin = filepath.Join(dir, "mcptest-server")
-		cmd := exec.Command("go", "build", "-o", serverBin, "./internal/mcptest/mcptest-server")
-		cmd.Dir = testpeer.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			serverErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if serverErr != nil {
-		b.Fatal(serverErr)
-	}
-	return serverBin
-}
-
 func tenGoServers(b *testing.B, trusted bool) map[string]config.MCPServer {
-	bin := mcpServerBinary(b)
+	bin := mcptest.Binary(b)
 	out := map[string]config.MCPServer{}
 	for i := range 10 {
 		out[fmt.Sprintf("go%d", i)] = config.MCPServer{Command: bin, Trusted: trusted}

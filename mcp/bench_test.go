@@ -3,49 +3,17 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/internal/testpeer"
+	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/tool"
 )
-
-var (
-	serverOnce sync.Once
-	serverBin  string
-	serverErr  error
-)
-
-// serverBinary builds internal/mcptest/mcptest-server, the test server as
-// a small program of its own.
-func serverBinary(b *testing.B) string {
-	serverOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hermes-mcptest-")
-		if err != nil {
-			serverErr = err
-			return
-		}
-		serverBin = filepath.Join(dir, "mcptest-server")
-		cmd := exec.Command("go", "build", "-o", serverBin, "./internal/mcptest/mcptest-server")
-		cmd.Dir = testpeer.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			serverErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if serverErr != nil {
-		b.Fatal(serverErr)
-	}
-	return serverBin
-}
 
 // BenchmarkStartServers starts n Go SDK servers at once and waits until
 // all are ready: what the first prompt waits for.
 func BenchmarkStartServers(b *testing.B) {
-	bin := serverBinary(b)
+	bin := mcptest.Binary(b)
 	for _, n := range []int{1, 10} {
 		b.Run(fmt.Sprintf("%d", n), func(b *testing.B) {
 			var servers []Server

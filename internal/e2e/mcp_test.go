@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/internal/testpeer"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -400,12 +401,7 @@ func BenchmarkFirstPromptNoMCPServers(b *testing.B) { benchFirstPrompt(b, "") }
 // tenGoServers configures ten servers on the Go SDK
 // (internal/mcptest/mcptest-server, built here).
 func tenGoServers(b *testing.B, trusted bool) string {
-	bin := filepath.Join(b.TempDir(), "mcptest-server")
-	build := exec.Command("go", "build", "-o", bin, "./internal/mcptest/mcptest-server")
-	build.Dir = moduleRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("%v: %s", err, out)
-	}
+	bin := mcptest.Binary(b)
 	cfg := "mcp_servers:\n"
 	for i := range 10 {
 		cfg += fmt.Sprintf("  go%d:\n    command: %s\n    trusted: %v\n", i, bin, trusted)
