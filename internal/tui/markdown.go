@@ -7,7 +7,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
@@ -209,7 +208,7 @@ func highlight(lang, code string) []string {
 	if lang == "" {
 		return nil
 	}
-	lx := lexers.Get(lang)
+	lx := lexerFor(lang)
 	if lx == nil {
 		return nil
 	}

@@ -43,3 +43,28 @@ func TestMarkdownFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// Code blocks in the common languages are highlighted; an unknown one is
+// shown plain.
+func TestCodeBlocksAreHighlightedByLanguage(t *testing.T) {
+	for lang, code := range map[string]string{
+		"go":     "func main() {\n\treturn nil\n}",
+		"python": "def f(x):\n    return None",
+		"bash":   "for f in *.go; do echo \"$f\"; done",
+		"json":   `{"a": 1, "b": [true, null]}`,
+		"yaml":   "key: value\nlist:\n  - 1",
+		"ts":     "const x: number = 1;",
+	} {
+		lines := highlight(lang, code)
+		if lines == nil || !strings.Contains(strings.Join(lines, "\n"), "\x1b[") {
+			t.Errorf("%s is not highlighted: %q", lang, lines)
+			continue
+		}
+		if got := ansi.Strip(strings.Join(lines, "\n")); got != strings.ReplaceAll(code, "\t", "    ") {
+			t.Errorf("%s: highlighting changed the code: %q", lang, got)
+		}
+	}
+	if lines := highlight("no-such-language", "x"); lines != nil {
+		t.Errorf("an unknown language was highlighted: %q", lines)
+	}
+}
