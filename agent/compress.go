@@ -19,6 +19,7 @@ func (t *turn) preflightCompress(req *llm.Request) bool {
 	if c == nil || window <= 0 {
 		return false
 	}
+	t.flushPending() // a compression moves the turn to another session
 	tokens := c.EstimateTokens(req.Messages, req.Tools)
 	if !c.ShouldCompress(tokens, window) {
 		return false
@@ -34,6 +35,7 @@ func (t *turn) preflightCompress(req *llm.Request) bool {
 // CompressionExhausted.
 func (t *turn) compressAfterOverflow(pe *llm.ProviderError) bool {
 	a := t.a
+	t.flushPending() // a compression moves the turn to another session
 	if pe.ContextLimit > 0 {
 		a.mu.Lock()
 		learned := a.contextLength == 0 || pe.ContextLimit < a.contextLength

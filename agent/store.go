@@ -22,6 +22,16 @@ type Store interface {
 	SetSystemPrompt(ctx context.Context, sessionID, prompt string) error
 }
 
+// PendingStore is implemented by stores that write a message together
+// with the writes pending before it (the session's record, its system
+// prompt, usage), all or nothing. With such a store the agent holds those
+// back until the next message: a turn of three tool rounds makes eight
+// commits, not thirteen. Whatever is still pending when a turn ends is
+// written then, through Store. *session.Store implements it.
+type PendingStore interface {
+	AppendMessageWith(ctx context.Context, sessionID string, m llm.Message, p llm.PendingWrites) error
+}
+
 // SessionEnder is implemented by stores that record why a session ended
 // (a compression continues it in a child session).
 type SessionEnder interface {

@@ -13,7 +13,7 @@ import (
 // The observer of Config receives the same events.
 func (a *Agent) Stream(ctx context.Context, in Input) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		events := make(chan Event, 64)
+		events := make(chan Event, 8) // the agent queues events itself; this only smooths the hand-over
 		type ret struct {
 			res *Result
 			err error

@@ -51,6 +51,8 @@ type turn struct {
 	// placeholders for the history's images.
 	imagesOmitted bool
 	toolsGen      uint64 // the registry generation tools was read at
+	// pending is what waits for the next stored message (PendingStore).
+	pending llm.PendingWrites
 }
 
 // end is the one way a turn ends: its exit reason, the text the caller
@@ -186,11 +188,14 @@ func (t *turn) ensureSystemPrompt(override string) {
 	ready, sess, prompt := a.sessionReady, a.session, a.systemPrompt
 	a.sessionReady = true
 	a.mu.Unlock()
+	_, deferred := a.cfg.Store.(PendingStore)
 	if !ready && a.cfg.Store != nil {
 		if sess.Model == "" {
 			sess.Model, sess.Provider = a.cfg.Model, a.cfg.Provider
 		}
-		if err := a.cfg.Store.EnsureSession(t.ctx, sess); err != nil {
+		if deferred {
+			t.pending.Session = &sess
+		} else if err := a.cfg.Store.EnsureSession(t.ctx, sess); err != nil {
 			t.warn(fmt.Sprintf("session store: %v", err))
 		}
 	}
@@ -210,7 +215,11 @@ func (t *turn) ensureSystemPrompt(override string) {
 	a.mu.Lock()
 	a.systemPrompt = p
 	a.mu.Unlock()
-	if p != "" && a.cfg.Store != nil {
+	switch {
+	case p == "" || a.cfg.Store == nil:
+	case deferred:
+		t.pending.SystemPrompt = p
+	default:
 		if err := a.cfg.Store.SetSystemPrompt(t.ctx, sess.ID, p); err != nil {
 			t.warn(fmt.Sprintf("session store: %v", err))
 		}
@@ -457,6 +466,7 @@ func (t *turn) epilogue() {
 	if r.Interrupted {
 		t.closeDangling()
 	}
+	t.flushPending()
 	a.mu.Lock()
 	a.lastFailure = ""
 	if r.Failed {
@@ -484,17 +494,61 @@ func (t *turn) appendMsg(m llm.Message) {
 		mc := m.Clone()
 		a.emit(Event{Kind: EventAssistant, Message: &mc})
 	}
-	if a.cfg.Store != nil {
-		if err := a.cfg.Store.AppendMessage(context.WithoutCancel(t.ctx), a.SessionID(), m); err != nil {
+	if a.cfg.Store == nil {
+		return
+	}
+	ctx := context.WithoutCancel(t.ctx)
+	if ps, ok := a.cfg.Store.(PendingStore); ok {
+		if err := ps.AppendMessageWith(ctx, a.SessionID(), m, t.pending); err != nil {
 			t.warn(fmt.Sprintf("session store: saving %s message: %v", m.Role, err))
+			return // what was pending stays so, for the next message
 		}
+		t.pending = llm.PendingWrites{}
+		return
+	}
+	if err := a.cfg.Store.AppendMessage(ctx, a.SessionID(), m); err != nil {
+		t.warn(fmt.Sprintf("session store: saving %s message: %v", m.Role, err))
 	}
 }
 
 func (t *turn) addUsage(u llm.Usage) {
 	t.res.Usage = t.res.Usage.Add(u)
-	if s := t.a.cfg.Store; s != nil {
-		if err := s.AddUsage(context.WithoutCancel(t.ctx), t.a.SessionID(), u, 1); err != nil {
+	s := t.a.cfg.Store
+	if s == nil {
+		return
+	}
+	if _, ok := s.(PendingStore); ok {
+		t.pending.Usage = t.pending.Usage.Add(u)
+		t.pending.APICalls++
+		return
+	}
+	if err := s.AddUsage(context.WithoutCancel(t.ctx), t.a.SessionID(), u, 1); err != nil {
+		t.warn(fmt.Sprintf("session store: saving usage: %v", err))
+	}
+}
+
+// flushPending writes what waits for a message that has not come: at the
+// end of a turn, and before a compression moves the turn to another
+// session.
+func (t *turn) flushPending() {
+	p, s := t.pending, t.a.cfg.Store
+	if p.Empty() || s == nil {
+		return
+	}
+	t.pending = llm.PendingWrites{}
+	ctx, id := context.WithoutCancel(t.ctx), t.a.SessionID()
+	if p.Session != nil {
+		if err := s.EnsureSession(ctx, *p.Session); err != nil {
+			t.warn(fmt.Sprintf("session store: %v", err))
+		}
+	}
+	if p.SystemPrompt != "" {
+		if err := s.SetSystemPrompt(ctx, id, p.SystemPrompt); err != nil {
+			t.warn(fmt.Sprintf("session store: %v", err))
+		}
+	}
+	if p.APICalls > 0 {
+		if err := s.AddUsage(ctx, id, p.Usage, p.APICalls); err != nil {
 			t.warn(fmt.Sprintf("session store: saving usage: %v", err))
 		}
 	}

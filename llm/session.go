@@ -18,3 +18,22 @@ type SessionMeta struct {
 	// Cwd is the working directory (workspace) the session runs in.
 	Cwd string
 }
+
+// PendingWrites are the small writes an agent holds back until the next
+// message it stores, for a store that writes them with that message in
+// one transaction (agent.PendingStore): a turn's session record, system
+// prompt and usage cost no commits of their own.
+type PendingWrites struct {
+	// Session is recorded, unless it exists, before the message.
+	Session *SessionMeta
+	// SystemPrompt, when not empty, is the session's system prompt.
+	SystemPrompt string
+	// Usage and APICalls are added to the session's counters.
+	Usage    Usage
+	APICalls int
+}
+
+// Empty reports whether nothing is pending.
+func (p PendingWrites) Empty() bool {
+	return p.Session == nil && p.SystemPrompt == "" && p.APICalls == 0 && p.Usage == (Usage{})
+}

@@ -118,6 +118,8 @@ func (s *Store) inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 // prepared once.
 type batchStmts struct {
 	savepoint, release, usage *sql.Stmt
+	// record and prompt are the pending writes of AppendMessageWith.
+	record, prompt *sql.Stmt
 }
 
 func (s *Store) prepareBatch() error {
@@ -130,13 +132,14 @@ func (s *Store) prepareBatch() error {
 		st, err = s.w.Prepare(q)
 		return st
 	}
-	s.stmts = batchStmts{savepoint: prep(`SAVEPOINT write`), release: prep(`RELEASE write`), usage: prep(usageSQL)}
+	s.stmts = batchStmts{savepoint: prep(`SAVEPOINT write`), release: prep(`RELEASE write`), usage: prep(usageSQL),
+		record: prep(recordSQL), prompt: prep(promptSQL)}
 	return err
 }
 
 func (b batchStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{b.savepoint, b.release, b.usage} {
+	for _, st := range []*sql.Stmt{b.savepoint, b.release, b.usage, b.record, b.prompt} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

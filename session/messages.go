@@ -43,6 +43,65 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Messa
 	return nil
 }
 
+// recordSQL records a session unless it exists; promptSQL sets its
+// system prompt.
+const (
+	recordSQL = `INSERT INTO sessions (id, source, model, provider, cwd, parent_session_id, started_at, last_active)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+	promptSQL = `INSERT INTO session_state (session_id, system_prompt) VALUES (?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET system_prompt = excluded.system_prompt`
+)
+
+// AppendMessageWith stores m as AppendMessage does, together with the
+// writes p holds (the session's record unless it exists, its system
+// prompt, usage), in one transaction: all of them or none. It makes
+// *Store an agent.PendingStore.
+func (s *Store) AppendMessageWith(ctx context.Context, sessionID string, m llm.Message, p llm.PendingWrites) error {
+	if p.Empty() {
+		return s.AppendMessage(ctx, sessionID, m)
+	}
+	args, err := s.messageArgs(sessionID, m)
+	if err != nil {
+		return fmt.Errorf("session: append message to %s: %w", sessionID, err)
+	}
+	prompt := s.clean(p.SystemPrompt)
+	err = s.inTx(func(tx *sql.Tx) error {
+		if p.Session != nil {
+			meta := *p.Session
+			if meta.Source == "" {
+				meta.Source = "cli"
+			}
+			now := nanos(s.now())
+			if _, err := tx.Stmt(s.stmts.record).Exec(meta.ID, meta.Source, meta.Model, meta.Provider, meta.Cwd, nullable(meta.ParentID), now, now); err != nil {
+				return fmt.Errorf("record the session: %w", err)
+			}
+		}
+		if prompt != "" {
+			if _, err := tx.Stmt(s.stmts.prompt).Exec(sessionID, prompt); err != nil {
+				return fmt.Errorf("set the system prompt: %w", err)
+			}
+		}
+		if p.APICalls > 0 {
+			u := p.Usage
+			if _, err := tx.Stmt(s.stmts.usage).Exec(u.InputTokens, u.OutputTokens, u.CacheReadTokens,
+				u.CacheWriteTokens, u.ReasoningTokens, p.APICalls, sessionID); err != nil {
+				return fmt.Errorf("add usage: %w", err)
+			}
+		}
+		_, err := tx.Stmt(s.appendStmt).Exec(args...)
+		return err
+	})
+	if err != nil {
+		if isConstraint(err) {
+			if _, gerr := s.Get(ctx, sessionID); errors.Is(gerr, ErrNotFound) {
+				return fmt.Errorf("session: append message to %s: %w", sessionID, ErrNotFound)
+			}
+		}
+		return wrap("append message to", sessionID, err)
+	}
+	return nil
+}
+
 // AppendMessages stores several messages in one transaction: all or none.
 func (s *Store) AppendMessages(ctx context.Context, sessionID string, ms ...llm.Message) error {
 	tx, err := s.w.BeginTx(ctx, nil)

@@ -81,7 +81,9 @@ func Open(path string, opts ...Options) (*Store, error) {
 	}
 
 	busy := o.BusyTimeout.Milliseconds()
-	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)", busy)
+	// temp_store(MEMORY): the savepoints the batcher wraps each write in
+	// journal to memory, not to a temporary file.
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)", busy)
 	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("session: open %s: %w", path, err)

@@ -18,6 +18,9 @@ var hermesBin string
 var moduleRoot string
 
 func TestMain(m *testing.M) {
+	if model := os.Getenv(relayEnv); model != "" {
+		runRelay(model)
+	}
 	dir, err := os.MkdirTemp("", "hermes-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

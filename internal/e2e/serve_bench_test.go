@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -44,19 +46,59 @@ const loadToolRounds = 3
 // client saw it minus the time the fake model spent inside its handler
 // for that conversation, at p50, p99 and max. The log line "load:" gives
 // the CPU time the server and the benchmark process (clients and model)
-// used: on the project's 2-core machine the load is bound by CPU and by
-// the one SQLite writer, and the added latency is mostly queueing.
+// used.
+//
+// BenchmarkServeThousandConversationsFloor runs the same load through
+// the least server there can be (runRelay): its figures are the floor
+// this machine puts under any server's.
 //
 //	go test ./internal/e2e -run '^$' -bench ServeThousand -benchtime 1x
 func BenchmarkServeThousandConversations(b *testing.B) {
 	model := newFakeModel(b, loadConversations+1)
-	home, work := b.TempDir(), b.TempDir()
-	os.WriteFile(filepath.Join(work, "notes.txt"), []byte("the answer is 42\n"), 0o644)
+	home, work := b.TempDir(), loadWorkdir(b)
 	s := startServe(b, home, work, []string{"API_SERVER_KEY=sk-bench"}, "--provider", "custom", "--base-url", model.url,
 		"--model", "test-model", "--max-concurrent-runs", strconv.Itoa(loadConversations))
-	pid := s.cmd.Process.Pid
+	runLoad(b, model, s.cmd.Process.Pid, "http://"+s.addr, func() string { return s.stderr.String() })
+}
+
+func BenchmarkServeThousandConversationsFloor(b *testing.B) {
+	model := newFakeModel(b, loadConversations+1)
+	cmd := exec.Command(os.Args[0])
+	cmd.Dir = loadWorkdir(b)
+	cmd.Env = append(os.Environ(), relayEnv+"="+model.url)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(pipe)
+	var url string
+	for url == "" && sc.Scan() {
+		url, _ = strings.CutPrefix(sc.Text(), "relay listening on ")
+	}
+	if url == "" {
+		b.Fatal("the relay did not start")
+	}
+	go io.Copy(io.Discard, pipe)
+	runLoad(b, model, cmd.Process.Pid, url, func() string { return "" })
+}
+
+func loadWorkdir(b *testing.B) string {
+	work := b.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("the answer is 42\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return work
+}
+
+// runLoad drives loadConversations conversations at once through the
+// server at base (process pid) and reports what it measured.
+func runLoad(b *testing.B, model *fakeModel, pid int, base string, stderr func() string) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadConversations, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}}
-	url := "http://" + s.addr + "/v1/chat/completions"
+	url := base + "/v1/chat/completions"
 
 	turn := func(i int) (time.Duration, error) {
 		body, _ := json.Marshal(map[string]any{"model": "hermes-agent", "messages": []any{
@@ -108,7 +150,7 @@ func BenchmarkServeThousandConversations(b *testing.B) {
 			time.Since(wall0).Seconds(), (cpuTime(pid) - serverCPU0).Seconds(), (cpuTime(os.Getpid()) - selfCPU0).Seconds())
 		for i, err := range errs {
 			if err != nil {
-				b.Fatalf("conversation %d: %v\nserver:\n%s", i, err, s.stderr)
+				b.Fatalf("conversation %d: %v\nserver:\n%s", i, err, stderr())
 			}
 		}
 		for i, d := range durations {

@@ -17,7 +17,6 @@ type Chat struct {
 	f      flavor
 	stream bool
 	args   argsMemo
-	tools  toolCache
 	http   *poster
 }
 

@@ -79,7 +79,7 @@ func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
 			b.Messages = append(b.Messages, m)
 		}
 	}
-	tools, err := c.tools.encode(req.Tools)
+	tools, err := chatTools.encode(req.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -119,15 +119,24 @@ func (c *Chat) encodeChat(req *llm.Request, stream bool) ([]byte, error) {
 }
 
 // withTools puts the encoded "tools" array at the end of body, an encoded
-// object. Splicing it in keeps encoding/json from scanning every schema
-// again, which it does to any raw JSON it is handed.
-func withTools(body, tools []byte) []byte {
-	if len(tools) == 0 {
+// object, in one allocation of the body's size. Splicing it in keeps
+// encoding/json from scanning every schema again, which it does to any
+// raw JSON it is handed.
+func withTools(body []byte, tools encoded) []byte {
+	if len(tools.parts) == 0 {
 		return body
 	}
-	out := append(body[:len(body)-1], `,"tools":`...)
-	out = append(out, tools...)
-	return append(out, '}')
+	const key = `,"tools":`
+	out := make([]byte, 0, len(body)+len(key)+tools.size)
+	out = append(append(out, body[:len(body)-1]...), key...)
+	out = append(out, '[')
+	for i, p := range tools.parts {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p...)
+	}
+	return append(out, ']', '}')
 }
 
 func (c *Chat) chatMessage(m *llm.Message, model string) (chatMessage, bool) {
