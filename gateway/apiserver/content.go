@@ -16,8 +16,8 @@ import (
 // that every later turn sends to the model again.
 const (
 	// maxImages is how many images one request may carry, over all its
-	// messages.
-	maxImages = 16
+	// messages (past 20, Anthropic shrinks the size each may have).
+	maxImages = 20
 	// maxImageBytes is the decoded size of one inline image.
 	maxImageBytes = 10 << 20
 )

@@ -54,7 +54,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	if errors.Is(err, agent.ErrNoVision) { // checkImages answers first; a model switched since lands here
-		badRequest(w, "messages", err.Error())
+		badRequest(w, "", err.Error())
 		return
 	}
 	s.opts.Logger.Error("api server", "method", r.Method, "path", r.URL.Path, "err", err)

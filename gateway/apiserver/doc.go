@@ -15,7 +15,7 @@
 // {"type":"input_image","image_url":...}. A data: URL must be a base64
 // PNG, JPEG, GIF or WebP of at most 10 MB; an http(s) URL goes to the
 // model as a URL (the server never fetches it); a request carries at
-// most 16. The turn's user message carries its images, earlier messages
+// most 20. The turn's user message carries its images, earlier messages
 // keep theirs in the session they seed, and the store keeps them for
 // later turns. A model without vision (model.vision, or its family) gets
 // no images: the request is refused with a 400. Other part types

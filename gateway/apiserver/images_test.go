@@ -196,7 +196,7 @@ func TestBadContentPartsAreRefusedNamingTheParam(t *testing.T) {
 		}}
 	}
 	many := []any{}
-	for range 17 {
+	for range 21 {
 		many = append(many, imagePart("https://example.com/x.png"))
 	}
 	big := "data:image/png;base64," + strings.Repeat("A", 15<<20)
@@ -213,7 +213,7 @@ func TestBadContentPartsAreRefusedNamingTheParam(t *testing.T) {
 		{"no url", "/v1/chat/completions", user(map[string]any{"type": "image_url"}), "messages[1].content[1].image_url", "image_url"},
 		{"detail", "/v1/chat/completions", user(map[string]any{"type": "image_url", "image_url": map[string]any{"url": "https://example.com/a.png", "detail": "ultra"}}), "messages[1].content[1].image_url.detail", "ultra"},
 		{"too large", "/v1/chat/completions", user(imagePart(big)), "messages[1].content[1].image_url.url", "larger than 10.0 MB"},
-		{"too many", "/v1/chat/completions", user(many...), "messages", "at most 16"},
+		{"too many", "/v1/chat/completions", user(many...), "messages", "at most 20"},
 		{"audio", "/v1/chat/completions", user(map[string]any{"type": "input_audio", "input_audio": map[string]any{"data": "AAAA", "format": "wav"}}), "messages[1].content[1].type", `"input_audio"`},
 		{"file", "/v1/chat/completions", user(map[string]any{"type": "file", "file": map[string]any{"file_id": "file-1"}}), "messages[1].content[1].type", `"file"`},
 		{"assistant image", "/v1/chat/completions", map[string]any{"model": "m", "messages": []any{
