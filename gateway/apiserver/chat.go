@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/llm"
@@ -34,36 +33,10 @@ type chatMessage struct {
 	Name       string          `json:"name"`
 }
 
-// text reads the message's content: a string, or the text of its parts.
-func (m chatMessage) text() (string, error) {
-	if len(m.Content) == 0 || string(m.Content) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(m.Content, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(m.Content, &parts); err != nil {
-		return "", errors.New("content must be a string or a list of content parts")
-	}
-	var texts []string
-	for _, p := range parts {
-		switch p.Type {
-		case "text", "input_text", "output_text":
-			texts = append(texts, p.Text)
-		default:
-			return "", fmt.Errorf("content parts of type %q are not supported (text only)", p.Type)
-		}
-	}
-	return strings.Join(texts, "\n"), nil
-}
-
-func (m chatMessage) canonical() (llm.Message, error) {
-	text, err := m.text()
+// canonical reads the message at param (messages[2]): its role, and
+// its content's text and images.
+func (m chatMessage) canonical(param string) (llm.Message, error) {
+	text, images, err := content(m.Content, param+".content")
 	if err != nil {
 		return llm.Message{}, err
 	}
@@ -73,9 +46,9 @@ func (m chatMessage) canonical() (llm.Message, error) {
 	case "developer":
 		role = llm.RoleSystem
 	default:
-		return llm.Message{}, fmt.Errorf("unknown role %q", m.Role)
+		return llm.Message{}, &paramError{param + ".role", fmt.Sprintf("unknown role %q", m.Role)}
 	}
-	return llm.Message{Role: role, Content: text, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}, nil
+	return llm.Message{Role: role, Content: text, Images: images, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}, nil
 }
 
 // decode reads a JSON request body into v, answering 400 itself.
@@ -108,12 +81,16 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	msgs := make([]llm.Message, len(req.Messages))
 	for i, m := range req.Messages {
-		c, err := m.canonical()
+		c, err := m.canonical(fmt.Sprintf("messages[%d]", i))
 		if err != nil {
-			badRequest(w, fmt.Sprintf("messages[%d]", i), fmt.Sprintf("messages[%d]: %v.", i, err))
+			writeParamError(w, "messages", err)
 			return
 		}
 		msgs[i] = c
+	}
+	if err := s.checkImages(msgs, "messages"); err != nil {
+		writeParamError(w, "messages", err)
+		return
 	}
 	prior, message, system, err := lastUser(msgs)
 	if err != nil {
@@ -130,6 +107,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	defer t.end()
 	w.Header().Set(sessionHeader, t.agent.SessionID())
+	t.agent.AttachImages(turnImages(msgs)...)
 	out := chatOutput{s: s, w: w, id: newID("chatcmpl-"), created: now(), model: s.opts.ModelName}
 	if req.Stream {
 		out.stream(t, message, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)

@@ -53,6 +53,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		he.write(w)
 		return
 	}
+	if errors.Is(err, agent.ErrNoVision) { // checkImages answers first; a model switched since lands here
+		badRequest(w, "", err.Error())
+		return
+	}
 	s.opts.Logger.Error("api server", "method", r.Method, "path", r.URL.Path, "err", err)
 	writeError(w, http.StatusInternalServerError, typeServer, "", "", err.Error())
 }
@@ -133,7 +137,7 @@ func lastUser(msgs []llm.Message) (prior []llm.Message, message, system string, 
 	if len(rest) == 0 || rest[len(rest)-1].Role != llm.RoleUser {
 		return nil, "", "", errors.New("the last message must be a user message")
 	}
-	if strings.TrimSpace(rest[len(rest)-1].Content) == "" {
+	if last := rest[len(rest)-1]; strings.TrimSpace(last.Content) == "" && len(last.Images) == 0 {
 		return nil, "", "", errors.New("the last user message is empty")
 	}
 	return rest[:len(rest)-1], rest[len(rest)-1].Content, strings.Join(sys, "\n\n"), nil

@@ -10,6 +10,17 @@
 // have OpenAI's shape ({"error": {"message", "type", "param", "code"}})
 // and status codes.
 //
+// Images: user messages may carry image parts, Chat Completions'
+// {"type":"image_url","image_url":{"url":...}} and Responses'
+// {"type":"input_image","image_url":...}. A data: URL must be a base64
+// PNG, JPEG, GIF or WebP of at most 10 MB; an http(s) URL goes to the
+// model as a URL (the server never fetches it); a request carries at
+// most 20. The turn's user message carries its images, earlier messages
+// keep theirs in the session they seed, and the store keeps them for
+// later turns. A model without vision (model.vision, or its family) gets
+// no images: the request is refused with a 400. Other part types
+// (input_audio, file, input_file) are refused with a 400 naming the part.
+//
 // Auth fails closed: every request, from loopback too, needs
 // "Authorization: Bearer <key>" (compared in constant time); New refuses
 // a server without a key. CORS is off unless origins are listed.

@@ -41,16 +41,17 @@ func (r *responsesRequest) messages() ([]llm.Message, error) {
 	}
 	var items []inputItem
 	if err := json.Unmarshal(r.Input, &items); err != nil {
-		return nil, errors.New("input must be a string or a list of input items")
+		return nil, &paramError{"input", "input must be a string or a list of input items"}
 	}
 	var out []llm.Message
 	for i, it := range items {
+		at := fmt.Sprintf("input[%d]", i)
 		if it.Type != "" && it.Type != "message" {
-			return nil, fmt.Errorf("input[%d]: items of type %q are not supported (the agent runs its own tools)", i, it.Type)
+			return nil, &paramError{at + ".type", fmt.Sprintf("items of type %q are not supported (the agent runs its own tools)", it.Type)}
 		}
-		m, err := chatMessage{Role: it.Role, Content: it.Content}.canonical()
+		m, err := chatMessage{Role: it.Role, Content: it.Content}.canonical(at)
 		if err != nil {
-			return nil, fmt.Errorf("input[%d]: %w", i, err)
+			return nil, err
 		}
 		out = append(out, m)
 	}
@@ -85,8 +86,11 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msgs, err := req.messages()
+	if err == nil {
+		err = s.checkImages(msgs, "input")
+	}
 	if err != nil {
-		badRequest(w, "input", err.Error()+".")
+		writeParamError(w, "input", err)
 		return
 	}
 	name, err := req.conversationName()
@@ -125,6 +129,7 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 	}
 	defer t.end()
 	w.Header().Set(sessionHeader, t.agent.SessionID())
+	t.agent.AttachImages(turnImages(msgs)...)
 	resp := &responseObject{
 		ID: newID("resp_"), CreatedAt: now(), Model: s.opts.ModelName, Instructions: req.Instructions,
 		PreviousResponseID: req.PreviousResponseID, Metadata: req.Metadata, conversation: name,

@@ -2,12 +2,18 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -189,5 +195,108 @@ func TestServeRefusesToStartWithoutAKey(t *testing.T) {
 	r = hermes(t, home, t.TempDir(), "gateway")
 	if r.code != 2 || !contains(r.stderr, "gateway.api_server.enabled") {
 		t.Fatalf("gateway with nothing enabled: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// The official openai package sends images to hermes serve: an
+// image_url chat completion (inline and remote), a Responses input_image
+// chained by previous_response_id, and parts the server refuses coming
+// back as BadRequestError naming the parameter. The images reach the
+// model, and the stored session keeps them for the CLI's resumed turn.
+func TestOpenAIClientSendsImagesToHermesServe(t *testing.T) {
+	modules, node := testpeer.Node(t, "clients")
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{Text: "A square and a cat."},
+		llmtest.Reply{Text: "A transparent square."},
+		llmtest.Reply{Text: "Two by two pixels."},
+	)
+	home, work := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("model:\n  default: test-model\n  vision: true\n"), 0o600)
+	s := startServe(t, home, work, []string{"API_SERVER_KEY=sk-serve-test"},
+		"--provider", "custom", "--base-url", srv.URL(), "--model", "test-model")
+
+	var b bytes.Buffer
+	png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 2, 2)))
+	data := base64.StdEncoding.EncodeToString(b.Bytes())
+	cmd := exec.Command(node, filepath.Join(filepath.Dir(modules), "openai-images.mjs"))
+	cmd.Env = append(os.Environ(), "HERMES_URL=http://"+s.addr+"/v1", "HERMES_KEY=sk-serve-test", "PNG_B64="+data)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("openai client: %v\n%s\nserver:\n%s", err, stderr.String(), s.stderr)
+	}
+	type refusal struct {
+		Status               int
+		Name, Param, Message string
+	}
+	var got struct {
+		Chat              string
+		Responses         struct{ First, Second string }
+		NotAnImage, Audio refusal
+	}
+	if err := json.Unmarshal(stdout, &got); err != nil {
+		t.Fatalf("client output %q: %v", stdout, err)
+	}
+	if got.Chat != "A square and a cat." || got.Responses.First != "A transparent square." || got.Responses.Second != "Two by two pixels." {
+		t.Errorf("answers %+v", got)
+	}
+	if r := got.NotAnImage; r.Status != 400 || r.Name != "BadRequestError" || r.Param != "messages[0].content[1].image_url.url" || !strings.Contains(r.Message, "not a valid image") {
+		t.Errorf("a data: URL that is no image: %+v", r)
+	}
+	if r := got.Audio; r.Status != 400 || r.Name != "BadRequestError" || r.Param != "messages[0].content[0].type" || !strings.Contains(r.Message, "input_audio") {
+		t.Errorf("an audio part: %+v", r)
+	}
+
+	imgs := func(m llm.Message) []string {
+		var out []string
+		for _, im := range m.Images {
+			out = append(out, cmp.Or(im.Data, im.URL))
+		}
+		return out
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3", len(reqs))
+	}
+	sent := reqs[0].Messages()
+	if last := sent[len(sent)-1]; last.Content != "What is in these images?" || !slices.Equal(imgs(last), []string{data, "https://example.com/cat.jpg"}) {
+		t.Errorf("the chat completion sent %+v", last)
+	}
+	sent = reqs[1].Messages()
+	if last := sent[len(sent)-1]; !slices.Equal(imgs(last), []string{data}) {
+		t.Errorf("the response sent %+v", last)
+	}
+	sent = reqs[2].Messages()
+	if len(sent) != 4 || !slices.Equal(imgs(sent[1]), []string{data}) || sent[3].Content != "And its size?" {
+		t.Errorf("the chained response sent %+v", sent)
+	}
+	s.stop(t)
+
+	// The chat's session keeps its images: the CLI's resumed turn shows
+	// them to the model again.
+	r := hermes(t, home, work, "sessions", "list", "--source", "api_server", "--json")
+	var rows []struct {
+		ID      string `json:"id"`
+		Preview string `json:"preview"`
+	}
+	json.Unmarshal([]byte(r.stdout), &rows)
+	var chat string
+	for _, row := range rows {
+		if strings.HasPrefix(row.Preview, "What is in these images?") {
+			chat = row.ID
+		}
+	}
+	if chat == "" {
+		t.Fatalf("no stored chat session in %s%s", r.stdout, r.stderr)
+	}
+	srv.Enqueue(llmtest.Reply{Text: "Still a cat."})
+	r = hermes(t, home, work, "-z", "Which one was remote?", "--resume", chat, "--provider", "custom", "--base-url", srv.URL(), "--model", "test-model")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Still a cat." {
+		t.Fatalf("resume in the CLI: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if sent := srv.Requests()[3].Messages(); len(sent) != 4 || !slices.Equal(imgs(sent[1]), []string{data, "https://example.com/cat.jpg"}) {
+		t.Fatalf("the CLI's resumed turn sent %+v", sent)
 	}
 }
