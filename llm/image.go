@@ -44,6 +44,10 @@ type Image struct {
 	Name string `json:"name,omitempty"`
 	// Size is the decoded size of Data in bytes (0 for a URL image).
 	Size int `json:"size,omitempty"`
+	// Detail is the resolution OpenAI's models look at the image in:
+	// auto (the default when empty), low or high. Other providers have no
+	// such setting and ignore it.
+	Detail string `json:"detail,omitempty"`
 }
 
 // IsInline reports whether the image carries its bytes.

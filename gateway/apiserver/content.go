@@ -134,6 +134,7 @@ func partImage(p contentPart, param string) (llm.Image, error) {
 	if im.Size > maxImageBytes {
 		return llm.Image{}, &paramError{at, fmt.Sprintf("the image is %s, over the %s limit", llm.HumanBytes(im.Size), llm.HumanBytes(maxImageBytes))}
 	}
+	im.Detail = detail
 	return im, nil
 }
 

@@ -77,6 +77,10 @@ func TestAChatCompletionCarriesItsImagesToTheModelAndTheSession(t *testing.T) {
 	if got := imagesOf(sent); !equalImages(got, want) || sent[3].Content != "and this?" {
 		t.Fatalf("the model saw images %v in %+v, want %v", got, sent, want)
 	}
+	// The client's detail goes with its image.
+	if body := string(f.llm.Requests()[0].Body); !strings.Contains(body, `{"url":"https://example.com/cat.jpg","detail":"high"}`) {
+		t.Fatalf("the image's detail did not reach the model:\n%s", body)
+	}
 	id := resp.Header.Get("X-Hermes-Session-Id")
 	stored, err := f.rt.Store().Messages(context.Background(), id)
 	if err != nil {

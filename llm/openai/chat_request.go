@@ -53,7 +53,8 @@ type chatPart struct {
 }
 
 type chatImageURL struct {
-	URL string `json:"url"`
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
 }
 
 type chatToolCall struct {
@@ -177,7 +178,7 @@ func chatParts(text string, images []llm.Image) []chatPart {
 		parts = append(parts, chatPart{Type: "text", Text: text})
 	}
 	for _, im := range images {
-		parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: im.DataURL()}})
+		parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: im.DataURL(), Detail: im.Detail}})
 	}
 	return parts
 }

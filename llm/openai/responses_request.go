@@ -55,7 +55,11 @@ func userContent(text string, images []llm.Image) []inputPart {
 		parts = append(parts, inputPart{Type: "input_text", Text: &text})
 	}
 	for _, im := range images {
-		parts = append(parts, inputPart{Type: "input_image", ImageURL: im.DataURL(), Detail: "auto"})
+		detail := im.Detail
+		if detail == "" {
+			detail = "auto"
+		}
+		parts = append(parts, inputPart{Type: "input_image", ImageURL: im.DataURL(), Detail: detail})
 	}
 	return parts
 }
