@@ -50,17 +50,22 @@ const maxLockAttempts = 8
 // The session need not exist yet: a new one is acquired before its first
 // write.
 //
-// The lock is an advisory lock (flock) on sessions/<id>.lock beside the
-// database file, which records the holder's pid. The kernel drops it when
-// the holder's process ends, however it ends, so a killed process never
-// blocks a session. release removes the file and drops the lock; it is
-// safe to call more than once, before or after Close.
+// On Linux the lock is a byte of sessions/locks (lock_ofd_linux.go).
+// Elsewhere, and where the file system lacks such locks, it is an
+// advisory lock (flock) on sessions/<id>.lock beside the database file,
+// which records the holder's pid, and release removes the file. Either
+// way the kernel drops the lock when the holder's process ends, however
+// it ends, so a killed process never blocks a session. release is safe
+// to call more than once, before or after Close.
 func (s *Store) Acquire(ctx context.Context, id string) (release func() error, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("session: acquire %s: %w", id, err)
 	}
 	if id == "" {
 		return nil, errors.New("session: acquire: empty session id")
+	}
+	if release, ok, err := s.acquireOFD(id); ok {
+		return release, err
 	}
 	dir := filepath.Join(filepath.Dir(s.path), "sessions")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -19,8 +19,35 @@ import (
 	"testing"
 )
 
+// lockModes runs f with stores that lock sessions as this system does,
+// and with stores that use a lock file each (the fallback).
+func lockModes(t *testing.T, f func(t *testing.T, open func(path string) *Store)) {
+	for _, files := range []bool{false, true} {
+		name := "native"
+		if files {
+			name = "files"
+		}
+		t.Run(name, func(t *testing.T) {
+			f(t, func(path string) *Store {
+				t.Helper()
+				s, err := Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.fileLocks = files
+				t.Cleanup(func() { s.Close() })
+				return s
+			})
+		})
+	}
+}
+
 func TestASessionHasOneWriterAtATime(t *testing.T) {
-	s, _ := openTest(t)
+	lockModes(t, testOneWriterAtATime)
+}
+
+func testOneWriterAtATime(t *testing.T, open func(string) *Store) {
+	s := open(filepath.Join(t.TempDir(), "home", "state.db"))
 	ctx := context.Background()
 	release, err := s.Acquire(ctx, "20261130_091500_abcdef")
 	if err != nil {
@@ -28,11 +55,7 @@ func TestASessionHasOneWriterAtATime(t *testing.T) {
 	}
 	// Refused for this Store, for another Store on the same file (another
 	// runtime in this process), and with the holder named.
-	other, err := Open(s.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := open(s.Path())
 	for _, st := range []*Store{s, other} {
 		_, err := st.Acquire(ctx, "20261130_091500_abcdef")
 		var busy *BusyError
@@ -66,10 +89,33 @@ func TestASessionHasOneWriterAtATime(t *testing.T) {
 	again()
 }
 
-// Any session id makes one plain file in the lock directory, and two ids
-// never share a lock.
+// Any session id has a lock of its own, all held at once; none makes a
+// file outside the lock directory.
+func TestAnySessionIDHasItsOwnLock(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	ids := []string{"../escape", "a/b", "a%2Fb", ".hidden", "api:user 7", "日本", "contended", "20261130_091500_abcdef"}
+	for _, id := range ids {
+		release, err := s.Acquire(ctx, id)
+		if err != nil {
+			t.Fatalf("Acquire(%q): %v", id, err)
+		}
+		defer release()
+	}
+	entries, _ := os.ReadDir(filepath.Join(filepath.Dir(s.Path()), "sessions"))
+	if runtime.GOOS == "linux" && len(entries) != 1 {
+		t.Fatalf("%d files in the lock directory, want the one lock file: %v", len(entries), entries)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Path()), "escape.lock")); err == nil {
+		t.Fatal("an id escaped the lock directory")
+	}
+}
+
+// With lock files, any session id makes one plain file in the lock
+// directory, and two ids never share a lock.
 func TestAnySessionIDLocksItsOwnFile(t *testing.T) {
 	s, _ := openTest(t)
+	s.fileLocks = true
 	ctx := context.Background()
 	ids := []string{"../escape", "a/b", "a%2Fb", ".hidden", "api:user 7", "日本"}
 	for _, id := range ids {
@@ -104,11 +150,15 @@ func TestAKilledHolderDoesNotBlockTheSession(t *testing.T) {
 		holdUntilKilled(t, spec)
 		return
 	}
-	s, _ := openTest(t)
+	lockModes(t, testKilledHolder)
+}
+
+func testKilledHolder(t *testing.T, open func(string) *Store) {
+	s := open(filepath.Join(t.TempDir(), "home", "state.db"))
 	ctx := context.Background()
 	const id = "20261130_091500_c0ffee"
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAKilledHolderDoesNotBlockTheSession$")
-	cmd.Env = append(os.Environ(), "HERMES_SESSION_TEST_HOLD="+s.Path()+"\n"+id)
+	cmd.Env = append(os.Environ(), "HERMES_SESSION_TEST_HOLD="+s.Path()+"\n"+id+"\n"+strconv.FormatBool(s.fileLocks))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -145,11 +195,13 @@ func TestAKilledHolderDoesNotBlockTheSession(t *testing.T) {
 // holdUntilKilled is the holder process: it takes the lock, says so, and
 // waits for its stdin to close.
 func holdUntilKilled(t *testing.T, spec string) {
-	path, id, _ := strings.Cut(spec, "\n")
+	parts := strings.Split(spec, "\n")
+	path, id := parts[0], parts[1]
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.fileLocks = len(parts) > 2 && parts[2] == "true"
 	if _, err := s.Acquire(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +213,12 @@ func holdUntilKilled(t *testing.T, spec string) {
 // over (release removes the lock file under the others), never hold it
 // two at a time.
 func TestRacingWritersNeverHoldASessionTogether(t *testing.T) {
-	s, _ := openTest(t)
+	lockModes(t, testRacingWriters)
+}
+
+func testRacingWriters(t *testing.T, open func(string) *Store) {
+	path := filepath.Join(t.TempDir(), "home", "state.db")
+	stores := []*Store{open(path), open(path)} // two runtimes in one process
 	ctx := context.Background()
 	const writers, rounds = 4, 25
 	var (
@@ -169,10 +226,11 @@ func TestRacingWritersNeverHoldASessionTogether(t *testing.T) {
 		wg      sync.WaitGroup
 		errs    = make(chan error, writers)
 	)
-	for range writers {
+	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s := stores[w%len(stores)]
 			for done := 0; done < rounds; {
 				release, err := s.Acquire(ctx, "contended")
 				if errors.Is(err, ErrBusy) {

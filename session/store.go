@@ -42,6 +42,9 @@ type Store struct {
 	batch      *batcher // groups concurrent small writes (batch.go)
 	stmts      batchStmts
 	readers    int
+
+	ofd       ofdLocks // session locks (lock_ofd_linux.go)
+	fileLocks bool     // lock sessions with a file each, even on Linux (tests)
 }
 
 // Open opens (creating when missing) the session database at path, with
@@ -204,6 +207,7 @@ func (s *Store) Close() error {
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
 	}
+	errs = append(errs, s.closeOFD())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("session: close %s: %w", s.path, err)
 	}
