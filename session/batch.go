@@ -20,11 +20,12 @@ type writeReq struct {
 }
 
 // batcher groups the small writes that arrive together (appends, usage,
-// session state) into one transaction, each inside its own savepoint:
-// every write still succeeds or fails alone, and is durable when it
-// returns, but many concurrent conversations share one commit instead
-// of queueing for one commit each on the single write connection. A
-// write that arrives alone is a transaction of its own, as before.
+// session state) into one transaction: every write still succeeds or
+// fails alone, and is durable when it returns, but many concurrent
+// conversations share one commit instead of queueing for one commit each
+// on the single write connection. A batch runs first as it is; when one
+// of its writes fails it runs again with each write in a savepoint of its
+// own. A write that arrives alone is a transaction of its own.
 type batcher struct {
 	reqs chan writeReq
 	done chan struct{}
@@ -67,6 +68,9 @@ func (s *Store) runBatches() {
 }
 
 func (s *Store) commitBatch(batch []writeReq) {
+	if len(batch) > 1 && s.commitTogether(batch) {
+		return
+	}
 	ctx := context.Background() // one writer's cancellation must not undo the others'
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -95,6 +99,32 @@ func (s *Store) commitBatch(batch []writeReq) {
 		}
 		r.done <- errs[i]
 	}
+}
+
+// commitTogether runs the writes of batch in one transaction without a
+// savepoint each, the common case where every one succeeds, and reports
+// whether it committed them. When one fails, or the commit does, it
+// rolls everything back and the batch runs again with savepoints, so
+// that each write still succeeds or fails alone.
+func (s *Store) commitTogether(batch []writeReq) bool {
+	tx, err := s.w.BeginTx(context.Background(), nil)
+	if err != nil {
+		return false
+	}
+	for _, r := range batch {
+		if err := r.fn(tx); err != nil {
+			tx.Rollback()
+			return false
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tx.Rollback()
+		return false
+	}
+	for _, r := range batch {
+		r.done <- nil
+	}
+	return true
 }
 
 // inSavepoint runs fn so that its failure undoes only its own changes.

@@ -58,9 +58,8 @@ type Executor struct {
 	OnStart  func(Call)
 	OnFinish func(Outcome)
 
-	once    sync.Once
-	pool    *pool
-	schemas sync.Map // tool name -> *compiledSchema
+	once sync.Once
+	pool *pool
 }
 
 // SetPoolSize sets how many calls of a batch may run at once (default

@@ -3,6 +3,7 @@ package tool
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -26,13 +27,7 @@ func (e *Executor) validate(s Spec, args map[string]any) string {
 	if len(s.Parameters) == 0 {
 		return ""
 	}
-	var cs *compiledSchema
-	if v, ok := e.schemas.Load(s.Name); ok && v.(*compiledSchema).raw == string(s.Parameters) {
-		cs = v.(*compiledSchema)
-	} else {
-		cs = compileSchema(s)
-		e.schemas.Store(s.Name, cs)
-	}
+	cs := compiled.get(s)
 	if cs.err != nil {
 		return ""
 	}
@@ -40,6 +35,37 @@ func (e *Executor) validate(s Spec, args map[string]any) string {
 		return "- " + strings.TrimPrefix(err.Error(), "validating root: ")
 	}
 	return ""
+}
+
+// schemaCache keeps compiled schemas by their text, for every executor
+// of the process: each agent has an executor of its own, and a server's
+// agents offer the same tools. A resolved schema is only read after it is
+// built, so executors share it safely. Past maxSchemas entries (schemas
+// that keep changing) it starts over.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]*compiledSchema
+}
+
+const maxSchemas = 1024
+
+var compiled schemaCache
+
+func (c *schemaCache) get(s Spec) *compiledSchema {
+	c.mu.Lock()
+	cs, ok := c.m[string(s.Parameters)]
+	c.mu.Unlock()
+	if ok {
+		return cs
+	}
+	cs = compileSchema(s)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxSchemas {
+		c.m = map[string]*compiledSchema{}
+	}
+	c.m[cs.raw] = cs
+	c.mu.Unlock()
+	return cs
 }
 
 func compileSchema(s Spec) *compiledSchema {

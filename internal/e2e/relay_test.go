@@ -26,8 +26,8 @@ const relayEnv = "HERMES_E2E_RELAY_MODEL"
 // its own, like hermes serve, under the same load, it measures what the
 // machine, the clients and the fake model cost a turn: the floor under
 // any server's added latency and memory on this machine. Like hermes
-// serve, it hands freed memory back to the system after 3 s without a
-// request.
+// serve, after 3 s without a request it closes its idle connections to
+// the model and hands freed memory back to the system.
 func runRelay(model string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -38,7 +38,7 @@ func runRelay(model string) {
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 4096, 4096
 	client := &http.Client{Transport: tr}
 	fmt.Fprintf(os.Stderr, "relay listening on http://%s\n", ln.Addr())
-	idle := time.AfterFunc(time.Hour, func() { runtime.GC(); debug.FreeOSMemory() })
+	idle := time.AfterFunc(time.Hour, func() { tr.CloseIdleConnections(); runtime.GC(); debug.FreeOSMemory() })
 	err = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer idle.Reset(3 * time.Second)
 		var in struct {
