@@ -2,6 +2,8 @@ package acp_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/llm"
@@ -218,5 +221,35 @@ func TestSessionListAnswersTheStoredSessions(t *testing.T) {
 	here, err := f.conn.ListSessions(context.Background(), sdk.ListSessionsRequest{Cwd: &f.cwd})
 	if err != nil || len(here.Sessions) != 1 || here.Sessions[0].SessionId != first {
 		t.Fatalf("listed in %s: %+v err %v", f.cwd, here, err)
+	}
+}
+
+// An http server the editor passes, with its headers, serves the
+// session like a stdio one.
+func TestEditorHTTPMCPServerWithHeaders(t *testing.T) {
+	mcpSrv := mcptest.NewServer(mcptest.Options{})
+	h := mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return mcpSrv }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close) // after the connection's close (cleanups run last first): its event stream holds a request open
+	srv := llmtest.NewServer(t)
+	f := connect(t, srv, t.TempDir())
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "call_web", Name: "mcp__web__echo", Arguments: `{"message":"over http"}`}}},
+		llmtest.Reply{Text: "ok"},
+	)
+	id := f.openWith(t,
+		sdk.McpServer{Http: &sdk.McpServerHttpInline{Name: "web", Type: "http", Url: hs.URL, Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer s3cret"}}}},
+		sdk.McpServer{Sse: &sdk.McpServerSseInline{Name: "nokey", Type: "sse", Url: hs.URL, Headers: []sdk.HttpHeader{}}},
+	)
+	f.ed.waitText(t, "MCP server nokey failed to start")
+	f.prompt(t, id, "echo over http")
+	if got := lastToolResult(srv.Requests()[1]); got != "Echo: over http" {
+		t.Fatalf("the model read %q", got)
 	}
 }
