@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +35,7 @@ type editor struct {
 
 	mu          sync.Mutex
 	updates     []sdk.SessionUpdate
+	changed     chan struct{} // closed at the next update
 	permissions []sdk.RequestPermissionRequest
 	answer      string // option id; "" cancels
 }
@@ -41,8 +43,41 @@ type editor struct {
 func (e *editor) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
 	e.mu.Lock()
 	e.updates = append(e.updates, n.Update)
+	if e.changed != nil {
+		close(e.changed)
+		e.changed = nil
+	}
 	e.mu.Unlock()
 	return nil
+}
+
+func (e *editor) snapshot() []sdk.SessionUpdate {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.updates)
+}
+
+// waitText waits for the agent's message text to hold want, and returns
+// it; the bound only turns a hang into a failure.
+func (e *editor) waitText(t testing.TB, want string) string {
+	t.Helper()
+	bound := time.After(30 * time.Second)
+	for {
+		e.mu.Lock()
+		if e.changed == nil {
+			e.changed = make(chan struct{})
+		}
+		changed := e.changed
+		e.mu.Unlock()
+		if text := e.text(); strings.Contains(text, want) {
+			return text
+		}
+		select {
+		case <-changed:
+		case <-bound:
+			t.Fatalf("the editor never read %q; it read:\n%s", want, e.text())
+		}
+	}
 }
 
 func (e *editor) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
@@ -74,6 +109,9 @@ type fixture struct {
 	conn *sdk.ClientSideConnection
 	ed   *editor
 	cwd  string
+	// close ends the connection as an editor that quits does, and waits
+	// for Serve to return.
+	close func()
 }
 
 // connect starts hermes' ACP side over pipes and an editor on the other
@@ -98,17 +136,20 @@ func connect(t testing.TB, srv *llmtest.Server, home string) *fixture {
 	}()
 	ed := &editor{}
 	conn := sdk.NewClientSideConnection(ed, toAgentW, toEditorR)
+	closeConn := sync.OnceFunc(func() {
+		toAgentW.Close()
+		<-done
+		toEditorW.Close()
+	})
 	t.Cleanup(func() {
 		cancel()
-		toAgentW.Close()
-		toEditorW.Close()
-		<-done
+		closeConn()
 		rt.Close()
 	})
 	if _, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{llm: srv, rt: rt, conn: conn, ed: ed, cwd: t.TempDir()}
+	return &fixture{llm: srv, rt: rt, conn: conn, ed: ed, cwd: t.TempDir(), close: closeConn}
 }
 
 func (f *fixture) newSession(t testing.TB) sdk.SessionId {

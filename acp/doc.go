@@ -4,8 +4,9 @@
 //
 // Methods: initialize, session/new (a session in the editor's working
 // directory, with its own sandbox there), session/load (a stored
-// session, its history replayed as updates), session/prompt, session/cancel
-// and session/set_mode. A prompt's turn is forwarded as it runs, in the
+// session, its history replayed as updates), session/list (the stored
+// sessions, most recently active first), session/close, session/prompt,
+// session/cancel and session/set_mode. A prompt's turn is forwarded as it runs, in the
 // runtime's event order: message chunks, thought chunks (the model's
 // reasoning), tool calls and their updates (with a kind, and the file's
 // location for file tools), and the todo list as the session's plan.
@@ -17,6 +18,18 @@
 // commands without asking (hardline ones are still refused and the
 // sandbox stays), "read-only" runs the session under the read-only
 // sandbox.
+//
+// MCP servers the editor passes with session/new or session/load (stdio,
+// http, sse) are started for that session alone (app.SessionMCP): their
+// tools are offered to its agent beside the configured servers', under
+// the same naming, toolsets setting and sandbox (the editor is the user,
+// but its servers are never trusted to run outside the sandbox). They
+// stop when the session is closed or loaded again, or the connection
+// ends. What goes wrong with them (a server that cannot start, dies, or
+// is still starting after mcp_startup_timeout) is sent to the editor as
+// message text, after the session/new or session/load answer so that the
+// editor knows the session; the model is offered no tool of a server
+// before it has started.
 //
 // Like the API server, a session keeps no agent between prompts: each
 // prompt builds one over the runtime's shared parts

@@ -26,14 +26,14 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt holds no text"})
 	}
 	se.mu.Lock()
-	mode, stored := se.mode, se.stored
+	mode, stored, servers := se.mode, se.stored, se.mcp
 	se.mu.Unlock()
 	ws, err := s.workspace(se, mode)
 	if err != nil {
 		return sdk.PromptResponse{}, fmt.Errorf("opening the workspace %s: %w", se.cwd, err)
 	}
 	opts := app.AgentOptions{Resume: stored, Source: Source, Platform: "acp", Workspace: ws, Yolo: mode == ModeYolo,
-		Approve: s.approver(se)}
+		Approve: s.approver(se), MCP: servers}
 	if stored == "" {
 		opts.SessionID = se.id
 	}

@@ -89,9 +89,15 @@ type sess struct {
 	calls   map[string]*toolCall // tool calls of the running turn, by id
 	ws      *app.Workspace       // kept across prompts (prompt.go)
 	wsMode  string
+
+	// The editor's MCP servers (mcp.go), set before the session is
+	// listed and stopped with it.
+	mcp         *app.SessionMCP
+	stopMCPWait context.CancelFunc
 }
 
-// close interrupts the session's turn and ends its workspace.
+// close interrupts the session's turn, ends its workspace and stops its
+// MCP servers.
 func (se *sess) close() {
 	se.mu.Lock()
 	defer se.mu.Unlock()
@@ -101,6 +107,13 @@ func (se *sess) close() {
 	if se.ws != nil {
 		se.ws.Close()
 		se.ws = nil
+	}
+	if se.stopMCPWait != nil {
+		se.stopMCPWait()
+	}
+	if se.mcp != nil {
+		se.mcp.Close()
+		se.mcp = nil
 	}
 }
 
@@ -125,6 +138,18 @@ func (s *server) session(id sdk.SessionId) (*sess, error) {
 	return se, nil
 }
 
+// open lists se; a session of the same id open before (loaded again)
+// is closed.
+func (s *server) open(se *sess) {
+	s.mu.Lock()
+	old := s.sessions[se.id]
+	s.sessions[se.id] = se
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+}
+
 // closeAll ends every session: the editor went away.
 func (s *server) closeAll() {
 	s.mu.Lock()
@@ -140,6 +165,11 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    mcpCapabilities,
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:  &sdk.SessionListCapabilities{},
+				Close: &sdk.SessionCloseCapabilities{},
+			},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "hermes", Title: sdk.Ptr("Hermes"), Version: s.opts.Version},
 		AuthMethods: []sdk.AuthMethod{},
@@ -151,13 +181,10 @@ func (s *server) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (s
 }
 
 func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	<-s.ready
 	se := &sess{id: session.NewID(time.Now), cwd: p.Cwd, mode: ModeDefault}
-	s.mu.Lock()
-	s.sessions[se.id] = se
-	s.mu.Unlock()
-	if len(p.McpServers) > 0 {
-		s.opts.Logger.Warn("acp: MCP servers passed by the editor are not used by this build", "count", len(p.McpServers))
-	}
+	s.startMCP(ctx, se, p.McpServers)
+	s.open(se)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: modes(ModeDefault)}, nil
 }
 
@@ -180,9 +207,8 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		cwd = stored.Cwd
 	}
 	se := &sess{id: stored.ID, cwd: cwd, mode: ModeDefault, stored: stored.ID}
-	s.mu.Lock()
-	s.sessions[se.id] = se
-	s.mu.Unlock()
+	s.startMCP(ctx, se, p.McpServers)
+	s.open(se)
 	if err := s.replay(ctx, se, msgs); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -228,10 +254,6 @@ func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (s
 		se.close()
 	}
 	return sdk.CloseSessionResponse{}, nil
-}
-
-func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
 }
 
 func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {

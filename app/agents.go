@@ -48,6 +48,10 @@ type AgentOptions struct {
 	// (a client's own system message); a resumed session keeps the prompt
 	// it was built with.
 	SystemPrompt string
+	// MCP adds the tools of a conversation's own MCP servers to the
+	// configured ones; NewAgent first waits for those still starting, up
+	// to mcp_startup_timeout after they started.
+	MCP *SessionMCP
 
 	// Approve asks a person about a dangerous command; nil denies it with
 	// Unattended as the reason the model reads (or the approval policy's
@@ -191,6 +195,14 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 		base.Tools, base.PreHooks = ws.reg, ws.pre
 		ws.setWarn(warn)
 		a.closers = append(a.closers, func() error { ws.setWarn(nil); return nil })
+	}
+	if o.MCP != nil {
+		o.MCP.Wait(ctx)
+		reg, err := o.MCP.over(base.Tools)
+		if err != nil {
+			return nil, err
+		}
+		base.Tools = reg
 	}
 	chain, err := rt.newChain()
 	if err != nil {

@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/internal/mcptest"
 	"github.com/hermes-go/hermes/internal/testpeer"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -86,5 +89,107 @@ func TestACPClientDrivesHermesACP(t *testing.T) {
 	r := hermes(t, home, work, "sessions", "show", got.SessionID, "--json")
 	if r.code != 0 || !strings.Contains(r.stdout, `"source": "acp"`) && !strings.Contains(r.stdout, `"source":"acp"`) {
 		t.Fatalf("the session is not stored: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// An editor on @agentclientprotocol/sdk passes hermes acp MCP servers of
+// its own: the session they came with offers the working one's tool, and
+// its result comes back as the tool call's update; the broken one is told
+// to the editor before any prompt; a session without them is not offered
+// them; session/list names both sessions, newest first; session/load
+// starts the servers it is passed again; when the editor quits, every
+// server process ends with hermes.
+func TestACPEditorMCPServers(t *testing.T) {
+	modules, node := testpeer.Node(t, "clients")
+	srv := llmtest.NewServer(t)
+	echo := func(id string) llmtest.Reply {
+		return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: id, Name: "mcp__ed__echo", Arguments: `{"message":"via ` + id + `"}`}}}
+	}
+	srv.Enqueue(echo("call_1"), llmtest.Reply{Text: "Echoed."}, llmtest.Reply{Text: "Nothing."}, echo("call_2"), llmtest.Reply{Text: "Again."})
+	base := outsideTmp(t)
+	home, work := filepath.Join(base, "hermes-home"), filepath.Join(base, "project")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(work, 0o755)
+	pidfile := filepath.Join(work, "ed.pid")
+	cfg := fmt.Sprintf("provider: custom\nbase_url: %s\napi_key: sk-test\nmodel: test-model\n", srv.URL())
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600)
+
+	cmd := exec.Command(node, filepath.Join(filepath.Dir(modules), "acp-mcp-client.mjs"), work)
+	cmd.Dir = work
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "HERMES_HOME=" + home, "HERMES_LOCAL_PORTS=none",
+		"HERMES_BIN=" + hermesBin, "MCP_SERVER_BIN=" + mcptest.Binary(t), "PIDFILE=" + pidfile}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("acp client: %v\n%s", err, stderr.String())
+	}
+	type turn struct {
+		Text, Stop string
+		Tools      []struct{ ID, Title, Status, Output string }
+	}
+	var got struct {
+		MCPCapabilities struct{ HTTP, SSE bool } `json:"mcpCapabilities"`
+		CanList         bool
+		First, Second   string
+		Notice          *string
+		WithServer      turn
+		Without         turn
+		Listed          []struct{ ID, Cwd, Title, UpdatedAt string }
+		LoadedStop      string
+		Pids            []string
+		Exit            *struct{ Code *int }
+	}
+	if err := json.Unmarshal(stdout, &got); err != nil {
+		t.Fatalf("client output %q: %v\n%s", stdout, err, stderr.String())
+	}
+	if !got.MCPCapabilities.HTTP || !got.MCPCapabilities.SSE || !got.CanList {
+		t.Errorf("capabilities: %+v", got)
+	}
+	if got.Notice == nil || !strings.Contains(*got.Notice, "MCP server broken failed to start") || !strings.Contains(*got.Notice, "no-such-mcp-server") {
+		t.Errorf("the editor was not told of the broken server before the first prompt: %v\n%s", got.Notice, stderr.String())
+	}
+	w := got.WithServer
+	if w.Stop != "end_turn" || w.Text != "Echoed." || len(w.Tools) != 2 || w.Tools[0].Title != "mcp__ed__echo" ||
+		w.Tools[1].ID != "call_1" || w.Tools[1].Status != "completed" || !strings.Contains(w.Tools[1].Output, "Echo: via call_1") {
+		t.Errorf("the turn with the server: %+v", w)
+	}
+	isEd := func(n string) bool { return strings.HasPrefix(n, "mcp__ed__") }
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	offered := func(r *llmtest.Request) []string {
+		var names []string
+		for _, d := range r.Tools() {
+			names = append(names, d.Name)
+		}
+		return names
+	}
+	if !slices.ContainsFunc(offered(reqs[0]), isEd) || slices.ContainsFunc(offered(reqs[0]), func(n string) bool { return strings.HasPrefix(n, "mcp__broken__") }) {
+		t.Errorf("the first session was offered %v", offered(reqs[0]))
+	}
+	if got.Without.Stop != "end_turn" || slices.ContainsFunc(offered(reqs[2]), isEd) {
+		t.Errorf("the session without servers: %+v, offered %v", got.Without, offered(reqs[2]))
+	}
+	if len(got.Listed) != 2 || got.Listed[0].ID != got.Second || got.Listed[1].ID != got.First ||
+		got.Listed[1].Cwd != work || got.Listed[1].Title == "" || got.Listed[1].UpdatedAt == "" {
+		t.Errorf("session/list: %+v (first %s, second %s)", got.Listed, got.First, got.Second)
+	}
+	if msgs := reqs[4].Messages(); got.LoadedStop != "end_turn" || !strings.Contains(msgs[len(msgs)-1].Content, "Echo: via call_2") {
+		t.Errorf("the loaded session: stop %q, the model read %+v", got.LoadedStop, msgs[len(msgs)-1])
+	}
+	if got.Exit == nil || got.Exit.Code == nil || *got.Exit.Code != 0 {
+		t.Errorf("hermes acp did not exit cleanly when the editor quit: %+v\n%s", got.Exit, stderr.String())
+	}
+	if len(got.Pids) != 2 || got.Pids[0] == got.Pids[1] {
+		t.Fatalf("server pids %v", got.Pids)
+	}
+	for _, p := range got.Pids {
+		pid, _ := strconv.Atoi(p)
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			t.Errorf("MCP server %d outlived hermes: %s", pid, stat)
+		}
 	}
 }
