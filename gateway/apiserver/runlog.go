@@ -55,9 +55,9 @@ type run struct {
 	errCode   string
 	errText   string
 	events    []runEvent // sequence_number = index
-	deltas    int      // bytes of stored deltas
-	bytes     int      // bytes of events and output
-	dropped   int      // deltas dropped past maxDeltaBytes
+	deltas    int        // bytes of stored deltas
+	bytes     int        // bytes of events and output
+	dropped   int        // deltas dropped past maxDeltaBytes
 	deltaCap  int
 	wake      chan struct{} // closed and replaced on every change
 	stopping  bool
@@ -230,7 +230,7 @@ type runRegistry struct {
 	runs     map[string]*run
 	keys     map[string]*run
 	finished []*run // in the order they finished
-	retained int     // bytes of the finished runs
+	retained int    // bytes of the finished runs
 	active   sync.WaitGroup
 }
 

@@ -64,7 +64,7 @@ type Options struct {
 
 // Server is the API server. Create it with New.
 type Server struct {
-	opts Options
+	opts   Options
 	runs   *limiter
 	runReg *runRegistry
 	mux    *http.ServeMux
