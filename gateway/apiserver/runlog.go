@@ -298,7 +298,16 @@ func (g *runRegistry) counts() (active, retained int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.sweep()
-	return len(g.runs) - len(g.finished), len(g.finished)
+	for _, r := range g.runs {
+		r.mu.Lock()
+		if r.isFinished() {
+			retained++
+		} else {
+			active++
+		}
+		r.mu.Unlock()
+	}
+	return active, retained
 }
 
 // sweep evicts the oldest finished runs past the bounds; g.mu is held.
