@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -117,6 +118,17 @@ func (s *Server) replayRun(w http.ResponseWriter, e *run, hash [32]byte) {
 func (s *Server) execute(rn *run, t *turnRun, message string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	finished := false
+	defer func() {
+		// No request is there to catch a panic: the run fails, the
+		// server goes on.
+		if p := recover(); p != nil && !finished {
+			s.opts.Logger.Error("api server: run panicked", "run", rn.id, "panic", p)
+			t.end()
+			rn.end(runFailed, "", "", nil, "server_error", fmt.Sprintf("The run failed: %v", p), nowTime())
+			s.runReg.ended(rn)
+		}
+	}()
 	stopNow := rn.setRunning(t.agent.SessionID(), func() { cancel(); t.agent.Interrupt() }, nowTime())
 	rn.append("run.started", map[string]any{"session_id": t.agent.SessionID()}, false, nowTime())
 
@@ -138,6 +150,7 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 	}
 	// The session is free before the client reads the final event, so
 	// it can be resumed (hermes --resume) at once.
+	finished = true
 	t.end()
 	switch {
 	case stopNow || (res != nil && res.Interrupted):

@@ -469,3 +469,16 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// Closing the server (hermes serve shutting down) stops the runs still
+// going; each records its end.
+func TestClosingTheServerStopsItsRuns(t *testing.T) {
+	f := newFixture(t, apiserver.Options{})
+	f.llm.Enqueue(llmtest.Reply{Hang: true})
+	id, _ := f.startRun(t, map[string]any{"input": "take your time"})
+	<-f.llm.Hanging()
+	f.srv.Close(context.Background())
+	if st := f.getRun(t, id)["status"]; st != "cancelled" {
+		t.Fatalf("a run the server stopped is %v", st)
+	}
+}

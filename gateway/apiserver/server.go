@@ -160,7 +160,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()
 	}
-	s.Close(sctx)
+	cctx, ccancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer ccancel()
+	s.Close(cctx)
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
