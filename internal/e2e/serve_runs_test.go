@@ -102,7 +102,9 @@ func TestHermesServeRunsAPI(t *testing.T) {
 	resp, b = serveCall(t, s, http.MethodGet, "/v1/runs/"+created.ID, "")
 	var done struct {
 		Status, Output string
-		Usage          struct{ TotalTokens int `json:"total_tokens"` }
+		Usage          struct {
+			TotalTokens int `json:"total_tokens"`
+		}
 	}
 	if json.Unmarshal(b, &done); resp.StatusCode != 200 || done.Status != "completed" || done.Output != "Your notes say 42." || done.Usage.TotalTokens == 0 {
 		t.Fatalf("the finished run: %d %s", resp.StatusCode, b)
