@@ -53,21 +53,27 @@ func (m chatMessage) canonical(param string) (llm.Message, error) {
 
 // decode reads a JSON request body into v, answering 400 itself.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	_, ok := decodeBody(w, r, v)
+	return ok
+}
+
+// decodeBody is decode that also returns the body read.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
 			writeError(w, http.StatusRequestEntityTooLarge, typeInvalidRequest, "", "", fmt.Sprintf("The request body is larger than %d bytes.", mb.Limit))
-			return false
+			return nil, false
 		}
 		badRequest(w, "", "Could not read the request body: "+err.Error())
-		return false
+		return nil, false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		badRequest(w, "", "We could not parse the JSON body of your request: "+err.Error())
-		return false
+		return nil, false
 	}
-	return true
+	return body, true
 }
 
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {

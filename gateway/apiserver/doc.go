@@ -6,9 +6,39 @@
 // progress arrives as "hermes.tool.progress" events whose data has an
 // empty choices list, so SDK iterators pass them by), POST /v1/responses
 // (previous_response_id and named conversations; streamed or not),
-// GET and DELETE /v1/responses/{id}, GET /v1/models, GET /health. Errors
-// have OpenAI's shape ({"error": {"message", "type", "param", "code"}})
-// and status codes.
+// GET and DELETE /v1/responses/{id}, GET /v1/models, GET /health, the
+// Runs API below, GET /v1/capabilities (feature flags, endpoints and
+// limits) and GET /health/detailed (runtime ready, store reachable,
+// active runs, max_concurrent_runs; 503 when the store does not answer).
+// Errors have OpenAI's shape ({"error": {"message", "type", "param",
+// "code"}}) and status codes.
+//
+// Runs: POST /v1/runs {"input", "session_id"?, "instructions"?} starts
+// a turn in the background and answers 202 at once with the run object
+// ({"id": "run_...", "object": "run", "status", "session_id", ...}).
+// input is a string or Responses input items; session_id continues a
+// stored session. An Idempotency-Key header makes a repeated request
+// with the same body return the same run (Idempotent-Replayed: true);
+// the key with another body is a 422. GET /v1/runs/{id} has the status
+// (queued, running, completed, failed, cancelled), output, usage,
+// timestamps and error. GET /v1/runs/{id}/events is an SSE stream of the
+// run's events from its start, then live ones (each "id: <sequence>",
+// "event: <type>", data with type, run_id, sequence_number, created_at):
+// run.started, message.delta and reasoning.delta {delta}, tool.started
+// and tool.completed {call_id, name, args_preview, duration_ms, error,
+// result_preview, agent_id, depth}, subagent.start {subagent_id, goal}
+// and subagent.complete {subagent_id, status, summary} for delegate_task,
+// run.status {kind, text, restart: the text so far is void}, and a final
+// run.completed, run.failed or run.cancelled, after which the stream
+// ends. Every subscriber reads the same log; Last-Event-ID resumes after
+// an event. A run is detached: a subscriber leaving does not stop it;
+// POST /v1/runs/{id}/stop does (cancelled; 409 once it has ended). A run
+// takes a max_concurrent_runs slot from start to end, like a completion.
+// A finished run is remembered for Options.RunRetention (an hour) and
+// among the last Options.MaxRetainedRuns (1,000), within 64 MB for all,
+// then forgotten with its key; a run stores at most 256 KB of deltas,
+// then drops them (events_truncated, dropped_events) and keeps the rest.
+// The transcript itself is the stored session (hermes --resume).
 //
 // Images: user messages may carry image parts, Chat Completions'
 // {"type":"image_url","image_url":{"url":...}} and Responses'

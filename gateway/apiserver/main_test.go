@@ -33,6 +33,7 @@ type fixture struct {
 	rt      *app.Runtime
 	url     string
 	workdir string
+	srv     *apiserver.Server
 }
 
 func newFixture(t *testing.T, o apiserver.Options, tweak ...func(*config.Config)) *fixture {
@@ -59,7 +60,7 @@ func newFixture(t *testing.T, o apiserver.Options, tweak ...func(*config.Config)
 	}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	return &fixture{llm: srv, rt: rt, url: hs.URL, workdir: workdir}
+	return &fixture{llm: srv, rt: rt, url: hs.URL, workdir: workdir, srv: s}
 }
 
 // do sends a request with the key and returns the response, its body

@@ -50,6 +50,12 @@ type Options struct {
 	AllowUnattended bool
 	// Logger receives server-side failures (default slog.Default()).
 	Logger *slog.Logger
+	// RunRetention is how long a finished run (POST /v1/runs) stays
+	// readable (default DefaultRunRetention).
+	RunRetention time.Duration
+	// MaxRetainedRuns is how many finished runs stay readable (default
+	// DefaultMaxRetainedRuns); the oldest are forgotten first.
+	MaxRetainedRuns int
 	// OnIdle runs when the server has had no turn running for a few
 	// seconds, before it returns freed memory to the system: the place to
 	// close idle connections to the model.
@@ -58,9 +64,10 @@ type Options struct {
 
 // Server is the API server. Create it with New.
 type Server struct {
-	opts Options
-	runs *limiter
-	mux  *http.ServeMux
+	opts   Options
+	runs   *limiter
+	runReg *runRegistry
+	mux    *http.ServeMux
 }
 
 // New returns a server, or ErrNoKey.
@@ -80,7 +87,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{opts: o, runs: newLimiter(o.MaxConcurrentRuns, o.QueueTimeout)}
+	s := &Server{opts: o, runs: newLimiter(o.MaxConcurrentRuns, o.QueueTimeout), runReg: newRunRegistry(o.RunRetention, o.MaxRetainedRuns)}
 	if o.OnIdle != nil {
 		s.runs.release = func() {
 			o.OnIdle()
@@ -101,7 +108,14 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/models/{id}", s.getModel)
 	m.HandleFunc("GET /health", s.health)
 	m.HandleFunc("GET /v1/health", s.health)
-	for _, p := range []string{"/v1/chat/completions", "/v1/responses", "/v1/responses/{id}", "/v1/models", "/health"} {
+	m.HandleFunc("POST /v1/runs", s.createRun)
+	m.HandleFunc("GET /v1/runs/{id}", s.getRun)
+	m.HandleFunc("GET /v1/runs/{id}/events", s.runEvents)
+	m.HandleFunc("POST /v1/runs/{id}/stop", s.stopRun)
+	m.HandleFunc("GET /v1/capabilities", s.capabilities)
+	m.HandleFunc("GET /health/detailed", s.healthDetailed)
+	for _, p := range []string{"/v1/chat/completions", "/v1/responses", "/v1/responses/{id}", "/v1/models", "/health",
+		"/v1/runs", "/v1/runs/{id}", "/v1/runs/{id}/events", "/v1/runs/{id}/stop", "/v1/capabilities", "/health/detailed"} {
 		m.HandleFunc(p, methodNotAllowed)
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -146,10 +160,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()
 	}
+	cctx, ccancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer ccancel()
+	s.Close(cctx)
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// Close stops the runs still going (POST /v1/runs) and waits, until ctx
+// ends, for them to record their end in their sessions. Serve calls it
+// when it stops; a caller serving Handler itself calls it on shutdown.
+func (s *Server) Close(ctx context.Context) {
+	s.runReg.stopAll(ctx)
 }
 
 // CheckAddr refuses a listen address that is not loopback unless

@@ -34,7 +34,9 @@ func newServeCmd(e *env) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the agent over an OpenAI-compatible HTTP API",
 		Long: "hermes serve runs the OpenAI-compatible API server: POST /v1/chat/completions, POST /v1/responses,\n" +
-			"GET/DELETE /v1/responses/{id}, GET /v1/models, GET /health. Any OpenAI client drives a full agent, tools included.\n\n" +
+			"GET/DELETE /v1/responses/{id}, GET /v1/models, GET /health; the Runs API (POST /v1/runs, GET /v1/runs/{id},\n" +
+			"GET /v1/runs/{id}/events, POST /v1/runs/{id}/stop), GET /v1/capabilities, GET /health/detailed.\n" +
+			"Any OpenAI client drives a full agent, tools included.\n\n" +
 			"Every request needs \"Authorization: Bearer <key>\" with the key of API_SERVER_KEY (environment or\n" +
 			"$HERMES_HOME/.env) or gateway.api_server.key; without one the server does not start. It listens on\n" +
 			apiserver.DefaultAddr + " unless --listen (or gateway.api_server.host/port) says otherwise; an address other\n" +

@@ -1,0 +1,275 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/llm"
+)
+
+// nowTime is the runs' clock.
+var nowTime = time.Now
+
+const (
+	// idempotencyHeader names a run request a client may repeat.
+	idempotencyHeader = "Idempotency-Key"
+	// stopWait is how long POST /v1/runs/{id}/stop waits for the run to end.
+	stopWait = 10 * time.Second
+	// keepAlive is how often an idle event stream gets a comment, so
+	// proxies keep a long run's stream open.
+	keepAlive = 15 * time.Second
+)
+
+// runRequest is a POST /v1/runs body.
+type runRequest struct {
+	Input        json.RawMessage `json:"input"`
+	SessionID    string          `json:"session_id"`
+	Instructions string          `json:"instructions"`
+	Model        string          `json:"model"`
+}
+
+func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
+	var req runRequest
+	body, ok := decodeBody(w, r, &req)
+	if !ok {
+		return
+	}
+	if len(req.Input) == 0 || string(req.Input) == "null" {
+		badRequest(w, "input", "Missing required parameter: 'input'.")
+		return
+	}
+	msgs, err := (&responsesRequest{Input: req.Input}).messages()
+	if err == nil {
+		err = s.checkImages(msgs, "input")
+	}
+	if err != nil {
+		writeParamError(w, "input", err)
+		return
+	}
+	prior, message, system, err := lastUser(msgs)
+	if err != nil {
+		badRequest(w, "input", err.Error()+".")
+		return
+	}
+	c := conversation{resume: strings.TrimSpace(req.SessionID), system: strings.TrimSpace(req.Instructions + "\n\n" + system)}
+	if c.resume == "" {
+		c.prior = prior // a continued session has its history in the store
+	}
+
+	rn := newRun(newID("run_"), s.opts.ModelName, nowTime())
+	rn.instructions = req.Instructions
+	rn.idemKey = strings.TrimSpace(r.Header.Get(idempotencyHeader))
+	rn.bodyHash = sha256.Sum256(body)
+	if e := s.runReg.add(rn); e != nil {
+		s.replayRun(w, e, rn.bodyHash)
+		return
+	}
+	t, ok := s.begin(w, r, c)
+	if !ok {
+		s.runReg.remove(rn)
+		return
+	}
+	t.agent.AttachImages(turnImages(msgs)...)
+	sid := t.agent.SessionID()
+	rn.mu.Lock()
+	rn.sessionID, rn.accepted = sid, true
+	rn.mu.Unlock()
+	go s.execute(rn, t, message)
+
+	w.Header().Set("Location", "/v1/runs/"+rn.id)
+	w.Header().Set(sessionHeader, sid)
+	writeJSON(w, http.StatusAccepted, rn.body())
+}
+
+// replayRun answers a repeated Idempotency-Key: the same run for the
+// same body, an error for another body.
+func (s *Server) replayRun(w http.ResponseWriter, e *run, hash [32]byte) {
+	e.mu.Lock()
+	accepted, same := e.accepted, e.bodyHash == hash
+	e.mu.Unlock()
+	switch {
+	case !same:
+		writeError(w, http.StatusUnprocessableEntity, typeInvalidRequest, "idempotency_key_reused", idempotencyHeader,
+			"This Idempotency-Key was used with a different request body; use a new key for a new run.")
+	case !accepted:
+		writeError(w, http.StatusConflict, typeInvalidRequest, "idempotency_key_in_use", idempotencyHeader,
+			"A request with this Idempotency-Key is still being processed; retry shortly.")
+	default:
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.Header().Set("Location", "/v1/runs/"+e.id)
+		b := e.body()
+		if sid, _ := b["session_id"].(string); sid != "" {
+			w.Header().Set(sessionHeader, sid)
+		}
+		writeJSON(w, http.StatusAccepted, b)
+	}
+}
+
+// execute runs the turn detached from the request that started it: no
+// client leaving stops it, only POST /stop or the server shutting down.
+func (s *Server) execute(rn *run, t *turnRun, message string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := false
+	defer func() {
+		// No request is there to catch a panic: the run fails, the
+		// server goes on.
+		if p := recover(); p != nil && !finished {
+			s.opts.Logger.Error("api server: run panicked", "run", rn.id, "panic", p)
+			t.end()
+			rn.end(runFailed, "", "", nil, "server_error", fmt.Sprintf("The run failed: %v", p), nowTime())
+			s.runReg.ended(rn)
+		}
+	}()
+	stopNow := rn.setRunning(t.agent.SessionID(), func() { cancel(); t.agent.Interrupt() }, nowTime())
+	rn.append("run.started", map[string]any{"session_id": t.agent.SessionID()}, false, nowTime())
+
+	var res *agent.Result
+	var runErr error
+	if !stopNow {
+		events := newRunEvents(rn)
+		for e, err := range t.agent.Stream(ctx, agent.Input{Message: message}) {
+			if err != nil {
+				runErr = err
+				break
+			}
+			if e.Kind == agent.EventDone && e.Depth == 0 && e.AgentID == "" {
+				res = e.Result
+				continue
+			}
+			events.on(e)
+		}
+	}
+	// The session is free before the client reads the final event, so
+	// it can be resumed (hermes --resume) at once.
+	finished = true
+	t.end()
+	switch {
+	case stopNow || (res != nil && res.Interrupted):
+		out := ""
+		if res != nil {
+			out = res.FinalResponse
+		}
+		rn.end(runCancelled, out, "", usageOf(res), "cancelled", "The run was stopped.", nowTime())
+	case runErr != nil:
+		code, text := "server_error", runErr.Error()
+		var he *httpError
+		if errors.As(runErr, &he) {
+			code, text = he.code, he.text
+		} else {
+			s.opts.Logger.Error("api server: run", "run", rn.id, "err", runErr)
+		}
+		rn.end(runFailed, "", "", nil, code, text, nowTime())
+	case res == nil:
+		rn.end(runFailed, "", "", nil, "server_error", "The run ended without a result.", nowTime())
+	default:
+		if he := exitStatus(res); he != nil {
+			rn.end(runFailed, res.FinalResponse, "", usageOf(res), he.code, he.text, nowTime())
+		} else {
+			rn.end(runCompleted, res.FinalResponse, finishReason(res), usageOf(res), "", "", nowTime())
+		}
+	}
+	s.runReg.ended(rn)
+}
+
+func usageOf(res *agent.Result) *llm.Usage {
+	if res == nil {
+		return nil
+	}
+	u := res.Usage
+	return &u
+}
+
+func (s *Server) lookupRun(w http.ResponseWriter, r *http.Request) *run {
+	id := r.PathValue("id")
+	rn := s.runReg.get(id)
+	if rn == nil {
+		writeError(w, http.StatusNotFound, typeInvalidRequest, "run_not_found", "",
+			"No run found with id '"+id+"' (finished runs are remembered for a while, then forgotten; the conversation stays in its session).")
+	}
+	return rn
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	if rn := s.lookupRun(w, r); rn != nil {
+		writeJSON(w, http.StatusOK, rn.body())
+	}
+}
+
+// runEvents streams a run's events from the start (or after the
+// Last-Event-ID a reconnecting client sends), then live ones, and ends
+// after the final event. A subscriber leaving does not stop the run.
+func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
+	rn := s.lookupRun(w, r)
+	if rn == nil {
+		return
+	}
+	from := 0
+	if last, err := strconv.Atoi(strings.TrimSpace(r.Header.Get("Last-Event-ID"))); err == nil && last >= 0 {
+		from = last + 1
+	}
+	out := newSSE(w)
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		events, ended, wake := rn.next(from)
+		for _, e := range events {
+			if !out.runEvent(from, e) {
+				return
+			}
+			from++
+		}
+		if ended {
+			return
+		}
+		select {
+		case <-wake:
+		case <-tick.C:
+			if !out.write([]byte(": keep-alive\n\n")) {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// runEvent sends one event of a run's log, its sequence number as the
+// SSE id.
+func (s *sse) runEvent(seq int, e runEvent) bool {
+	buf := make([]byte, 0, len(e.data)+len(e.typ)+40)
+	buf = append(buf, "id: "...)
+	buf = strconv.AppendInt(buf, int64(seq), 10)
+	buf = append(append(append(buf, "\nevent: "...), e.typ...), '\n')
+	buf = append(append(append(buf, "data: "...), e.data...), "\n\n"...)
+	return s.write(buf)
+}
+
+func (s *Server) stopRun(w http.ResponseWriter, r *http.Request) {
+	rn := s.lookupRun(w, r)
+	if rn == nil {
+		return
+	}
+	if !rn.stop() {
+		writeError(w, http.StatusConflict, typeInvalidRequest, "run_not_active", "",
+			"The run has already ended (status "+rn.body()["status"].(string)+"); there is nothing to stop.")
+		return
+	}
+	t := time.NewTimer(stopWait)
+	defer t.Stop()
+	select {
+	case <-rn.ended:
+	case <-t.C:
+	case <-r.Context().Done():
+		return
+	}
+	writeJSON(w, http.StatusOK, rn.body())
+}
