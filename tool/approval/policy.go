@@ -229,6 +229,13 @@ func (a *Approver) pending(session string, fs []Finding) []Finding {
 // ask runs the prompt with a deadline; the prompt's context is cancelled
 // when the answer is no longer awaited, so a UI can withdraw it.
 func (a *Approver) ask(ctx context.Context, p Prompt) (Choice, error) {
+	cancelled := func() (Choice, error) {
+		return Deny, &DeniedError{Command: p.Command, Findings: p.Findings, Reason: "error", Err: ctx.Err(), msg: fmt.Sprintf(
+			"DENIED: the approval request was cancelled (%v); the command was not run.", ctx.Err())}
+	}
+	if ctx.Err() != nil {
+		return cancelled()
+	}
 	askCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
@@ -246,13 +253,17 @@ func (a *Approver) ask(ctx context.Context, p Prompt) (Choice, error) {
 			return Deny, &DeniedError{Command: p.Command, Findings: p.Findings, Reason: "error", Err: ans.err, msg: fmt.Sprintf(
 				"DENIED: the approval prompt failed (%v), so the command (%s) was not run.", ans.err, p.Description())}
 		}
+		if ctx.Err() != nil {
+			// An answer that comes as the request is cancelled (the
+			// turn interrupted) approves nothing: approvals fail closed.
+			return cancelled()
+		}
 		return ans.c, nil
 	case <-a.opts.After(a.opts.Timeout):
 		return Deny, &DeniedError{Command: p.Command, Findings: p.Findings, Reason: "timeout", msg: fmt.Sprintf(
 			"DENIED: no answer to the approval request within %s (%s); the command was not run.", a.opts.Timeout, p.Description())}
 	case <-ctx.Done():
-		return Deny, &DeniedError{Command: p.Command, Findings: p.Findings, Reason: "error", Err: ctx.Err(), msg: fmt.Sprintf(
-			"DENIED: the approval request was cancelled (%v); the command was not run.", ctx.Err())}
+		return cancelled()
 	}
 }
 

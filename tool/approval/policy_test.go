@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,48 @@ func TestSetYoloAtRunTime(t *testing.T) {
 	a.SetYolo(true)
 	if err := a.Approve(context.Background(), req("rm -rf build")); err != nil {
 		t.Fatalf("yolo: %v", err)
+	}
+}
+
+// An answer that comes as the request is cancelled (the turn being
+// interrupted while the user clicks "allow") approves nothing.
+func TestAnApprovalAnsweredAsTheTurnIsCancelledDenies(t *testing.T) {
+	for range 200 { // the answer and the cancellation race: every time must deny
+		ctx, cancel := context.WithCancel(context.Background())
+		asked, answered := 0, make(chan struct{})
+		a := New(Options{
+			// The timeout is read as the approver starts waiting: holding
+			// it until the answer is in makes both the answer and the
+			// cancellation ready at once.
+			After: func(time.Duration) <-chan time.Time {
+				<-answered
+				for range 100 {
+					runtime.Gosched()
+				}
+				return nil
+			},
+			Ask: func(context.Context, Prompt) (Choice, error) {
+				if asked++; asked > 1 {
+					return Deny, nil
+				}
+				cancel()
+				close(answered)
+				return Always, nil
+			}})
+		if err := a.Approve(ctx, req("rm -rf build")); err == nil || !strings.Contains(err.Error(), "cancelled") {
+			t.Fatalf("approved while cancelled: %v", err)
+		}
+		if err := a.Approve(context.Background(), req("rm -rf build")); err == nil {
+			t.Fatal("the cancelled answer was remembered as always")
+		}
+		// Cancelled before the question: an answer given at once (a
+		// client that auto-approves) is not taken either.
+		done, stop := context.WithCancel(context.Background())
+		stop()
+		quick := New(Options{After: func(time.Duration) <-chan time.Time { return nil },
+			Ask: func(context.Context, Prompt) (Choice, error) { return Once, nil }})
+		if err := quick.Approve(done, req("rm -rf build")); err == nil {
+			t.Fatal("approved on a cancelled request")
+		}
 	}
 }
