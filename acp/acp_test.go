@@ -118,9 +118,18 @@ type fixture struct {
 // end, over a runtime whose model is llm.
 func connect(t testing.TB, srv *llmtest.Server, home string) *fixture {
 	t.Helper()
+	return connectWith(t, srv, home, nil)
+}
+
+// connectWith is connect with the configuration changed by edit first.
+func connectWith(t testing.TB, srv *llmtest.Server, home string, edit func(*config.Config)) *fixture {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Home = home
 	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", srv.URL(), "sk-model", "test-model"
+	if edit != nil {
+		edit(cfg)
+	}
 	rt, err := app.New(context.Background(), cfg, app.Options{Source: acp.Source, Platform: "acp", Workdir: t.TempDir(),
 		Getenv: func(string) string { return "" }})
 	if err != nil {

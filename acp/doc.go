@@ -4,9 +4,28 @@
 //
 // Methods: initialize, session/new (a session in the editor's working
 // directory, with its own sandbox there), session/load (a stored
-// session, its history replayed as updates), session/list (the stored
-// sessions, most recently active first), session/close, session/prompt,
-// session/cancel and session/set_mode. A prompt's turn is forwarded as it runs, in the
+// session, its history replayed as updates), session/resume (the same
+// without the replay), session/fork (a stored session copied into a new
+// one, session.Store.Fork), session/list (the stored sessions, most
+// recently active first), session/close, session/prompt, session/cancel,
+// session/set_mode and session/set_model.
+//
+// Models: session/new, load and resume answer with the model picker,
+// app.Runtime.Models as "provider:model" (the configured model, its
+// fallbacks, the auxiliary tasks' own); session/set_model puts the
+// session's next turns on another one (app.AgentOptions.Model), the
+// fallbacks behind it, and refuses at once a model it cannot resolve.
+//
+// Prompts: text, embedded text resources (inlined with their URI),
+// resource links, and images (base64 data with its media type, an
+// http(s) or data: URI, or a file:// URI; image blobs too), which go on
+// the turn's user message. What cannot reach the model fails the prompt
+// with the reason and no model call: an invalid, unsupported or
+// oversized image, images for a model without vision, audio (not
+// advertised), other binary resources. The SDK reads a message of at
+// most 10 MB, which bounds an inline image to about 7 MB.
+//
+// A prompt's turn is forwarded as it runs, in the
 // runtime's event order: message chunks, thought chunks (the model's
 // reasoning), tool calls and their updates (with a kind, and the file's
 // location for file tools), and the todo list as the session's plan.
@@ -19,7 +38,7 @@
 // sandbox stays), "read-only" runs the session under the read-only
 // sandbox.
 //
-// MCP servers the editor passes with session/new or session/load (stdio,
+// MCP servers the editor passes with session/new, load, resume or fork (stdio,
 // http, sse) are started for that session alone (app.SessionMCP): their
 // tools are offered to its agent beside the configured servers', under
 // the same naming, toolsets setting and sandbox (the editor is the user,

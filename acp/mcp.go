@@ -119,3 +119,24 @@ func (n *notices) open() {
 	}
 	n.pending = nil
 }
+
+// stableServers are the MCP servers of an unstable method's request in
+// the stable types mcpServers reads.
+func stableServers(list []sdk.UnstableMcpServer) []sdk.McpServer {
+	out := make([]sdk.McpServer, 0, len(list))
+	for _, s := range list {
+		switch {
+		case s.Stdio != nil:
+			out = append(out, sdk.McpServer{Stdio: s.Stdio})
+		case s.Http != nil:
+			out = append(out, sdk.McpServer{Http: &sdk.McpServerHttpInline{Name: s.Http.Name, Url: s.Http.Url, Headers: s.Http.Headers, Type: "http"}})
+		case s.Sse != nil:
+			out = append(out, sdk.McpServer{Sse: &sdk.McpServerSseInline{Name: s.Sse.Name, Url: s.Sse.Url, Headers: s.Sse.Headers, Type: "sse"}})
+		case s.Acp != nil:
+			out = append(out, sdk.McpServer{Acp: &sdk.McpServerAcpInline{Name: s.Acp.Name, Id: sdk.McpServerAcpId(s.Acp.Id), Type: "acp"}})
+		default:
+			out = append(out, sdk.McpServer{})
+		}
+	}
+	return out
+}

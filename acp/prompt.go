@@ -21,25 +21,38 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	text := promptText(p.Prompt)
-	if strings.TrimSpace(text) == "" {
+	text, images, err := promptContent(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	if strings.TrimSpace(text) == "" && len(images) == 0 {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt holds no text"})
 	}
 	se.mu.Lock()
-	mode, stored, servers := se.mode, se.stored, se.mcp
+	mode, stored, servers, model := se.mode, se.stored, se.mcp, se.model
 	se.mu.Unlock()
 	ws, err := s.workspace(se, mode)
 	if err != nil {
 		return sdk.PromptResponse{}, fmt.Errorf("opening the workspace %s: %w", se.cwd, err)
 	}
 	opts := app.AgentOptions{Resume: stored, Source: Source, Platform: "acp", Workspace: ws, Yolo: mode == ModeYolo,
-		Approve: s.approver(se), MCP: servers}
+		Approve: s.approver(se), MCP: servers, Model: model}
 	if stored == "" {
 		opts.SessionID = se.id
 	}
 	a, err := s.rt.NewAgent(ctx, opts)
 	if err != nil {
 		return sdk.PromptResponse{}, fmt.Errorf("starting the turn: %w", err)
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			s.opts.Logger.Warn("acp: closing the agent", "err", err)
+		}
+	}()
+	if len(images) > 0 && !a.AcceptsImages() {
+		m, _ := a.Model()
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf(
+			"%s cannot see the %d image(s) of the prompt: choose a vision model, or set model.vision: true in config.yaml if it has vision", m, len(images))})
 	}
 	se.mu.Lock()
 	se.running, se.calls = a, map[string]*toolCall{}
@@ -48,16 +61,13 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		se.mu.Lock()
 		se.running, se.calls = nil, nil
 		se.mu.Unlock()
-		if err := a.Close(); err != nil {
-			s.opts.Logger.Warn("acp: closing the agent", "err", err)
-		}
 	}()
 
 	// Updates go out even after a cancel: the editor gets the turn's last
 	// events before the prompt's answer.
 	uctx := context.WithoutCancel(ctx)
 	var res *agent.Result
-	for e, err := range a.Stream(ctx, agent.Input{Message: text}) {
+	for e, err := range a.Stream(ctx, agent.Input{Message: text, Images: images}) {
 		if err != nil {
 			return sdk.PromptResponse{}, err
 		}
@@ -73,6 +83,12 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	se.mu.Lock()
 	se.stored = res.SessionID
 	se.mu.Unlock()
+	if model != "" && res.Model != "" {
+		// The stored session names the model it went on with.
+		if err := s.rt.Store().SetModel(uctx, res.SessionID, res.Model, res.Provider); err != nil {
+			s.opts.Logger.Warn("acp: recording the session's model", "session", res.SessionID, "err", err)
+		}
+	}
 	return stopFor(res)
 }
 
@@ -123,24 +139,6 @@ func stopFor(res *agent.Result) (sdk.PromptResponse, error) {
 		msg = res.Error.Error()
 	}
 	return sdk.PromptResponse{}, fmt.Errorf("the turn failed (%s): %s", res.ExitReason, msg)
-}
-
-// promptText joins the prompt's blocks: text as it is, embedded
-// resources inlined with their URI, links named.
-func promptText(blocks []sdk.ContentBlock) string {
-	var parts []string
-	for _, b := range blocks {
-		switch {
-		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
-		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
-			r := b.Resource.Resource.TextResourceContents
-			parts = append(parts, fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.Uri, r.Text))
-		case b.ResourceLink != nil:
-			parts = append(parts, fmt.Sprintf("[%s](%s)", b.ResourceLink.Name, b.ResourceLink.Uri))
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // forward turns one event of the running turn into session updates.
@@ -203,12 +201,17 @@ func plan(st todo.State) sdk.SessionUpdate {
 }
 
 // replay sends a stored session's history as the updates that made it.
-func (s *server) replay(ctx context.Context, se *sess, msgs []llm.Message) error {
+func (s *server) replay(ctx context.Context, se *sess, msgs []llm.Message) {
 	calls := map[string]*toolCall{}
 	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
-			s.update(ctx, se, sdk.UpdateUserMessageText(m.Content))
+			if m.Content != "" {
+				s.update(ctx, se, sdk.UpdateUserMessageText(m.Content))
+			}
+			for _, im := range m.Images {
+				s.update(ctx, se, sdk.UpdateUserMessage(imageBlock(im)))
+			}
 		case llm.RoleAssistant:
 			if m.Reasoning != "" {
 				s.update(ctx, se, sdk.UpdateAgentThoughtText(m.Reasoning))
@@ -229,5 +232,4 @@ func (s *server) replay(ctx context.Context, se *sess, msgs []llm.Message) error
 			s.update(ctx, se, tc.finish(m.Content, false))
 		}
 	}
-	return nil
 }

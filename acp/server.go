@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,11 @@ type server struct {
 var (
 	_ sdk.Agent       = (*server)(nil)
 	_ sdk.AgentLoader = (*server)(nil)
+	// The unstable methods the SDK routes to an agent that has them.
+	_ interface {
+		UnstableForkSession(context.Context, sdk.UnstableForkSessionRequest) (sdk.UnstableForkSessionResponse, error)
+		UnstableSetSessionModel(context.Context, sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error)
+	} = (*server)(nil)
 )
 
 // sess is an editor's session: where it works, its mode, the stored
@@ -84,6 +90,7 @@ type sess struct {
 
 	mu      sync.Mutex
 	mode    string
+	model   string // the model its turns go to (app.ModelID); "" is the runtime's
 	stored  string // "" until the first turn stored it
 	running *app.Agent
 	calls   map[string]*toolCall // tool calls of the running turn, by id
@@ -164,11 +171,13 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    mcpCapabilities,
 			SessionCapabilities: sdk.SessionCapabilities{
-				List:  &sdk.SessionListCapabilities{},
-				Close: &sdk.SessionCloseCapabilities{},
+				List:   &sdk.SessionListCapabilities{},
+				Close:  &sdk.SessionCloseCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{},
+				Fork:   &sdk.SessionForkCapabilities{},
 			},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "hermes", Title: sdk.Ptr("Hermes"), Version: s.opts.Version},
@@ -185,34 +194,49 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	se := &sess{id: session.NewID(time.Now), cwd: p.Cwd, mode: ModeDefault}
 	s.startMCP(ctx, se, p.McpServers)
 	s.open(se)
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: modes(ModeDefault)}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: modes(ModeDefault), Models: s.models(se)}, nil
 }
 
+// LoadSession is session/load: a stored session opened again, its
+// history replayed to the editor.
 func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	se, err := s.reopen(ctx, p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	msgs, err := s.rt.Store().Messages(ctx, se.stored)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, fmt.Errorf("reading session %s: %w", se.stored, err)
+	}
+	s.replay(ctx, se, msgs)
+	return sdk.LoadSessionResponse{Modes: modes(ModeDefault), Models: s.models(se)}, nil
+}
+
+// ResumeSession is session/resume: session/load without the replay, for
+// an editor that still shows the conversation.
+func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	se, err := s.reopen(ctx, p.SessionId, p.Cwd, p.McpServers)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: modes(ModeDefault), Models: s.models(se)}, nil
+}
+
+// reopen opens the stored session id as an ACP session of the same id,
+// in cwd (default where it ran), with the editor's MCP servers.
+func (s *server) reopen(ctx context.Context, id sdk.SessionId, cwd string, servers []sdk.McpServer) (*sess, error) {
 	<-s.ready
-	st := s.rt.Store()
-	stored, err := st.Get(ctx, string(p.SessionId))
+	stored, err := s.rt.Store().Get(ctx, string(id))
 	if errors.Is(err, session.ErrNotFound) {
-		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no stored session %q", p.SessionId)})
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no stored session %q", id)})
 	}
 	if err != nil {
-		return sdk.LoadSessionResponse{}, err
+		return nil, fmt.Errorf("reading session %s: %w", id, err)
 	}
-	msgs, err := st.Messages(ctx, stored.ID)
-	if err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
-	cwd := p.Cwd
-	if cwd == "" {
-		cwd = stored.Cwd
-	}
-	se := &sess{id: stored.ID, cwd: cwd, mode: ModeDefault, stored: stored.ID}
-	s.startMCP(ctx, se, p.McpServers)
+	se := &sess{id: stored.ID, cwd: cmp.Or(cwd, stored.Cwd), mode: ModeDefault, stored: stored.ID}
+	s.startMCP(ctx, se, servers)
 	s.open(se)
-	if err := s.replay(ctx, se, msgs); err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
-	return sdk.LoadSessionResponse{Modes: modes(ModeDefault)}, nil
+	return se, nil
 }
 
 func (s *server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
@@ -254,10 +278,6 @@ func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (s
 		se.close()
 	}
 	return sdk.CloseSessionResponse{}, nil
-}
-
-func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
 
 func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {

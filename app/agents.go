@@ -48,6 +48,11 @@ type AgentOptions struct {
 	// (a client's own system message); a resumed session keeps the prompt
 	// it was built with.
 	SystemPrompt string
+	// Model puts the conversation on another model than the runtime's
+	// (Runtime.Models lists them; "name" or "provider:name" as SwitchModel
+	// takes): a model of the chain moves to its front, any other takes
+	// the primary's place; the fallbacks stay behind it.
+	Model string
 	// MCP adds the tools of a conversation's own MCP servers to the
 	// configured ones; NewAgent first waits for those still starting, up
 	// to mcp_startup_timeout after they started.
@@ -204,13 +209,26 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 		}
 		base.Tools = reg
 	}
-	chain, err := rt.newChain()
+	rt.modelMu.Lock()
+	entries := rt.entries
+	rt.modelMu.Unlock()
+	if o.Model != "" {
+		var err error
+		if entries, err = rt.entriesFor(ctx, o.Model); err != nil {
+			return nil, err
+		}
+		rt.addKeys(entries[:1])
+	}
+	chain, err := rt.chainOver(entries)
 	if err != nil {
 		return nil, configErr(err)
 	}
 	sess, history, storedPrompt, err := rt.agentSession(ctx, o, workdir, a.hold(rt))
 	if err != nil {
 		return nil, err
+	}
+	if o.Model != "" && history != nil && (sess.Model != entries[0].Model || sess.Provider != entries[0].Provider) {
+		storedPrompt = "" // it names the model the session was on: built again for this one
 	}
 	ask := o.Approve
 	if ask == nil && o.Unattended != "" {
@@ -228,6 +246,10 @@ func (rt *Runtime) NewAgent(ctx context.Context, o AgentOptions) (*Agent, error)
 	acfg := base
 	acfg.Client = chain
 	acfg.Model, acfg.Provider = rt.agentModel()
+	if o.Model != "" {
+		ep := entries[0]
+		acfg.Model, acfg.Provider, acfg.APIMode, acfg.ContextLength = ep.Model, ep.Provider, ep.APIMode, rt.contextWindow(ep)
+	}
 	acfg.Observer = o.Observer
 	acfg.Approver = a.approver
 	acfg.Session = sess

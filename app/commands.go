@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -164,27 +163,17 @@ func (rt *Runtime) SwitchModel(ctx context.Context, ref string) (provider.Endpoi
 	rt.modelMu.Lock()
 	cur, entries := rt.endpoint, slices.Clone(rt.entries)
 	rt.modelMu.Unlock()
-	provID, model := "", ref
-	if p, m, ok := strings.Cut(ref, ":"); ok && p != "" && m != "" && rt.isProvider(p) {
-		provID, model = p, m
-	}
-	ep := cur
-	ep.Model, ep.ContextLength = model, 0
-	if provID != "" && provID != cur.Provider {
-		var err error
-		ep, err = rt.resolver.Resolve(ctx, provider.Config{Provider: provID, Model: model, Providers: rt.pcfg.Providers})
-		if err != nil {
-			return provider.Endpoint{}, fmt.Errorf("model %s: %w", ref, err)
-		}
+	ep, err := rt.endpointFor(ctx, ref, cur)
+	if err != nil {
+		return provider.Endpoint{}, err
 	}
 	entries[0] = ep
 	chain, err := rt.chainOver(entries)
 	if err != nil {
 		return provider.Endpoint{}, fmt.Errorf("model %s: %w", ref, err)
 	}
-	cache, _ := provider.OpenContextCache(filepath.Join(rt.cfg.Home, "context_lengths.json"))
 	rt.agent.SetModel(agent.ModelChoice{Client: chain, Model: ep.Model, Provider: ep.Provider, APIMode: ep.APIMode,
-		ContextLength: provider.ContextWindow(ep, cache)})
+		ContextLength: rt.contextWindow(ep)})
 	rt.modelMu.Lock()
 	rt.endpoint, rt.entries = ep, entries
 	rt.modelMu.Unlock()

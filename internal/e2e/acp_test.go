@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -191,5 +192,72 @@ func TestACPEditorMCPServers(t *testing.T) {
 			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 			t.Errorf("MCP server %d outlived hermes: %s", pid, stat)
 		}
+	}
+}
+
+// An editor on @agentclientprotocol/sdk reopens a conversation it still
+// shows: hermes acp resumes it without replaying it, the next prompt
+// (on the model the editor switched to, with a screenshot) continues the
+// stored history and carries the image to the model; audio is refused.
+func TestACPClientResumesAndSendsAnImage(t *testing.T) {
+	modules, node := testpeer.Node(t, "clients")
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "Remembered."}, llmtest.Reply{Text: "A terminal, and 42."})
+	base := outsideTmp(t)
+	home, work := filepath.Join(base, "hermes-home"), filepath.Join(base, "project")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(work, 0o755)
+	cfg := fmt.Sprintf("provider: custom\nbase_url: %[1]s\napi_key: sk-test\nmodel:\n  default: test-model\n  vision: false\n"+
+		"fallback_providers:\n  - provider: custom\n    model: vision-model\n    base_url: %[1]s\n", srv.URL())
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR screenshot")
+	b64 := base64.StdEncoding.EncodeToString(png)
+
+	cmd := exec.Command(node, filepath.Join(filepath.Dir(modules), "acp-resume-client.mjs"), work)
+	cmd.Dir = work
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "HERMES_HOME=" + home, "HERMES_LOCAL_PORTS=none",
+		"HERMES_BIN=" + hermesBin, "IMAGE_B64=" + b64}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("acp client: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		CanResume, CanImage   bool
+		SessionID             string
+		Models                []string
+		CurrentModel          string
+		FirstStop, SecondStop string
+		ResumedModes          int
+		UpdatesAfterResume    int
+		Replayed              int
+		Text                  string
+		AudioError            *string
+	}
+	if err := json.Unmarshal(stdout, &got); err != nil {
+		t.Fatalf("client output %q: %v\n%s", stdout, err, stderr.String())
+	}
+	if !got.CanResume || !got.CanImage || got.CurrentModel != "custom:test-model" || strings.Join(got.Models, ",") != "custom:test-model,custom:vision-model" {
+		t.Errorf("initialize/new: %+v", got)
+	}
+	if got.FirstStop != "end_turn" || got.SecondStop != "end_turn" || got.ResumedModes != 3 || got.Text != "A terminal, and 42." {
+		t.Errorf("turns: %+v\n%s", got, stderr.String())
+	}
+	if got.UpdatesAfterResume != 0 || got.Replayed != 0 {
+		t.Errorf("the resumed session was replayed: %+v", got)
+	}
+	if got.AudioError == nil || !strings.Contains(*got.AudioError, "audio (audio/wav) is not supported") {
+		t.Errorf("audio: %v", got.AudioError)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	sent := reqs[1].Messages()
+	user := sent[len(sent)-1]
+	if reqs[1].Model != "vision-model" || len(sent) != 4 || sent[1].Content != "Remember 42." ||
+		user.Content != "What is in this screenshot?" || len(user.Images) != 1 || user.Images[0].Data != b64 || user.Images[0].MediaType != "image/png" {
+		t.Errorf("the resumed turn went to %s with %+v", reqs[1].Model, sent)
 	}
 }
