@@ -25,10 +25,10 @@ func promptContent(blocks []sdk.ContentBlock) (string, []llm.Image, error) {
 	for i, b := range blocks {
 		switch {
 		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
+			parts = append(parts, take(b.Text.Text))
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
 			r := b.Resource.Resource.TextResourceContents
-			parts = append(parts, fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.Uri, r.Text))
+			parts = append(parts, fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.Uri, take(r.Text)))
 		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
 			r := b.Resource.Resource.BlobResourceContents
 			mt := ""
@@ -38,7 +38,7 @@ func promptContent(blocks []sdk.ContentBlock) (string, []llm.Image, error) {
 			if !strings.HasPrefix(strings.ToLower(mt), "image/") {
 				return "", nil, blockError(i, fmt.Errorf("the binary resource %s (%s) cannot be read: hermes takes text resources and images", r.Uri, cmp.Or(mt, "no media type")))
 			}
-			im, err := inlineImage(r.Blob, mt, r.Uri)
+			im, err := inlineImage(take(r.Blob), mt, r.Uri)
 			if err != nil {
 				return "", nil, blockError(i, err)
 			}
@@ -69,10 +69,10 @@ func blockError(i int, err error) error {
 func blockImage(b *sdk.ContentBlockImage) (llm.Image, error) {
 	uri := ""
 	if b.Uri != nil {
-		uri = *b.Uri
+		uri = take(*b.Uri)
 	}
 	if b.Data != "" {
-		return inlineImage(b.Data, b.MimeType, uri)
+		return inlineImage(take(b.Data), b.MimeType, uri)
 	}
 	if uri == "" {
 		return llm.Image{}, fmt.Errorf("the image has neither data nor a uri")

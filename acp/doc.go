@@ -23,7 +23,9 @@
 // with the reason and no model call: an invalid, unsupported or
 // oversized image, images for a model without vision, audio (not
 // advertised), other binary resources. The SDK reads a message of at
-// most 10 MB, which bounds an inline image to about 7 MB.
+// most 10 MB; a longer one (a large screenshot) reaches it with its long
+// strings set aside and is whole again in the prompt (bigline.go), up to
+// 64 MB a message and the 20 MB image limit.
 //
 // A prompt's turn is forwarded as it runs, in the
 // runtime's event order: message chunks, thought chunks (the model's

@@ -47,7 +47,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		o.Logger = slog.Default()
 	}
 	a := &server{opts: o, rt: o.Runtime, sessions: map[string]*sess{}, ready: make(chan struct{})}
-	conn := sdk.NewAgentSideConnection(a, out, in)
+	conn := sdk.NewAgentSideConnection(a, out, newLineGuard(in, o.Logger))
 	conn.SetLogger(o.Logger)
 	a.conn = conn
 	close(a.ready)

@@ -1,12 +1,14 @@
 package acp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -239,5 +241,31 @@ func TestModelSwitchAppliesToTheSessionsNextTurn(t *testing.T) {
 	}
 	if _, err := f.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: s.SessionId, ModelId: "anthropic:claude-sonnet-4"}); err == nil {
 		t.Fatal("a model without a key was accepted")
+	}
+}
+
+// A screenshot whose message is longer than the SDK reads (10 MB) still
+// reaches the model, and the session goes on.
+func TestAnImageLargerThanAMessageReachesTheModel(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	f := connectWith(t, srv, t.TempDir(), func(c *config.Config) { c.Model.Vision = new(true) })
+	srv.Enqueue(llmtest.Reply{Text: "A large picture."}, llmtest.Reply{Text: "Still here."})
+	id := f.newSession(t)
+	large := append(bytes.Clone(png), make([]byte, 12<<20)...) // a PNG with 12 MB after it: 16 MB of base64
+	b64 := base64.StdEncoding.EncodeToString(large)
+	// Bounded: without the guard the connection ends and no answer comes.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := f.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("what is this?"), sdk.ImageBlock(b64, "image/png")}}); err != nil {
+		t.Fatal(err)
+	}
+	sent := srv.Requests()[0].Messages()
+	user := sent[len(sent)-1]
+	if user.Content != "what is this?" || len(user.Images) != 1 || user.Images[0].Data != b64 {
+		t.Fatalf("the model got %q with %d images", user.Content, len(user.Images))
+	}
+	if _, err := f.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("and now?")}}); err != nil {
+		t.Fatalf("after the large message: %v", err)
 	}
 }
