@@ -27,15 +27,18 @@
 // child session, its messages and the end of the parent, so a crash
 // leaves the parent as it was or the complete child, never half of it.
 //
-// One writer per session: Acquire takes a session's lock (flock on
-// sessions/<id>.lock beside the database, dropped by the kernel when its
+// One writer per session: Acquire takes a session's lock (on Linux one
+// byte of sessions/locks beside the database, an OFD lock; elsewhere
+// flock on sessions/<id>.lock; either way dropped by the kernel when its
 // holder dies) so two processes resuming one session never interleave
 // their messages; the second gets a *BusyError (ErrBusy) naming the pid
 // that holds it. The lock is advisory: the store's writes do not check
 // it, its users (package app) take it before they write.
 //
 // Concurrency: a Store is safe for concurrent use. All writes go through a
-// single connection, so they are serialised inside the process; other
+// single connection, so they are serialised inside the process; small
+// writes that arrive together share one transaction (batch.go), and a
+// message can carry the writes pending before it (AppendMessageWith); other
 // processes sharing the file are handled by SQLite's busy timeout with
 // BEGIN IMMEDIATE. Reads use a separate pool and never wait for a writer
 // (WAL). Close must not race with other calls.
