@@ -69,6 +69,9 @@ func TestAClientApprovesACommandOnce(t *testing.T) {
 	}
 	ev := f.openEvents(t, id)
 	asked := ev.until(t, "approval.requested")
+	if got := names(asked); !slices.Equal(got, []string{"run.started", "tool.started", "approval.requested"}) {
+		t.Fatalf("events before the approval: %v", got) // the request follows the call it is about
+	}
 	req := asked[len(asked)-1].Data
 	aid, _ := req["approval_id"].(string)
 	if !strings.HasPrefix(aid, "apr_") || !strings.Contains(req["command"].(string), "rm -rf build") ||

@@ -83,6 +83,9 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	if askClient {
 		c.approve = s.askClient(rn)
 	}
+	// The agent delivers its events to the observer before it asks for
+	// an approval, so approval.requested follows the events before it.
+	c.observer = newRunEvents(rn).observe
 	rn.idemKey = strings.TrimSpace(r.Header.Get(idempotencyHeader))
 	rn.bodyHash = sha256.Sum256(body)
 	if e := s.runReg.add(rn); e != nil {
@@ -152,7 +155,6 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 	var res *agent.Result
 	var runErr error
 	if !stopNow {
-		events := newRunEvents(rn)
 		for e, err := range t.agent.Stream(ctx, agent.Input{Message: message}) {
 			if err != nil {
 				runErr = err
@@ -160,9 +162,7 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 			}
 			if e.Kind == agent.EventDone && e.Depth == 0 && e.AgentID == "" {
 				res = e.Result
-				continue
-			}
-			events.on(e)
+			} // the observer logged the others
 		}
 	}
 	// The session is free before the client reads the final event, so
