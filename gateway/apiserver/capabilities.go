@@ -11,14 +11,15 @@ import (
 var endpoints = []string{
 	"POST /v1/chat/completions",
 	"POST /v1/responses", "GET /v1/responses/{id}", "DELETE /v1/responses/{id}",
-	"POST /v1/runs", "GET /v1/runs/{id}", "GET /v1/runs/{id}/events", "POST /v1/runs/{id}/stop",
+	"POST /v1/runs", "GET /v1/runs", "GET /v1/runs/{id}", "GET /v1/runs/{id}/events", "POST /v1/runs/{id}/stop",
+	"POST /v1/runs/{id}/approval",
 	"GET /v1/models", "GET /v1/models/{id}", "GET /v1/capabilities",
 	"GET /health", "GET /v1/health", "GET /health/detailed",
 }
 
 // capabilities answers GET /v1/capabilities: the features a client may
-// rely on. What this server does not offer (steering or approving a
-// run, the jobs and sessions APIs) is listed as false, not left out.
+// rely on. What this server does not offer (steering a run, the jobs
+// and sessions APIs) is listed as false, not left out.
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) {
 	images := true
 	if a := s.opts.Runtime.Agent(); a != nil {
@@ -35,7 +36,8 @@ func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) {
 			"run_events":         true,
 			"run_stop":           true,
 			"run_steer":          false,
-			"run_approval":       false,
+			"run_approval":       true,
+			"run_list":           true,
 			"idempotency_keys":   true,
 			"streaming":          true,
 			"tool_progress":      true,
@@ -55,7 +57,9 @@ func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) {
 			"run_retention_seconds": int(s.runReg.ttl.Seconds()),
 			"max_retained_runs":     s.runReg.maxRuns,
 		},
-		"approvals": map[string]any{"unattended": true, "mode": s.approvalMode()},
+		"approvals": map[string]any{"unattended": true, "mode": s.approvalMode(),
+			"run_modes": []string{approvalsDeny, approvalsClient}, "choices": approvalChoices,
+			"timeout_seconds": int(s.approvalTimeout().Seconds())},
 	})
 }
 

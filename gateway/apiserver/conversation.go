@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/session"
+	"github.com/hermes-go/hermes/tool/approval"
 )
 
 // sessionHeader names the stored session a request continues, and the
@@ -31,6 +32,12 @@ type conversation struct {
 	parent string
 	// system is the client's own system text, for a new session.
 	system string
+	// approve asks the client about a command needing approval; nil
+	// denies it (nobody attends).
+	approve func(context.Context, approval.Prompt) (approval.Choice, error)
+	// observer receives the agent's events as they are delivered, before
+	// any approval prompt that follows them.
+	observer agent.Observer
 }
 
 // httpError is a failure with the status and OpenAI error it maps to.
@@ -84,7 +91,7 @@ func (s *Server) open(ctx context.Context, c conversation) (*app.Agent, error) {
 	}
 	opts := app.AgentOptions{Resume: c.resume, Source: source, Platform: "api", SystemPrompt: c.system,
 		Unattended: "nobody can approve commands on this API server (approvals.unattended_mode: deny); " +
-			"do not retry it: do without it, or tell the user it needs their approval"}
+			"do not retry it: do without it, or tell the user it needs their approval", Approve: c.approve, Observer: c.observer}
 	if s.opts.AllowUnattended {
 		opts.Yolo = true
 	}

@@ -39,6 +39,29 @@
 // then forgotten with its key; a run stores at most 256 KB of deltas,
 // then drops them (events_truncated, dropped_events) and keeps the rest.
 // The transcript itself is the stored session (hermes --resume).
+// GET /v1/runs lists the remembered runs, newest first, in OpenAI's list
+// shape ({"object": "list", "data", "has_more", "first_id", "last_id"});
+// limit (default 20, at most 100) bounds a page and after=<run id>
+// continues after that run.
+//
+// Approvals in a run: by default ("approvals": "deny") a run is
+// unattended like every request (below). A run started with
+// "approvals": "client" asks its client instead: a command the runtime's
+// approver would ask the CLI's user about emits approval.requested
+// {approval_id, command, description, findings [{key, description}],
+// tool, call_id, choices [once, session, always, deny], expires_at}; the
+// run's status reads requires_action and its required_action is
+// {"type": "approval", "approvals": [...]} until it is answered with
+// POST /v1/runs/{id}/approval {"approval_id", "choice"} (400 for a bad
+// choice, 404 for an unknown run, 409 when that approval is not
+// pending). approval.resolved {approval_id, choice, resolved_by: client,
+// timeout or cancelled} follows. The answer means what it means in the
+// CLI, through the same approver: once runs the command, session
+// approves the pattern for the rest of the run, always adds it to
+// command_allowlist, deny refuses it and the model reads so. No answer
+// within approvals.timeout, the run stopping or the server shutting
+// down denies it. The hardline list and the sandbox apply regardless;
+// approvals.unattended_mode: allow runs commands without asking.
 //
 // Images: user messages may carry image parts, Chat Completions'
 // {"type":"image_url","image_url":{"url":...}} and Responses'

@@ -8,13 +8,31 @@ import (
 
 // runEvents turns the runtime's events into a run's events: the top
 // agent's text and reasoning as deltas, every agent's tool calls, and a
-// subagent's start and end (delegate_task).
+// subagent's start and end (delegate_task). The agent calls it from one
+// goroutine at a time.
 type runEvents struct {
 	r         *run
 	subagents map[string]bool // seen; true while not yet complete
 }
 
 func newRunEvents(r *run) *runEvents { return &runEvents{r: r, subagents: map[string]bool{}} }
+
+// observe is the agent's Observer: it logs the events of the run's turn
+// but the top agent's EventDone (the run's end is logged with its
+// outcome); those before the turn (compressing the history first) are
+// not the run's.
+func (x *runEvents) observe(e agent.Event) {
+	if e.Kind == agent.EventDone && e.Depth == 0 && e.AgentID == "" {
+		return
+	}
+	x.r.mu.Lock()
+	started := !x.r.started.IsZero()
+	x.r.mu.Unlock()
+	if !started {
+		return
+	}
+	x.on(e)
+}
 
 func (x *runEvents) on(e agent.Event) {
 	at := e.Time

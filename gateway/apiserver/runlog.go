@@ -1,8 +1,11 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,6 +19,9 @@ const (
 	runCompleted = "completed"
 	runFailed    = "failed"
 	runCancelled = "cancelled"
+	// runRequiresAction is a running run waiting on its client to answer
+	// an approval; it is shown, never stored.
+	runRequiresAction = "requires_action"
 )
 
 // Bounds of what the server remembers of runs.
@@ -43,6 +49,10 @@ type run struct {
 	model        string
 	instructions string
 	created      time.Time
+	// askClient: commands needing approval are asked of the client
+	// ("approvals": "client") instead of denied.
+	askClient bool
+	seq       uint64 // registration order, for listing
 
 	mu        sync.Mutex
 	status    string
@@ -64,6 +74,8 @@ type run struct {
 	accepted  bool   // answered 202: a repeated Idempotency-Key gets it
 	interrupt func() // stops the turn (set once it runs)
 	ended     chan struct{}
+	pending   []*pendingApproval // asked, not yet answered, oldest first
+	answered  map[string]string  // approval id -> how it was resolved
 }
 
 // runEvent is one event of a run's log: its type and its marshalled data.
@@ -87,6 +99,11 @@ func (r *run) changed() {
 func (r *run) append(typ string, fields map[string]any, delta bool, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.appendLocked(typ, fields, delta, at)
+}
+
+// appendLocked is append with r.mu held.
+func (r *run) appendLocked(typ string, fields map[string]any, delta bool, at time.Time) {
 	if r.isFinished() {
 		return
 	}
@@ -168,8 +185,19 @@ func (r *run) stop() bool {
 func (r *run) body() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	status := r.status
+	var action any
+	if len(r.pending) > 0 && status == runRunning {
+		status = runRequiresAction
+		list := make([]map[string]any, len(r.pending))
+		for i, p := range r.pending {
+			list[i] = p.fields()
+		}
+		action = map[string]any{"type": "approval", "approvals": list}
+	}
 	b := map[string]any{
-		"id": r.id, "object": "run", "status": r.status, "model": r.model,
+		"id": r.id, "object": "run", "status": status, "model": r.model,
+		"approvals": r.approvalsMode(), "required_action": action,
 		"created_at": r.created.Unix(), "started_at": unixOrNil(r.started), "completed_at": unixOrNil(r.finished),
 		"session_id": nilIfEmpty(r.sessionID), "instructions": nilIfEmpty(r.instructions),
 		"output": nil, "finish_reason": nil, "usage": nil, "error": nil,
@@ -228,6 +256,7 @@ type runRegistry struct {
 
 	mu       sync.Mutex
 	runs     map[string]*run
+	seq      uint64 // runs added so far
 	keys     map[string]*run
 	finished []*run // in the order they finished
 	retained int    // bytes of the finished runs
@@ -257,6 +286,8 @@ func (g *runRegistry) add(r *run) (existing *run) {
 		}
 		g.keys[r.idemKey] = r
 	}
+	g.seq++
+	r.seq = g.seq
 	g.runs[r.id] = r
 	g.active.Add(1)
 	return nil
@@ -345,4 +376,39 @@ func (g *runRegistry) stopAll(ctx context.Context) {
 	case <-done:
 	case <-ctx.Done():
 	}
+}
+
+// list returns the remembered runs a client started, newest first: at
+// most limit of those older than the run after names (empty: from the
+// newest), and whether more follow. found is false when after names no
+// remembered run.
+func (g *runRegistry) list(after string, limit int) (page []*run, more, found bool) {
+	g.mu.Lock()
+	g.sweep()
+	var cursor uint64 = math.MaxUint64
+	if after != "" {
+		a := g.runs[after]
+		if a == nil {
+			g.mu.Unlock()
+			return nil, false, false
+		}
+		cursor = a.seq
+	}
+	all := make([]*run, 0, len(g.runs))
+	for _, r := range g.runs {
+		if r.seq < cursor {
+			all = append(all, r)
+		}
+	}
+	g.mu.Unlock()
+	all = slices.DeleteFunc(all, func(r *run) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return !r.accepted // still being created, or refused
+	})
+	slices.SortFunc(all, func(a, b *run) int { return cmp.Compare(b.seq, a.seq) })
+	if len(all) > limit {
+		return all[:limit], true, true
+	}
+	return all, false, true
 }

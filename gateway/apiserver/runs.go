@@ -34,6 +34,10 @@ type runRequest struct {
 	SessionID    string          `json:"session_id"`
 	Instructions string          `json:"instructions"`
 	Model        string          `json:"model"`
+	// Approvals is how commands needing approval are decided: "deny"
+	// (default: nobody attends) or "client" (asked on the event stream,
+	// answered with POST /v1/runs/{id}/approval).
+	Approvals string `json:"approvals"`
 }
 
 func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
@@ -54,6 +58,15 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeParamError(w, "input", err)
 		return
 	}
+	askClient := false
+	switch strings.ToLower(strings.TrimSpace(req.Approvals)) {
+	case "", approvalsDeny:
+	case approvalsClient:
+		askClient = true
+	default:
+		badRequest(w, "approvals", fmt.Sprintf("Invalid 'approvals' %q: expected \"deny\" (the default) or \"client\".", req.Approvals))
+		return
+	}
 	prior, message, system, err := lastUser(msgs)
 	if err != nil {
 		badRequest(w, "input", err.Error()+".")
@@ -66,6 +79,13 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 
 	rn := newRun(newID("run_"), s.opts.ModelName, nowTime())
 	rn.instructions = req.Instructions
+	rn.askClient = askClient
+	if askClient {
+		c.approve = s.askClient(rn)
+	}
+	// The agent delivers its events to the observer before it asks for
+	// an approval, so approval.requested follows the events before it.
+	c.observer = newRunEvents(rn).observe
 	rn.idemKey = strings.TrimSpace(r.Header.Get(idempotencyHeader))
 	rn.bodyHash = sha256.Sum256(body)
 	if e := s.runReg.add(rn); e != nil {
@@ -135,7 +155,6 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 	var res *agent.Result
 	var runErr error
 	if !stopNow {
-		events := newRunEvents(rn)
 		for e, err := range t.agent.Stream(ctx, agent.Input{Message: message}) {
 			if err != nil {
 				runErr = err
@@ -143,9 +162,7 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 			}
 			if e.Kind == agent.EventDone && e.Depth == 0 && e.AgentID == "" {
 				res = e.Result
-				continue
-			}
-			events.on(e)
+			} // the observer logged the others
 		}
 	}
 	// The session is free before the client reads the final event, so
@@ -196,6 +213,43 @@ func (s *Server) lookupRun(w http.ResponseWriter, r *http.Request) *run {
 			"No run found with id '"+id+"' (finished runs are remembered for a while, then forgotten; the conversation stays in its session).")
 	}
 	return rn
+}
+
+// Bounds of GET /v1/runs's page.
+const (
+	defaultListLimit = 20
+	maxListLimit     = 100
+)
+
+// listRuns answers GET /v1/runs: the remembered runs, newest first, a
+// page of limit after the run the after cursor names, in OpenAI's list
+// shape.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := defaultListLimit
+	if v := strings.TrimSpace(q.Get("limit")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListLimit {
+			badRequest(w, "limit", fmt.Sprintf("Invalid 'limit' %q: expected an integer from 1 to %d.", v, maxListLimit))
+			return
+		}
+		limit = n
+	}
+	after := strings.TrimSpace(q.Get("after"))
+	page, more, found := s.runReg.list(after, limit)
+	if !found {
+		badRequest(w, "after", fmt.Sprintf("Invalid 'after' %q: no remembered run has that id (finished runs are forgotten after a while).", after))
+		return
+	}
+	data := make([]map[string]any, len(page))
+	for i, rn := range page {
+		data[i] = rn.body()
+	}
+	list := map[string]any{"object": "list", "data": data, "has_more": more, "first_id": nil, "last_id": nil}
+	if len(page) > 0 {
+		list["first_id"], list["last_id"] = page[0].id, page[len(page)-1].id
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {

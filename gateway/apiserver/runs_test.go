@@ -426,7 +426,9 @@ func TestCapabilitiesAndDetailedHealth(t *testing.T) {
 			t.Fatalf("feature %s: %v in %s", k, feats[k], b)
 		}
 	}
-	if resp.StatusCode != 200 || feats["run_steer"] != false || !slices.Contains(anyStrings(c["endpoints"]), "POST /v1/runs") {
+	eps := anyStrings(c["endpoints"])
+	if resp.StatusCode != 200 || feats["run_steer"] != false || feats["run_approval"] != true || feats["run_list"] != true ||
+		!slices.Contains(eps, "POST /v1/runs") || !slices.Contains(eps, "GET /v1/runs") || !slices.Contains(eps, "POST /v1/runs/{id}/approval") {
 		t.Fatalf("capabilities %d %s", resp.StatusCode, b)
 	}
 

@@ -112,10 +112,12 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/runs/{id}", s.getRun)
 	m.HandleFunc("GET /v1/runs/{id}/events", s.runEvents)
 	m.HandleFunc("POST /v1/runs/{id}/stop", s.stopRun)
+	m.HandleFunc("GET /v1/runs", s.listRuns)
+	m.HandleFunc("POST /v1/runs/{id}/approval", s.answerApproval)
 	m.HandleFunc("GET /v1/capabilities", s.capabilities)
 	m.HandleFunc("GET /health/detailed", s.healthDetailed)
 	for _, p := range []string{"/v1/chat/completions", "/v1/responses", "/v1/responses/{id}", "/v1/models", "/health",
-		"/v1/runs", "/v1/runs/{id}", "/v1/runs/{id}/events", "/v1/runs/{id}/stop", "/v1/capabilities", "/health/detailed"} {
+		"/v1/runs", "/v1/runs/{id}", "/v1/runs/{id}/events", "/v1/runs/{id}/stop", "/v1/runs/{id}/approval", "/v1/capabilities", "/health/detailed"} {
 		m.HandleFunc(p, methodNotAllowed)
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -135,3 +135,99 @@ func TestHermesServeRunsAPI(t *testing.T) {
 		t.Fatalf("the CLI's resumed turn sent %d messages: %+v", len(sent), sent)
 	}
 }
+
+// A client of hermes serve starts a run that asks it about approvals:
+// the request arrives on the run's event stream, the run waits in
+// requires_action, and approving once lets the command run; the run is
+// listed by GET /v1/runs.
+func TestHermesServeRunApprovedOnce(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"rm -rf build && echo removed-it"}`}}},
+		llmtest.Reply{Text: "Deleted."},
+	)
+	home, work := t.TempDir(), t.TempDir()
+	victim := filepath.Join(work, "build")
+	os.Mkdir(victim, 0o755)
+	s := startServe(t, home, work, []string{"API_SERVER_KEY=sk-serve-test"},
+		"--provider", "custom", "--base-url", srv.URL(), "--model", "test-model")
+
+	resp, b := serveCall(t, s, http.MethodGet, "/v1/capabilities", "")
+	var caps struct{ Features map[string]bool }
+	if json.Unmarshal(b, &caps); resp.StatusCode != 200 || !caps.Features["run_approval"] || !caps.Features["run_list"] {
+		t.Fatalf("capabilities %d %s", resp.StatusCode, b)
+	}
+	resp, b = serveCall(t, s, http.MethodPost, "/v1/runs", `{"input": "delete build", "approvals": "client"}`)
+	var created struct{ ID string }
+	if json.Unmarshal(b, &created); resp.StatusCode != 202 || created.ID == "" {
+		t.Fatalf("POST /v1/runs: %d %s", resp.StatusCode, b)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, "http://"+s.addr+"/v1/runs/"+created.ID+"/events", nil)
+	req.Header.Set("Authorization", "Bearer sk-serve-test")
+	er, err := http.DefaultClient.Do(req)
+	if err != nil || er.StatusCode != 200 {
+		t.Fatalf("events: %v %v", er, err)
+	}
+	defer er.Body.Close()
+	sc := bufio.NewScanner(er.Body)
+	var kinds []string
+	var approvalID, resolvedChoice string
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var e struct {
+			Type, Command, Choice string
+			ApprovalID            string `json:"approval_id"`
+		}
+		json.Unmarshal([]byte(data), &e)
+		if e.Type == "message.delta" && kinds[len(kinds)-1] == e.Type {
+			continue
+		}
+		kinds = append(kinds, e.Type)
+		switch e.Type {
+		case "approval.requested":
+			if !strings.Contains(e.Command, "rm -rf build") {
+				t.Fatalf("approval.requested %s", data)
+			}
+			approvalID = e.ApprovalID
+			resp, b := serveCall(t, s, http.MethodGet, "/v1/runs/"+created.ID, "")
+			if resp.StatusCode != 200 || !strings.Contains(string(b), `"status":"requires_action"`) || !strings.Contains(string(b), approvalID) {
+				t.Fatalf("the waiting run: %d %s", resp.StatusCode, b)
+			}
+			if _, err := os.Stat(victim); err != nil {
+				t.Fatal("the command ran before it was approved")
+			}
+			resp, b = serveCall(t, s, http.MethodPost, "/v1/runs/"+created.ID+"/approval",
+				`{"approval_id": "`+approvalID+`", "choice": "once"}`)
+			if resp.StatusCode != 200 {
+				t.Fatalf("approving: %d %s", resp.StatusCode, b)
+			}
+		case "approval.resolved":
+			resolvedChoice = e.Choice
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "run.started tool.started approval.requested approval.resolved tool.completed message.delta run.completed" ||
+		resolvedChoice != "once" {
+		t.Fatalf("events %s (resolved %q)", got, resolvedChoice)
+	}
+	if _, err := os.Stat(victim); !os.IsNotExist(err) {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	reqs := srv.Requests()
+	if msgs := reqs[len(reqs)-1].Messages(); !strings.Contains(msgs[len(msgs)-1].Content, "removed-it") {
+		t.Fatalf("the model read %q", msgs[len(msgs)-1].Content)
+	}
+	resp, b = serveCall(t, s, http.MethodGet, "/v1/runs?limit=5", "")
+	var list struct {
+		Object  string
+		Data    []struct{ ID, Status string }
+		FirstID string `json:"first_id"`
+	}
+	if json.Unmarshal(b, &list); resp.StatusCode != 200 || list.Object != "list" || len(list.Data) != 1 ||
+		list.Data[0].ID != created.ID || list.Data[0].Status != "completed" || list.FirstID != created.ID {
+		t.Fatalf("GET /v1/runs: %d %s", resp.StatusCode, b)
+	}
+}
