@@ -9,7 +9,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 )
 
 // AddToAllowlist appends a pattern key to command_allowlist in the config
@@ -69,32 +68,6 @@ func decodeForEdit(b []byte) (map[string]any, []string, error) {
 	return m, doc.List, nil
 }
 
-// allowlistValue finds command_allowlist's mapping entry; nil when the
-// document has none.
-func allowlistValue(b []byte) (*ast.MappingValueNode, error) {
-	f, err := parser.ParseBytes(b, parser.ParseComments)
-	if err != nil {
-		return nil, err
-	}
-	if len(f.Docs) == 0 {
-		return nil, nil
-	}
-	body := unwrap(f.Docs[0].Body)
-	switch body.(type) {
-	case nil, *ast.CommentGroupNode:
-		return nil, nil
-	case *ast.MappingNode, *ast.MappingValueNode:
-	default:
-		return nil, errors.New("the file is not a mapping of settings")
-	}
-	for _, mv := range mappingValues(body) {
-		if keyName(mv) == "command_allowlist" {
-			return mv, nil
-		}
-	}
-	return nil, nil
-}
-
 // text is a file as lines, to edit by line and column (both 1-based, as
 // the parser reports them).
 type text struct {
@@ -131,7 +104,7 @@ func quote(s string) string {
 }
 
 func appendEntry(b []byte, key string) ([]byte, error) {
-	mv, err := allowlistValue(b)
+	mv, err := topKey(b, "command_allowlist")
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +142,7 @@ func appendEntry(b []byte, key string) ([]byte, error) {
 }
 
 func removeEntry(b []byte, entry string) ([]byte, error) {
-	mv, err := allowlistValue(b)
+	mv, err := topKey(b, "command_allowlist")
 	if err != nil || mv == nil {
 		return nil, err
 	}

@@ -1,11 +1,15 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 )
 
 // editKey changes one top-level setting of config.yaml as text, keeping
@@ -59,4 +63,32 @@ func replaceFile(path string, out []byte) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
+}
+
+// topKey finds a top-level key's mapping entry; nil when there is none.
+func topKey(b []byte, key string) (*ast.MappingValueNode, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	f, err := parser.ParseBytes(b, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Docs) == 0 {
+		return nil, nil
+	}
+	body := unwrap(f.Docs[0].Body)
+	switch body.(type) {
+	case nil, *ast.CommentGroupNode:
+		return nil, nil
+	case *ast.MappingNode, *ast.MappingValueNode:
+	default:
+		return nil, errors.New("the file is not a mapping of settings")
+	}
+	for _, mv := range mappingValues(body) {
+		if keyName(mv) == key {
+			return mv, nil
+		}
+	}
+	return nil, nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 )
 
 // AddMCPServer adds mcp_servers.<name> to the config file (created when
@@ -102,34 +101,6 @@ func decodeServers(b []byte) (map[string]any, map[string]any, error) {
 		m = nil
 	}
 	return m, servers, nil
-}
-
-// topKey finds a top-level key's mapping entry; nil when there is none.
-func topKey(b []byte, key string) (*ast.MappingValueNode, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, nil
-	}
-	f, err := parser.ParseBytes(b, parser.ParseComments)
-	if err != nil {
-		return nil, err
-	}
-	if len(f.Docs) == 0 {
-		return nil, nil
-	}
-	body := unwrap(f.Docs[0].Body)
-	switch body.(type) {
-	case nil, *ast.CommentGroupNode:
-		return nil, nil
-	case *ast.MappingNode, *ast.MappingValueNode:
-	default:
-		return nil, errors.New("the file is not a mapping of settings")
-	}
-	for _, mv := range mappingValues(body) {
-		if keyName(mv) == key {
-			return mv, nil
-		}
-	}
-	return nil, nil
 }
 
 // indentOf counts a line's leading spaces.
