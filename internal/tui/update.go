@@ -412,6 +412,16 @@ func (m *Model) shellDone(msg shellDoneMsg) {
 	}
 }
 
+// streamInto adds streamed text to the step's block of kind *b points
+// to, opening that block first.
+func (m *Model) streamInto(b **block, kind blockKind, text string) {
+	if *b == nil {
+		*b = &block{kind: kind, live: &stream{}}
+		m.blocks = append(m.blocks, *b)
+	}
+	(*b).live.add(text)
+}
+
 // event shows one agent event.
 func (m *Model) event(e agent.Event) {
 	if e.Depth > 0 {
@@ -423,25 +433,15 @@ func (m *Model) event(e agent.Event) {
 	lv := m.live
 	switch e.Kind {
 	case agent.EventTextDelta:
-		if lv == nil {
-			return
+		if lv != nil {
+			m.streamInto(&lv.answer, answerBlock, e.Text)
+			lv.waiting = "writing"
 		}
-		if lv.answer == nil {
-			lv.answer = &block{kind: answerBlock, live: &stream{}}
-			m.blocks = append(m.blocks, lv.answer)
-		}
-		lv.answer.live.add(e.Text)
-		lv.waiting = "writing"
 	case agent.EventReasoningDelta:
-		if lv == nil {
-			return
+		if lv != nil {
+			m.streamInto(&lv.reasoning, reasoningBlock, e.Text)
+			lv.waiting = "thinking"
 		}
-		if lv.reasoning == nil {
-			lv.reasoning = &block{kind: reasoningBlock, live: &stream{}}
-			m.blocks = append(m.blocks, lv.reasoning)
-		}
-		lv.reasoning.live.add(e.Text)
-		lv.waiting = "thinking"
 	case agent.EventStep:
 		m.finishStep()
 		if lv != nil {
