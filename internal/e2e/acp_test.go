@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,12 +41,6 @@ func TestACPClientDrivesHermesACP(t *testing.T) {
 	cmd := exec.Command(node, filepath.Join(filepath.Dir(modules), "acp-client.mjs"), work)
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "HERMES_HOME=" + home, "HERMES_LOCAL_PORTS=none", "HERMES_BIN=" + hermesBin}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("acp client: %v\n%s", err, stderr.String())
-	}
 	var got struct {
 		Agent       string
 		LoadSession bool
@@ -64,9 +57,7 @@ func TestACPClientDrivesHermesACP(t *testing.T) {
 		Cancel    int `json:"cancelMillis"`
 		SessionID string
 	}
-	if err := json.Unmarshal(stdout, &got); err != nil {
-		t.Fatalf("client output %q: %v\n%s", stdout, err, stderr.String())
-	}
+	runClient(t, cmd, &got, nil)
 	if got.Agent != "hermes" || !got.LoadSession || strings.Join(got.Modes, ",") != "default,yolo,read-only" {
 		t.Errorf("initialize/new: %+v", got)
 	}
@@ -119,12 +110,6 @@ func TestACPEditorMCPServers(t *testing.T) {
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "HERMES_HOME=" + home, "HERMES_LOCAL_PORTS=none",
 		"HERMES_BIN=" + hermesBin, "MCP_SERVER_BIN=" + mcptest.Binary(t), "PIDFILE=" + pidfile}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("acp client: %v\n%s", err, stderr.String())
-	}
 	type turn struct {
 		Text, Stop string
 		Tools      []struct{ ID, Title, Status, Output string }
@@ -141,14 +126,12 @@ func TestACPEditorMCPServers(t *testing.T) {
 		Pids            []string
 		Exit            *struct{ Code *int }
 	}
-	if err := json.Unmarshal(stdout, &got); err != nil {
-		t.Fatalf("client output %q: %v\n%s", stdout, err, stderr.String())
-	}
+	stderr := runClient(t, cmd, &got, nil)
 	if !got.MCPCapabilities.HTTP || !got.MCPCapabilities.SSE || !got.CanList {
 		t.Errorf("capabilities: %+v", got)
 	}
 	if got.Notice == nil || !strings.Contains(*got.Notice, "MCP server broken failed to start") || !strings.Contains(*got.Notice, "no-such-mcp-server") {
-		t.Errorf("the editor was not told of the broken server before the first prompt: %v\n%s", got.Notice, stderr.String())
+		t.Errorf("the editor was not told of the broken server before the first prompt: %v\n%s", got.Notice, stderr)
 	}
 	w := got.WithServer
 	if w.Stop != "end_turn" || w.Text != "Echoed." || len(w.Tools) != 2 || w.Tools[0].Title != "mcp__ed__echo" ||
@@ -181,7 +164,7 @@ func TestACPEditorMCPServers(t *testing.T) {
 		t.Errorf("the loaded session: stop %q, the model read %+v", got.LoadedStop, msgs[len(msgs)-1])
 	}
 	if got.Exit == nil || got.Exit.Code == nil || *got.Exit.Code != 0 {
-		t.Errorf("hermes acp did not exit cleanly when the editor quit: %+v\n%s", got.Exit, stderr.String())
+		t.Errorf("hermes acp did not exit cleanly when the editor quit: %+v\n%s", got.Exit, stderr)
 	}
 	if len(got.Pids) != 2 || got.Pids[0] == got.Pids[1] {
 		t.Fatalf("server pids %v", got.Pids)
@@ -217,12 +200,6 @@ func TestACPClientResumesAndSendsAnImage(t *testing.T) {
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "HERMES_HOME=" + home, "HERMES_LOCAL_PORTS=none",
 		"HERMES_BIN=" + hermesBin, "IMAGE_B64=" + b64}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("acp client: %v\n%s", err, stderr.String())
-	}
 	var got struct {
 		CanResume, CanImage   bool
 		SessionID             string
@@ -235,14 +212,12 @@ func TestACPClientResumesAndSendsAnImage(t *testing.T) {
 		Text                  string
 		AudioError            *string
 	}
-	if err := json.Unmarshal(stdout, &got); err != nil {
-		t.Fatalf("client output %q: %v\n%s", stdout, err, stderr.String())
-	}
+	stderr := runClient(t, cmd, &got, nil)
 	if !got.CanResume || !got.CanImage || got.CurrentModel != "custom:test-model" || strings.Join(got.Models, ",") != "custom:test-model,custom:vision-model" {
 		t.Errorf("initialize/new: %+v", got)
 	}
 	if got.FirstStop != "end_turn" || got.SecondStop != "end_turn" || got.ResumedModes != 3 || got.Text != "A terminal, and 42." {
-		t.Errorf("turns: %+v\n%s", got, stderr.String())
+		t.Errorf("turns: %+v\n%s", got, stderr)
 	}
 	if got.UpdatesAfterResume != 0 || got.Replayed != 0 {
 		t.Errorf("the resumed session was replayed: %+v", got)

@@ -96,12 +96,6 @@ func TestOpenAIClientDrivesHermesServe(t *testing.T) {
 
 	cmd := exec.Command(node, filepath.Join(filepath.Dir(modules), "openai-client.mjs"))
 	cmd.Env = append(os.Environ(), "HERMES_URL=http://"+s.addr+"/v1", "HERMES_KEY=sk-serve-test")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("openai client: %v\n%s\nserver:\n%s", err, stderr.String(), s.stderr)
-	}
 	var got struct {
 		Models []string
 		Chat   struct {
@@ -123,9 +117,7 @@ func TestOpenAIClientDrivesHermesServe(t *testing.T) {
 			Code   string
 		}
 	}
-	if err := json.Unmarshal(stdout, &got); err != nil {
-		t.Fatalf("client output %q: %v", stdout, err)
-	}
+	runClient(t, cmd, &got, func() string { return s.stderr.String() })
 	if len(got.Models) != 1 || got.Models[0] != "hermes-agent" {
 		t.Errorf("models %v", got.Models)
 	}
@@ -221,12 +213,6 @@ func TestOpenAIClientSendsImagesToHermesServe(t *testing.T) {
 	data := base64.StdEncoding.EncodeToString(b.Bytes())
 	cmd := exec.Command(node, filepath.Join(filepath.Dir(modules), "openai-images.mjs"))
 	cmd.Env = append(os.Environ(), "HERMES_URL=http://"+s.addr+"/v1", "HERMES_KEY=sk-serve-test", "PNG_B64="+data)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("openai client: %v\n%s\nserver:\n%s", err, stderr.String(), s.stderr)
-	}
 	type refusal struct {
 		Status               int
 		Name, Param, Message string
@@ -236,9 +222,7 @@ func TestOpenAIClientSendsImagesToHermesServe(t *testing.T) {
 		Responses         struct{ First, Second string }
 		NotAnImage, Audio refusal
 	}
-	if err := json.Unmarshal(stdout, &got); err != nil {
-		t.Fatalf("client output %q: %v", stdout, err)
-	}
+	runClient(t, cmd, &got, func() string { return s.stderr.String() })
 	if got.Chat != "A square and a cat." || got.Responses.First != "A transparent square." || got.Responses.Second != "Two by two pixels." {
 		t.Errorf("answers %+v", got)
 	}
