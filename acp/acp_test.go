@@ -263,7 +263,7 @@ func TestPermissionRequestsMapToApprovals(t *testing.T) {
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatalf("rejected, yet the victim is gone: %v", err)
 	}
-	if got := lastToolResult(srv.Requests()[1]); !strings.Contains(got, "DENIED") {
+	if got := srv.Requests()[1].LastToolResult(); !strings.Contains(got, "DENIED") {
 		t.Fatalf("the model read %q", got)
 	}
 
@@ -383,16 +383,6 @@ func TestLoadReplaysAStoredSessionAndContinuesIt(t *testing.T) {
 	}
 }
 
-func lastToolResult(r *llmtest.Request) string {
-	msgs := r.Messages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleTool {
-			return msgs[i].Content
-		}
-	}
-	return ""
-}
-
 // BenchmarkCancelEndsTheTurn is the time from session/cancel, sent while
 // the turn waits on a model call that never answers, to the prompt's
 // cancelled answer, as the editor sees it (the issue asks for < 100 ms).
@@ -430,7 +420,7 @@ func TestBackgroundProcessesOutliveTheirTurn(t *testing.T) {
 	)
 	id := f.newSession(t)
 	f.prompt(t, id, "start a sleeper")
-	started := lastToolResult(srv.Requests()[1])
+	started := srv.Requests()[1].LastToolResult()
 	var pid int
 	if _, err := fmt.Sscanf(started[strings.Index(started, "(pid "):], "(pid %d)", &pid); err != nil {
 		t.Fatalf("no pid in %q: %v", started, err)

@@ -120,7 +120,7 @@ func TestEditorMCPServersServeTheirSessionOnly(t *testing.T) {
 		finished.Content[0].Content == nil || !strings.Contains(finished.Content[0].Content.Content.Text.Text, "Echo: from the editor") {
 		t.Fatalf("tool call update %+v", finished)
 	}
-	if got := lastToolResult(srv.Requests()[1]); !strings.Contains(got, "Echo: from the editor") {
+	if got := srv.Requests()[1].LastToolResult(); !strings.Contains(got, "Echo: from the editor") {
 		t.Fatalf("the model read %q", got)
 	}
 
@@ -249,7 +249,7 @@ func TestEditorHTTPMCPServerWithHeaders(t *testing.T) {
 	)
 	f.ed.waitText(t, "MCP server nokey failed to start")
 	f.prompt(t, id, "echo over http")
-	if got := lastToolResult(srv.Requests()[1]); got != "Echo: over http" {
+	if got := srv.Requests()[1].LastToolResult(); got != "Echo: over http" {
 		t.Fatalf("the model read %q", got)
 	}
 }

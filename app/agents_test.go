@@ -150,7 +150,7 @@ func TestAnAgentInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
 	if _, err := a.Chat(ctx, "where am I?"); err != nil {
 		t.Fatal(err)
 	}
-	if got := lastToolResult(srv.Requests()[1]); !strings.Contains(got, ws) {
+	if got := srv.Requests()[1].LastToolResult(); !strings.Contains(got, ws) {
 		t.Fatalf("pwd said %q, want %s", got, ws)
 	}
 	s, _ := rt.Store().Get(ctx, a.SessionID())
@@ -170,7 +170,7 @@ func TestAnAgentInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
 		t.Fatal("a read-only agent wrote a file")
 	}
-	if got := lastToolResult(srv.Requests()[3]); !strings.Contains(strings.ToLower(got), "read-only") {
+	if got := srv.Requests()[3].LastToolResult(); !strings.Contains(strings.ToLower(got), "read-only") {
 		t.Fatalf("the model read %q", got)
 	}
 }
@@ -211,16 +211,6 @@ func TestCompressOverCompressesALongConversationBeforeTheTurn(t *testing.T) {
 	if err != nil || child.ParentID != first {
 		t.Fatalf("child %+v err %v", child, err)
 	}
-}
-
-func lastToolResult(r *llmtest.Request) string {
-	msgs := r.Messages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleTool {
-			return msgs[i].Content
-		}
-	}
-	return ""
 }
 
 // BenchmarkNewAgent is the cost of one conversation's agent over a

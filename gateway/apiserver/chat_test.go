@@ -67,7 +67,7 @@ func TestAChatCompletionRunsToolsAndIsAStoredSession(t *testing.T) {
 		t.Fatalf("completion %s", body)
 	}
 	reqs := f.llm.Requests()
-	if got := lastToolResult(reqs[1]); !strings.Contains(got, "the answer is 42") {
+	if got := reqs[1].LastToolResult(); !strings.Contains(got, "the answer is 42") {
 		t.Fatalf("the tool result the model read: %q", got)
 	}
 	if sys := reqs[0].System(); !strings.Contains(sys, "Answer in one sentence.") {
@@ -167,22 +167,12 @@ func TestDangerousCommandsAreDeniedAndTheModelToldWhy(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
-	if got := lastToolResult(f.llm.Requests()[1]); !strings.Contains(got, "DENIED") || !strings.Contains(got, "approvals.unattended_mode") {
+	if got := f.llm.Requests()[1].LastToolResult(); !strings.Contains(got, "DENIED") || !strings.Contains(got, "approvals.unattended_mode") {
 		t.Fatalf("the model read %q", got)
 	}
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatalf("the directory is gone: %v", err)
 	}
-}
-
-func lastToolResult(r *llmtest.Request) string {
-	msgs := r.Messages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleTool {
-			return msgs[i].Content
-		}
-	}
-	return ""
 }
 
 // Between turns, a conversation over 85% of the context window is

@@ -118,7 +118,7 @@ func TestAClientApprovesACommandOnce(t *testing.T) {
 	if exists(victim) {
 		t.Fatal("the approved command did not run")
 	}
-	if got := lastToolResult(f.llm.Requests()[1]); !strings.Contains(got, "removed-it") || strings.Contains(got, "DENIED") {
+	if got := f.llm.Requests()[1].LastToolResult(); !strings.Contains(got, "removed-it") || strings.Contains(got, "DENIED") {
 		t.Fatalf("the model read %q", got)
 	}
 	if rec := f.getRun(t, id); rec["status"] != "completed" || rec["required_action"] != nil {
@@ -145,7 +145,7 @@ func TestAClientDeniesACommand(t *testing.T) {
 	if !exists(victim) {
 		t.Fatal("a denied command ran")
 	}
-	if got := lastToolResult(f.llm.Requests()[1]); !strings.Contains(got, "DENIED by the user") {
+	if got := f.llm.Requests()[1].LastToolResult(); !strings.Contains(got, "DENIED by the user") {
 		t.Fatalf("the model read %q", got)
 	}
 }
@@ -172,7 +172,7 @@ func TestAnUnansweredApprovalTimesOutDenied(t *testing.T) {
 	if !exists(victim) {
 		t.Fatal("a command nobody approved ran")
 	}
-	if got := lastToolResult(f.llm.Requests()[1]); !strings.Contains(got, "DENIED") || !strings.Contains(got, "approvals.timeout") {
+	if got := f.llm.Requests()[1].LastToolResult(); !strings.Contains(got, "DENIED") || !strings.Contains(got, "approvals.timeout") {
 		t.Fatalf("the model read %q", got)
 	}
 	if code, _ := f.answer(t, id, aid, "once"); code != 409 {
@@ -230,7 +230,7 @@ func TestADefaultRunDeniesWithoutAsking(t *testing.T) {
 	if !exists(victim) {
 		t.Fatal("the command ran unattended")
 	}
-	if got := lastToolResult(f.llm.Requests()[1]); !strings.Contains(got, "DENIED") || !strings.Contains(got, "approvals.unattended_mode") {
+	if got := f.llm.Requests()[1].LastToolResult(); !strings.Contains(got, "DENIED") || !strings.Contains(got, "approvals.unattended_mode") {
 		t.Fatalf("the model read %q", got)
 	}
 	resp, b := f.do(t, http.MethodPost, "/v1/runs", map[string]any{"input": "x", "approvals": "ask-me"})

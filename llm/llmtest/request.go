@@ -54,6 +54,17 @@ func (r *Request) System() string {
 	return ""
 }
 
+// LastToolResult returns the content of the last tool result the
+// request carried, "" when it carried none.
+func (r *Request) LastToolResult() string {
+	for i := len(r.messages) - 1; i >= 0; i-- {
+		if r.messages[i].Role == llm.RoleTool {
+			return r.messages[i].Content
+		}
+	}
+	return ""
+}
+
 // Tools returns the function tools offered to the model.
 func (r *Request) Tools() []llm.ToolDef { return append([]llm.ToolDef(nil), r.tools...) }
 
