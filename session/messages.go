@@ -24,23 +24,7 @@ const appendSQL = `INSERT INTO messages
 // AppendMessage stores m at the end of the session's transcript, after
 // redaction. A message without a time is stamped now.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Message) error {
-	args, err := s.messageArgs(sessionID, m)
-	if err != nil {
-		return fmt.Errorf("session: append message to %s: %w", sessionID, err)
-	}
-	err = s.inTx(func(tx *sql.Tx) error {
-		_, err := tx.Stmt(s.appendStmt).Exec(args...)
-		return err
-	})
-	if err != nil {
-		if isConstraint(err) {
-			if _, gerr := s.Get(ctx, sessionID); errors.Is(gerr, ErrNotFound) {
-				return fmt.Errorf("session: append message to %s: %w", sessionID, ErrNotFound)
-			}
-		}
-		return wrap("append message to", sessionID, err)
-	}
-	return nil
+	return s.AppendMessageWith(ctx, sessionID, m, llm.PendingWrites{})
 }
 
 // recordSQL records a session unless it exists; promptSQL sets its
@@ -57,9 +41,6 @@ const (
 // prompt, usage), in one transaction: all of them or none. It makes
 // *Store an agent.PendingStore.
 func (s *Store) AppendMessageWith(ctx context.Context, sessionID string, m llm.Message, p llm.PendingWrites) error {
-	if p.Empty() {
-		return s.AppendMessage(ctx, sessionID, m)
-	}
 	args, err := s.messageArgs(sessionID, m)
 	if err != nil {
 		return fmt.Errorf("session: append message to %s: %w", sessionID, err)
