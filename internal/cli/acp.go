@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -45,14 +44,14 @@ func runACP(ctx context.Context, e *env, f *runFlags) error {
 	}
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: acp.Source, Platform: "acp", NoStream: f.noStream, Getenv: e.getenv,
-		OnWarning: func(s string) { fmt.Fprintln(e.stderr, "hermes: warning:", s) },
+		OnWarning: func(s string) { e.warn(s) },
 	})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
 	if st := rt.SandboxStatus(); st.Short() {
-		fmt.Fprintln(e.stderr, "hermes: warning:", st)
+		e.warn(st)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

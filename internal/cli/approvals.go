@@ -47,7 +47,7 @@ func newApprovalsCmd(e *env) *cobra.Command {
 			return nil, "", &exitError{code: exitFor(err), err: err}
 		}
 		for _, w := range cfg.Warnings {
-			fmt.Fprintln(e.stderr, "hermes: warning:", w)
+			e.warn(w)
 		}
 		return cfg.CommandAllowlist, filepath.Join(cfg.Home, "config.yaml"), nil
 	}

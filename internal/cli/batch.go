@@ -143,7 +143,7 @@ func runBatch(ctx context.Context, e *env, f *batchFlags) error {
 	if f.engine == "local" {
 		if p, err := app.SandboxPolicy(cfg, ".", e.getenv); err == nil {
 			if st := p.Enforcement(); st.Short() {
-				fmt.Fprintln(e.stderr, "hermes: warning:", st) // what the prompts' commands run without
+				e.warn(st) // what the prompts' commands run without
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func newBatchWorkerCmd(e *env) *cobra.Command {
 			w := &temporal.Worker{Config: cfg, Options: app.Options{Getenv: e.getenv, NoStream: f.noStream, OnWarning: func(string) {}}, Activities: activities}
 			if p, err := app.SandboxPolicy(cfg, ".", e.getenv); err == nil {
 				if st := p.Enforcement(); st.Short() {
-					fmt.Fprintln(e.stderr, "hermes: warning:", st)
+					e.warn(st)
 				}
 			}
 			c, err := temporal.Dial(tf.address, tf.namespace, e.stderr)

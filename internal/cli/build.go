@@ -41,7 +41,7 @@ func loadConfig(e *env, f *runFlags) (*config.Config, error) {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(e.stderr, "hermes: warning:", w)
+		e.warn(w)
 	}
 	if f.provider != "" {
 		cfg.Provider = f.provider
@@ -101,7 +101,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		NoStream:    f.noStream,
 		Skills:      f.skills,
 		Getenv:      e.getenv,
-		OnWarning:   func(s string) { fmt.Fprintln(e.stderr, "hermes: warning:", s) },
+		OnWarning:   func(s string) { e.warn(s) },
 	}
 	if rt.lines != nil {
 		opts.Approve, opts.Clarify = rt.askApproval, rt.askClarify

@@ -34,7 +34,7 @@ func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Regis
 	defer rt.endSession(e.stderr, "user_exit")
 	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, rt.Endpoint(), rt.Agent().SessionID(), rt.SandboxStatus())
 	for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
-		fmt.Fprintln(e.stderr, "hermes: warning:", w)
+		e.warn(w)
 	}
 	h := &lineHost{rt: rt, w: e.stderr}
 	if hist := rt.Agent().History(); len(hist) > 0 {

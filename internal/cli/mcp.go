@@ -33,7 +33,7 @@ func loadPlainConfig(e *env) (*config.Config, error) {
 		return nil, &exitError{code: exitFor(err), err: err}
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(e.stderr, "hermes: warning:", w)
+		e.warn(w)
 	}
 	return cfg, nil
 }

@@ -33,7 +33,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	}
 	defer rt.Close()
 	if st := rt.SandboxStatus(); st.Short() {
-		fmt.Fprintln(e.stderr, "hermes: warning:", st) // the one line that says what is not enforced
+		e.warn(st) // the one line that says what is not enforced
 	}
 	if withProgress {
 		rt.Observe((&progress{w: e.stderr, verbose: f.verbose}).observe)
@@ -42,7 +42,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		// still reaches stderr.
 		rt.Observe(func(ev agent.Event) {
 			if ev.Kind == agent.EventWarning && ev.Depth == 0 {
-				fmt.Fprintln(e.stderr, "hermes: warning:", ev.Text)
+				e.warn(ev.Text)
 			}
 		})
 	}

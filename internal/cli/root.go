@@ -42,6 +42,9 @@ type env struct {
 	getenv         func(string) string
 }
 
+// warn prints a warning for the user on stderr; hermes goes on.
+func (e *env) warn(v any) { fmt.Fprintln(e.stderr, "hermes: warning:", v) }
+
 // Main runs the hermes command line and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}

@@ -97,14 +97,14 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: "api_server", Platform: "api", NoStream: f.noStream, Getenv: e.getenv,
 		HTTPClient: &http.Client{Transport: transport},
-		OnWarning:  func(s string) { fmt.Fprintln(e.stderr, "hermes: warning:", s) },
+		OnWarning:  func(s string) { e.warn(s) },
 	})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
 	if st := rt.SandboxStatus(); st.Short() {
-		fmt.Fprintln(e.stderr, "hermes: warning:", st)
+		e.warn(st)
 	}
 	srv, err := apiserver.New(apiserver.Options{
 		Runtime: rt, Key: a.Key, ModelName: a.ModelName, CORSOrigins: a.CORSOrigins,
@@ -113,7 +113,7 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 		OnIdle: func() {
 			transport.CloseIdleConnections()
 			if err := rt.Store().ReleaseMemory(context.Background()); err != nil {
-				fmt.Fprintln(e.stderr, "hermes: warning:", err)
+				e.warn(err)
 			}
 		},
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
