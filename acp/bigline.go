@@ -99,11 +99,12 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next reads one line, passing a short one on as it is.
+// next reads one line, passing a short one on as it is: in the reader's
+// buffer, which Read empties before the next line is read.
 func (g *lineGuard) next() ([]byte, error) {
 	line, err := g.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
-		return bytes.Clone(line), err
+		return line, err
 	}
 	long := bytes.Clone(line)
 	for err == bufio.ErrBufferFull {
