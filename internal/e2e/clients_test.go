@@ -17,15 +17,20 @@ func runClient(t *testing.T, cmd *exec.Cmd, got any, also func() string) string 
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
-	more := ""
-	if also != nil {
-		more = "\nserver:\n" + also()
-	}
 	if err != nil {
-		t.Fatalf("%s: %v\n%s%s", cmd.Args[1], err, stderr.String(), more)
+		t.Fatalf("%s: %v\n%s%s", cmd.Args[1], err, stderr.String(), server(also))
 	}
 	if err := json.Unmarshal(stdout, got); err != nil {
-		t.Fatalf("%s printed %q: %v\n%s%s", cmd.Args[1], stdout, err, stderr.String(), more)
+		t.Fatalf("%s printed %q: %v\n%s%s", cmd.Args[1], stdout, err, stderr.String(), server(also))
 	}
 	return stderr.String()
+}
+
+// server is the server's log for a failure message; read only then, as
+// the server may still be writing it.
+func server(also func() string) string {
+	if also == nil {
+		return ""
+	}
+	return "\nserver:\n" + also()
 }
