@@ -62,3 +62,12 @@ func (a *Agent) ToolSpecs() []tool.Spec {
 	}
 	return out
 }
+
+// Execute runs calls through the agent's executor as the loop would
+// (agent-level tools first, hooks, approvals, the deadline, the result
+// cap, masking), outside any turn, and returns their outcomes in call
+// order. A durable engine that replays the loop elsewhere runs each
+// recorded tool call here. Safe for concurrent use.
+func (a *Agent) Execute(ctx context.Context, calls []tool.Call) []tool.Outcome {
+	return a.exec.Execute(ctx, calls)
+}

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hermes-go/hermes/agent"
-	"github.com/hermes-go/hermes/checkpoint"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/mcp"
@@ -19,60 +17,36 @@ import (
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/provider/transport"
 	"github.com/hermes-go/hermes/redact"
-	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/skills"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
-	"github.com/hermes-go/hermes/tools/clarify"
-	"github.com/hermes-go/hermes/tools/todo"
 )
 
-// Options is what differs between the surfaces that run an agent. The
-// zero value is an unattended library agent: no one answers questions,
-// so dangerous commands are denied.
+// Options is what a surface sets for the whole runtime: the defaults of
+// its conversations and the seams of its infrastructure. What differs
+// between conversations is in ConversationOptions.
 type Options struct {
 	// Source names the surface in stored sessions: cli, api_server, acp,
-	// batch, ... (default "library").
+	// batch, ... (default "library"); a conversation may name its own.
 	Source string
 	// Platform is the platform hint of the system prompt (default "cli").
 	Platform string
-	// Workdir is the workspace: the terminal's starting directory, the
-	// directory context files are read from, the session's cwd (default:
-	// the process's working directory).
+	// Workdir is the default workspace of conversations: the terminal's
+	// starting directory, the directory context files and project skills
+	// are read from (default: the process's working directory).
 	Workdir string
-
-	// Approve asks a person about a dangerous command. Nil means nobody
-	// is there: such commands are denied unless Yolo. Hardline commands
-	// are refused either way.
-	Approve func(ctx context.Context, p approval.Prompt) (approval.Choice, error)
-	// Clarify asks a person a question for the clarify tool. Nil tells
-	// the model that no one can answer.
-	Clarify clarify.Ask
-	// Yolo runs dangerous commands without asking.
-	Yolo bool
-
-	// Resume continues a stored session: its id, its title, or "latest".
-	Resume string
-	// IgnoreRules leaves out context files (AGENTS.md, ...) and memory.
-	IgnoreRules bool
 	// NoStream makes model calls without streaming.
 	NoStream bool
 
 	// Tools are added to the built-in tools, whatever the toolsets
 	// setting says: an embedder's own tools.
 	Tools []tool.Tool
-	// Observer receives the agent's events; Runtime.Observe adds more.
-	Observer agent.Observer
 	// OnWarning receives problems found while assembling the runtime that
 	// do not stop it (a skipped fallback provider, unreadable memory), and
 	// later, from other goroutines, MCP servers that fail to start, die
 	// or come back. They are also kept in Runtime.Warnings.
 	OnWarning func(string)
-
-	// Skills are preloaded into the session's system prompt (hermes -s
-	// NAME); a name not installed is a *ConfigError.
-	Skills []string
 
 	// Getenv reads the environment for provider keys (default os.Getenv;
 	// HERMES_HOME/.env fills what it leaves unset). Left unset, the
@@ -85,65 +59,57 @@ type Options struct {
 	// transport.New, the real wire formats). Tests may hand out
 	// in-process clients instead.
 	Factory provider.Factory
-	// Now is the clock of the agent and its stores (default time.Now).
+	// Now is the clock of the agents and the stores (default time.Now).
 	Now func() time.Time
 }
 
-// Runtime is an assembled agent and what it runs on. Create it with New;
-// Close it when done.
+// Runtime is what every conversation shares, built once from config:
+// the configuration, the session store, the providers, the MCP servers,
+// the skills library, memory, the redactor, the guarded web client, the
+// usage meter, the approvals given for good, the learned context limits
+// and the default workspace. It has no conversation of its own: Open
+// makes one. It is safe for concurrent use.
 type Runtime struct {
 	cfg     *config.Config
 	opts    Options
 	getenv  func(string) string
 	workdir string
-	modelMu sync.Mutex // guards endpoint and entries after New (SwitchModel)
-	// endpoint is the primary; entries the chain, the primary first.
-	endpoint provider.Endpoint
+
+	// The configured chain, the primary first. Conversations copy it and
+	// own what they change (SwitchModel); it never changes after New.
 	entries  []provider.Endpoint
 	resolver provider.Resolver
 	pcfg     provider.Config
 	found    *provider.Found
-	policy   sandbox.Policy
+	contexts *provider.ContextCache // learned context limits; nil when unreadable
 
-	checkpoints *checkpoint.Store // nil when checkpoints are off
-
-	agent    *agent.Agent
 	store    *session.Store
 	memory   *memory.Store // nil when memory is off
-	todos    *todo.Store
-	approver *approval.Approver
-	redactor *redact.Redactor // nil when redaction is off
+	redactor *redact.Redactor
 	redact   func(string) string
-	obs      observers
+	always   *approval.Allowlist
+	meter    usageMeter
+	webOnce  sync.Once
+	web      *http.Client
+	effort   string
+	// summarizer writes compression summaries (auxiliary.compression);
+	// nil when compression is off.
+	summarizer      llm.Client
+	summarizerModel string
+
+	mcp       *mcp.Manager   // the configured MCP servers
+	tools     *tool.Registry // built-in (but workspace-bound), web, skill, MCP and embedder tools
+	skills    *skills.Library
+	workspace *Workspace // the default workspace, shared by conversations in it
+
 	warnMu   sync.Mutex
 	warnings []string
 	closers  []func() error
+	titles   sync.WaitGroup
 
-	titleMu    sync.Mutex
-	titleTried bool // a title was asked for in the current session
-	titles     sync.WaitGroup
-
-	meter   usageMeter // tokens by main model and auxiliary task
-	webOnce sync.Once
-	web     *http.Client // the guarded client of the web tools
-
-	mcp       *mcp.Manager    // the MCP servers
-	tools     *tool.Registry  // the agent's registry, which MCP tools join
-	skills    *skills.Library // the skills found for this workdir
-	preloaded string          // the skills Options.Skills preloads, rendered
-
-	locksMu sync.Mutex
-	locks   map[string]func() error // releases the sessions this runtime writes, by id
-
-	// acfg is what agent was built from; batchExec runs its tools one
-	// call at a time (batch.go).
-	acfg agent.Config
-	batchExec
-
-	// always are the keys approved "always" since the runtime started,
-	// for the agents NewAgent makes later (agents.go).
-	alwaysMu sync.Mutex
-	always   []string
+	mu     sync.Mutex
+	open   map[*Conversation]struct{}
+	closed bool
 }
 
 // New assembles the runtime cfg describes. Configuration problems are
@@ -154,12 +120,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 	if cfg == nil {
 		return nil, configErr(errors.New("no configuration (use app.LoadConfig or config.Default)"))
 	}
-	if opts.Source == "" {
-		opts.Source = "library"
-	}
-	if opts.Platform == "" {
-		opts.Platform = "cli"
-	}
+	opts.Source = cmpOr(opts.Source, "library")
+	opts.Platform = cmpOr(opts.Platform, "cli")
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -170,11 +132,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 	if cfg.Home == "" {
 		cfg.Home = config.Home(opts.Getenv)
 	}
-	rt := &Runtime{cfg: cfg, opts: opts, workdir: opts.Workdir}
-	rt.obs.add(rt.meter.observe)
-	if opts.Observer != nil {
-		rt.obs.add(opts.Observer)
-	}
+	rt := &Runtime{cfg: cfg, opts: opts, workdir: opts.Workdir, open: map[*Conversation]struct{}{}}
 	if rt.workdir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -191,72 +149,21 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		rt.redactor = rt.newRedactor(dot, processEnv)
 		rt.redact = rt.redactor.String
 	}
+	rt.always = approval.NewAllowlist(cfg.CommandAllowlist, func(key string) error {
+		return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
+	})
 	ok := false
 	defer func() {
 		if !ok {
 			rt.Close()
 		}
 	}()
-	if err := rt.buildPolicy(); err != nil {
-		return nil, err
-	}
-	// MCP servers start first, so that their start-up overlaps the rest.
-	if err := rt.startMCP(); err != nil {
-		return nil, err
-	}
-	if err := rt.resolveProviders(ctx); err != nil {
-		return nil, err
-	}
-	if err := rt.openStore(); err != nil {
-		return nil, err
-	}
-	if err := rt.buildAgent(ctx); err != nil {
+	if err := rt.assemble(ctx); err != nil {
 		return nil, err
 	}
 	ok = true
 	return rt, nil
 }
-
-// resolveProviders turns the configuration into the primary endpoint and
-// its fallbacks. With provider auto and no key, a local OpenAI-compatible
-// server on its usual port is looked for (provider.Resolver.Discover).
-func (rt *Runtime) resolveProviders(ctx context.Context) error {
-	rt.resolver = provider.Resolver{Getenv: rt.getenv, RunKeyCmd: rt.runKeyCmd}
-	pcfg, found, err := rt.resolver.Discover(ctx, providerConfig(rt.cfg))
-	if err != nil {
-		return configErr(err)
-	}
-	rt.found = found
-	rt.pcfg = pcfg
-	entries, problems, err := rt.resolver.Chain(ctx, pcfg)
-	if err != nil {
-		return configErr(err)
-	}
-	for _, p := range problems {
-		rt.warn("fallback provider skipped: " + p.Error())
-	}
-	rt.entries, rt.endpoint = entries, entries[0]
-	rt.addKeys(entries)
-	return nil
-}
-
-// openStore opens HERMES_HOME/state.db. Its errors name the file; one
-// that cannot be written (HERMES_HOME read-only) is a setup problem.
-func (rt *Runtime) openStore() error {
-	st, err := session.Open(filepath.Join(rt.cfg.Home, "state.db"), session.Options{Redact: rt.redact, Now: rt.opts.Now})
-	if errors.Is(err, session.ErrReadOnly) {
-		return configErr(err)
-	}
-	if err != nil {
-		return err
-	}
-	rt.store = st
-	rt.closers = append(rt.closers, st.Close)
-	return nil
-}
-
-// Agent is the assembled agent.
-func (rt *Runtime) Agent() *agent.Agent { return rt.agent }
 
 // Store is the session database.
 func (rt *Runtime) Store() *session.Store { return rt.store }
@@ -264,20 +171,21 @@ func (rt *Runtime) Store() *session.Store { return rt.store }
 // Config is the configuration the runtime was built from.
 func (rt *Runtime) Config() *config.Config { return rt.cfg }
 
-// Endpoint is the primary model endpoint (without its key).
-func (rt *Runtime) Endpoint() provider.Endpoint {
-	rt.modelMu.Lock()
-	defer rt.modelMu.Unlock()
-	return rt.endpoint.Redacted()
-}
+// Endpoint is the configured primary model endpoint (without its key): a
+// new conversation's model unless it names another.
+func (rt *Runtime) Endpoint() provider.Endpoint { return rt.entries[0].Redacted() }
 
 // LocalServer is the local model server found on its usual port when no
 // provider was configured (nil otherwise); its String says which server
 // and which model, for the user.
 func (rt *Runtime) LocalServer() *provider.Found { return rt.found }
 
-// Workdir is the workspace the runtime works in.
+// Workdir is the default workspace of conversations.
 func (rt *Runtime) Workdir() string { return rt.workdir }
+
+// Allowlist is the runtime's command_allowlist: the keys approved for
+// good, shared by every conversation and subagent.
+func (rt *Runtime) Allowlist() *approval.Allowlist { return rt.always }
 
 // Warnings lists the problems New found and went past, and those found
 // since (MCP servers failing or coming back).
@@ -287,41 +195,52 @@ func (rt *Runtime) Warnings() []string {
 	return append([]string(nil), rt.warnings...)
 }
 
-// Observe adds an observer of the agent's events. Events reach every
-// observer in order, from the agent's delivery goroutine.
-func (rt *Runtime) Observe(o agent.Observer) { rt.obs.add(o) }
-
-// EndSession records that this process is done with the current session
-// (a resume reopens it). A session never stored, because no message was
-// sent, has nothing to end.
-func (rt *Runtime) EndSession(reason string) error {
-	if reason == "" {
-		reason = "ended"
-	}
-	err := rt.store.EndSession(context.Background(), rt.agent.SessionID(), reason)
-	if err != nil && !errors.Is(err, session.ErrNotFound) {
-		return fmt.Errorf("session store: %w", err)
-	}
-	return nil
-}
-
-// Close waits for background work (a session title being written), then
-// releases the terminal's processes, the session database and the
-// sessions this runtime held.
+// Close closes the conversations still open, waits for background work
+// (session titles being written), then stops the MCP servers and the
+// default workspace's processes and closes the session database. A
+// conversation cannot outlive its runtime.
 func (rt *Runtime) Close() error {
-	rt.titles.Wait()
+	rt.mu.Lock()
+	if rt.closed {
+		rt.mu.Unlock()
+		return nil
+	}
+	rt.closed = true
+	open := make([]*Conversation, 0, len(rt.open))
+	for c := range rt.open {
+		open = append(open, c)
+	}
+	rt.mu.Unlock()
 	var errs []error
+	for _, c := range open {
+		errs = append(errs, c.Close())
+	}
+	rt.titles.Wait()
 	for i := len(rt.closers) - 1; i >= 0; i-- {
 		errs = append(errs, rt.closers[i]())
 	}
 	rt.closers = nil
-	rt.locksMu.Lock()
-	for _, release := range rt.locks {
-		errs = append(errs, release())
-	}
-	rt.locks = nil
-	rt.locksMu.Unlock()
 	return errors.Join(errs...)
+}
+
+// errClosed is Open's answer after Close.
+var errClosed = errors.New("app: the runtime is closed")
+
+// track records an open conversation, so Close can close it.
+func (rt *Runtime) track(c *Conversation) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return errClosed
+	}
+	rt.open[c] = struct{}{}
+	return nil
+}
+
+func (rt *Runtime) untrack(c *Conversation) {
+	rt.mu.Lock()
+	delete(rt.open, c)
+	rt.mu.Unlock()
 }
 
 // warn may be called from any goroutine.
@@ -332,15 +251,6 @@ func (rt *Runtime) warn(s string) {
 	if rt.opts.OnWarning != nil {
 		rt.opts.OnWarning(s)
 	}
-}
-
-// event sends a warning to the observers while the runtime runs.
-func (rt *Runtime) eventWarning(s string) {
-	if rt.agent != nil {
-		rt.agent.Notify(agent.Event{Kind: agent.EventWarning, Time: rt.opts.Now(), Text: s})
-		return
-	}
-	rt.obs.emit(agent.Event{Kind: agent.EventWarning, Time: rt.opts.Now(), Text: s})
 }
 
 func (rt *Runtime) factory() provider.Factory {
@@ -355,24 +265,11 @@ func (rt *Runtime) transportOptions() llm.Options {
 	return llm.Options{NoStream: rt.opts.NoStream, HTTPClient: rt.opts.HTTPClient}
 }
 
-// observers fans the agent's event stream out to the surfaces listening.
-// The agent calls emit from one goroutine at a time, in order.
-type observers struct {
-	mu   sync.Mutex
-	list []agent.Observer
-}
+func (rt *Runtime) newSessionID() string { return session.NewID(rt.opts.Now) }
 
-func (o *observers) add(f agent.Observer) {
-	o.mu.Lock()
-	o.list = append(o.list, f)
-	o.mu.Unlock()
-}
-
-func (o *observers) emit(e agent.Event) {
-	o.mu.Lock()
-	list := o.list
-	o.mu.Unlock()
-	for _, f := range list {
-		f(e)
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
 	}
+	return b
 }

@@ -13,141 +13,26 @@ import (
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
-	"github.com/hermes-go/hermes/tools/todo"
 )
 
-// The session operations of an interactive surface (the slash commands
-// of the terminal UI and the line mode). None of them may run during a
-// turn (agent.ErrBusy) except SwitchModel, which applies to the next turn.
+// The session operations of an interactive surface (the slash commands).
+// None of them may run during a turn (agent.ErrBusy) except SwitchModel,
+// which applies from the next one. /new and /resume are a Close and an
+// Open.
 
-// NewSession ends the current session and continues in a new, empty one,
-// which is stored with its first message. It returns the new id.
-func (rt *Runtime) NewSession(ctx context.Context) (string, error) {
-	if rt.agent.Busy() {
-		return "", agent.ErrBusy
-	}
-	old := rt.agent.SessionID()
-	id := rt.newSessionID()
-	if err := rt.hold(ctx, id); err != nil {
-		return "", err
-	}
-	meta := agent.SessionMeta{ID: id, Source: rt.opts.Source, Cwd: rt.workdir}
-	if err := rt.agent.SwitchSession(meta, nil, ""); err != nil {
-		rt.release(id)
-		return "", err
-	}
-	rt.todos.Set(todo.State{})
-	rt.leave(ctx, old, "new_session")
-	return id, nil
-}
+// Model is the model and provider the conversation's calls go to now:
+// the primary's, or the fallback the chain switched to.
+func (c *Conversation) Model() (model, provider string) { return c.agent.Model() }
 
-// ResumeSession continues the stored session ref names (an id, a title or
-// "latest"), with its history; the current session is ended. It returns
-// the session as stored.
-func (rt *Runtime) ResumeSession(ctx context.Context, ref string) (session.Session, error) {
-	if rt.agent.Busy() {
-		return session.Session{}, agent.ErrBusy
-	}
-	s, err := rt.store.Resolve(ctx, ref)
-	if err != nil {
-		return session.Session{}, fmt.Errorf("resume %q: %w", ref, err)
-	}
-	old := rt.agent.SessionID()
-	if s.ID == old {
-		return session.Session{}, fmt.Errorf("resume %q: that is the current session (%s)", ref, s.ID)
-	}
-	meta, msgs, stored, err := rt.loadSession(ctx, s.ID)
-	if err != nil {
-		return session.Session{}, err
-	}
-	if err := rt.agent.SwitchSession(meta, msgs, stored); err != nil {
-		rt.release(meta.ID)
-		return session.Session{}, err
-	}
-	rt.todos.Set(todo.State{})
-	if raw, err := rt.store.Todo(ctx, meta.ID); err == nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, rt.todos); err != nil {
-			rt.eventWarning(fmt.Sprintf("stored task list unreadable, starting empty: %v", err))
-		}
-	}
-	rt.leave(ctx, old, "resumed_other")
-	return rt.store.Get(ctx, meta.ID)
-}
+// PendingModel is the model SwitchModel chose while it waits for the next
+// turn.
+func (c *Conversation) PendingModel() (model, provider string, ok bool) { return c.agent.PendingModel() }
 
-// leave ends a session this runtime is done with and lets go of it, so
-// another process may resume it.
-func (rt *Runtime) leave(ctx context.Context, id, reason string) {
-	if err := rt.store.EndSession(ctx, id, reason); err != nil && !errors.Is(err, session.ErrNotFound) {
-		rt.eventWarning(fmt.Sprintf("session store: %v", err))
-	}
-	rt.release(id)
-	rt.titleMu.Lock()
-	rt.titleTried = false
-	rt.titleMu.Unlock()
-}
-
-// release lets go of a session hold takes.
-func (rt *Runtime) release(id string) {
-	rt.locksMu.Lock()
-	release := rt.locks[id]
-	delete(rt.locks, id)
-	rt.locksMu.Unlock()
-	if release != nil {
-		if err := release(); err != nil {
-			rt.eventWarning(fmt.Sprintf("session store: %v", err))
-		}
-	}
-}
-
-// RecentSessions lists the most recent sessions (subagents' left out).
-func (rt *Runtime) RecentSessions(ctx context.Context, limit int) ([]session.Summary, error) {
-	return rt.store.List(ctx, session.ListOptions{Limit: limit, ExcludeSources: []string{"subagent"}})
-}
-
-// CurrentSession is the current session as stored; a session not stored
-// yet (no message sent) is returned from what the agent knows, with
-// session.ErrNotFound.
-func (rt *Runtime) CurrentSession(ctx context.Context) (session.Session, error) {
-	meta := rt.agent.Session()
-	s, err := rt.store.Get(ctx, meta.ID)
-	if errors.Is(err, session.ErrNotFound) {
-		model, prov := rt.agent.Model()
-		return session.Session{ID: meta.ID, Source: meta.Source, Cwd: meta.Cwd, Model: model, Provider: prov}, err
-	}
-	return s, err
-}
-
-// SetTitle names the current session (titles are unique); a session not
-// stored yet is stored first.
-func (rt *Runtime) SetTitle(ctx context.Context, title string) error {
-	meta := rt.agent.Session()
-	if meta.Model == "" {
-		meta.Model, meta.Provider = rt.agentModel()
-	}
-	if err := rt.store.EnsureSession(ctx, meta); err != nil {
-		return err
-	}
-	if err := rt.store.Rename(ctx, meta.ID, title); err != nil {
-		return err
-	}
-	rt.titleMu.Lock()
-	rt.titleTried = true // a name the user chose is not replaced
-	rt.titleMu.Unlock()
-	return nil
-}
-
-// UndoTurn removes the last exchange (the last user message and all after
-// it) from the conversation and from the stored session, and returns what
-// it removed, the user message first.
-func (rt *Runtime) UndoTurn(ctx context.Context) ([]llm.Message, error) {
-	dropped, err := rt.agent.DropLastTurn()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := rt.store.DropLastTurn(ctx, rt.agent.SessionID()); err != nil {
-		return dropped, fmt.Errorf("undo: the stored session keeps the turn: %w", err)
-	}
-	return dropped, nil
+// Endpoint is the conversation's primary endpoint (without its key).
+func (c *Conversation) Endpoint() provider.Endpoint {
+	c.modelMu.Lock()
+	defer c.modelMu.Unlock()
+	return c.entries[0].Redacted()
 }
 
 // SwitchModel makes the next turns go to another model: "name" on the
@@ -155,15 +40,16 @@ func (rt *Runtime) UndoTurn(ctx context.Context) ([]llm.Message, error) {
 // colon, as Ollama's "llama3:8b": the part before it must name a provider
 // to be taken for one). The fallback providers stay behind it. It
 // returns the new primary endpoint (without its key).
-func (rt *Runtime) SwitchModel(ctx context.Context, ref string) (provider.Endpoint, error) {
+func (c *Conversation) SwitchModel(ctx context.Context, ref string) (provider.Endpoint, error) {
+	rt := c.rt
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return provider.Endpoint{}, errors.New("model: no model named")
 	}
-	rt.modelMu.Lock()
-	cur, entries := rt.endpoint, slices.Clone(rt.entries)
-	rt.modelMu.Unlock()
-	ep, err := rt.endpointFor(ctx, ref, cur)
+	c.modelMu.Lock()
+	entries := slices.Clone(c.entries)
+	c.modelMu.Unlock()
+	ep, err := rt.endpointFor(ctx, ref, entries[0])
 	if err != nil {
 		return provider.Endpoint{}, err
 	}
@@ -172,43 +58,114 @@ func (rt *Runtime) SwitchModel(ctx context.Context, ref string) (provider.Endpoi
 	if err != nil {
 		return provider.Endpoint{}, fmt.Errorf("model %s: %w", ref, err)
 	}
-	rt.agent.SetModel(agent.ModelChoice{Client: chain, Model: ep.Model, Provider: ep.Provider, APIMode: ep.APIMode,
+	c.agent.SetModel(agent.ModelChoice{Client: chain, Model: ep.Model, Provider: ep.Provider, APIMode: ep.APIMode,
 		ContextLength: rt.contextWindow(ep)})
-	rt.modelMu.Lock()
-	rt.endpoint, rt.entries = ep, entries
-	rt.modelMu.Unlock()
+	c.modelMu.Lock()
+	c.entries, c.chain = entries, chain
+	c.modelMu.Unlock()
 	rt.addKeys([]provider.Endpoint{ep})
-	if err := rt.store.SetModel(ctx, rt.agent.SessionID(), ep.Model, ep.Provider); err != nil && !errors.Is(err, session.ErrNotFound) {
-		rt.eventWarning(fmt.Sprintf("session store: %v", err))
+	if err := rt.store.SetModel(ctx, c.SessionID(), ep.Model, ep.Provider); err != nil && !errors.Is(err, session.ErrNotFound) {
+		c.warning(fmt.Sprintf("session store: %v", err))
 	}
 	return ep.Redacted(), nil
 }
 
-// isProvider reports whether id names a built-in provider or one of
-// config.yaml's providers.
-func (rt *Runtime) isProvider(id string) bool {
-	if _, ok := provider.Lookup(id); ok {
-		return true
+// SetTitle names the current session (titles are unique); a session not
+// stored yet is stored first.
+func (c *Conversation) SetTitle(ctx context.Context, title string) error {
+	meta := c.agent.Session()
+	if meta.Model == "" {
+		meta.Model, meta.Provider = c.Model()
 	}
-	_, ok := rt.pcfg.Providers[id]
-	return ok
+	if err := c.rt.store.EnsureSession(ctx, meta); err != nil {
+		return err
+	}
+	if err := c.rt.store.Rename(ctx, meta.ID, title); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.titleTried = true // a name the user chose is not replaced
+	c.mu.Unlock()
+	return nil
+}
+
+// Undo removes the last exchange (the last user message and all after
+// it) from the conversation and from the stored session, and returns what
+// it removed, the user message first.
+func (c *Conversation) Undo(ctx context.Context) ([]llm.Message, error) {
+	dropped, err := c.agent.DropLastTurn()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.rt.store.DropLastTurn(ctx, c.SessionID()); err != nil {
+		return dropped, fmt.Errorf("undo: the stored session keeps the turn: %w", err)
+	}
+	return dropped, nil
+}
+
+// Retry removes the last exchange, as Undo does, and runs its user
+// message again as a new turn.
+func (c *Conversation) Retry(ctx context.Context) (*agent.Result, error) {
+	dropped, err := c.Undo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(dropped) == 0 || dropped[0].Role != llm.RoleUser {
+		return nil, errors.New("retry: no message to send again")
+	}
+	u := dropped[0]
+	return c.Run(ctx, agent.Input{Message: u.Content, Images: u.Images})
+}
+
+// Compress summarises the middle of the conversation now, into a child
+// session (/compress); focus says what the summary should keep.
+func (c *Conversation) Compress(ctx context.Context, focus string) error {
+	return c.agent.Compress(ctx, focus)
+}
+
+// CompressOver compresses the history before a turn when, with its
+// system prompt, it holds more than fraction of the context window: the
+// gateway's rule (compress.GatewayThreshold) for conversations that grew
+// between turns, on top of the loop's own preflight at
+// compression.threshold. It reports whether it compressed.
+func (c *Conversation) CompressOver(ctx context.Context, fraction float64) (bool, error) {
+	window := c.agent.ContextLength()
+	if c.compress == nil || window <= 0 {
+		return false, nil
+	}
+	msgs := c.agent.History()
+	if len(msgs) < 4 {
+		return false, nil // nothing between the kept head and tail
+	}
+	if p := c.agent.SystemPromptText(); p != "" {
+		msgs = append([]llm.Message{llm.System(p)}, msgs...)
+	}
+	if tokens := c.compress.EstimateTokens(msgs, nil); float64(tokens) <= fraction*float64(window) {
+		return false, nil
+	}
+	return true, c.agent.Compress(ctx, "")
 }
 
 // Yolo reports whether dangerous commands run without asking.
-func (rt *Runtime) Yolo() bool { return rt.approver.Yolo() }
+func (c *Conversation) Yolo() bool { return c.approver.Yolo() }
 
-// SetYolo turns yolo mode on or off for the rest of the run: dangerous
-// commands run without asking. Hardline commands are still refused, and
-// the sandbox stays.
-func (rt *Runtime) SetYolo(on bool) { rt.approver.SetYolo(on) }
+// SetYolo turns yolo mode on or off for this conversation, also while a
+// turn runs: dangerous commands run without asking. Hardline commands
+// are still refused, and the sandbox stays.
+func (c *Conversation) SetYolo(on bool) { c.approver.SetYolo(on) }
 
 // RunShell runs a command the user typed (a chat's `!cmd`) with the
 // terminal tool, through the same sandbox, approvals and hooks as the
 // model's commands. The output is the user's: nothing enters the history.
-func (rt *Runtime) RunShell(ctx context.Context, command string) (tool.Outcome, error) {
+func (c *Conversation) RunShell(ctx context.Context, command string) (tool.Outcome, error) {
 	args, err := json.Marshal(map[string]string{"command": command})
 	if err != nil {
 		return tool.Outcome{}, err
 	}
-	return rt.agent.RunTool(ctx, "terminal", args)
+	done, err := c.begin()
+	if err != nil {
+		return tool.Outcome{}, err
+	}
+	defer done()
+	return c.agent.RunTool(ctx, "terminal", args)
 }

@@ -1,56 +1,62 @@
 package app
 
 import (
-	"context"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/config"
-	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
 	"github.com/hermes-go/hermes/tools/delegate"
 )
 
-// delegateTool is delegate_task for the top agent: children get their own
-// provider chain (a fallback in one never moves another), a policy that
-// never asks a human, and are stored as subagent sessions under the
-// parent's. Their events reach the parent's observers through the parent
-// agent (agent.EventRelay).
-func (rt *Runtime) delegateTool(parent agent.Config) tool.Tool {
-	cfg := rt.cfg
-	d := cfg.Delegation
-	childApprover := approval.New(approval.Options{Mode: cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove, Allowlist: cfg.CommandAllowlist})
-	var opts delegate.Options
-	opts = delegate.Options{
-		Client: parent.Client, Model: parent.Model, Provider: parent.Provider, APIMode: parent.APIMode,
-		Tools:                 parent.Tools,
-		ChildApprover:         childApprover,
+// childOwn lists what a subagent of a conversation has of its own beyond
+// delegate.ChildDiffers, and why.
+var childOwn = map[string]string{
+	"Client":     "its own provider chain: a fallback in one agent never moves another",
+	"Compressor": "its own copy, without the parent's task list",
+}
+
+// delegateTool is delegate_task for the conversation whose agent
+// configuration is parent: a child's configuration is the parent's with
+// only what makes it a child changed (delegate.ChildDiffers, childOwn),
+// it never asks a human (delegation.subagent_auto_approve, the runtime's
+// allowlist), and it is stored as a subagent session under the parent's.
+// Its events reach the parent's observers through the parent agent
+// (agent.EventRelay).
+func (c *Conversation) delegateTool(parent agent.Config) *delegate.Tool {
+	rt := c.rt
+	d := rt.cfg.Delegation
+	return delegate.New(delegate.Options{
+		Parent: parent,
+		ChildApprover: approval.New(approval.Options{Mode: rt.cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove,
+			Shared: rt.always}),
 		MaxIterations:         d.MaxIterations,
 		MaxConcurrentChildren: d.MaxConcurrentChildren,
 		MaxSpawnDepth:         d.MaxSpawnDepth,
 		Timeout:               config.Seconds(d.Timeout),
-		Store:                 rt.store,
 		NewSessionID:          rt.newSessionID,
 		ParentSessionID:       parent.Session.ID,
-		Workdir:               rt.workdir,
-		ToolTimeout:           parent.ToolTimeout,
-		MaxResultChars:        parent.MaxResultChars,
-		SpillDir:              parent.SpillDir,
-		PreHooks:              parent.PreHooks,
-		PostHooks:             parent.PostHooks,
-		Redact:                parent.Redact,
-		Now:                   rt.opts.Now,
-		NewChild: func(ctx context.Context, spec delegate.ChildSpec) (*agent.Agent, error) {
-			c := opts.ChildConfig(spec)
-			chain, err := rt.newChain()
-			if err != nil {
-				return nil, err
-			}
-			c.Client = chain
-			c.ReasoningEffort = parent.ReasoningEffort
-			c.Cache = parent.Cache
-			c.Session.Cwd = rt.workdir
-			return agent.New(c), nil
-		},
-	}
-	return delegate.New(opts)
+		Workdir:               c.ws.workdir,
+		Configure:             c.configureChild,
+	})
 }
+
+// configureChild gives a child what childOwn lists, and the model the
+// conversation is on now (a /model switch reaches the children of later
+// turns).
+func (c *Conversation) configureChild(spec delegate.ChildSpec, cfg *agent.Config) {
+	c.modelMu.Lock()
+	entries := c.entries
+	c.modelMu.Unlock()
+	if chain, err := c.rt.chainOver(entries); err == nil {
+		ep := chain.Current()
+		cfg.Client, cfg.Model, cfg.Provider, cfg.APIMode = chain, ep.Model, ep.Provider, ep.APIMode
+	} else {
+		c.warning("subagent: " + err.Error())
+	}
+	if c.compress != nil {
+		own := *c.compress
+		own.Todos, own.BeforeCompress = nil, nil
+		cfg.Compressor = &own
+	}
+}
+

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -25,9 +24,7 @@ func ModelID(ep provider.Endpoint) string {
 // then the auxiliary tasks' models config.yaml names on a provider of
 // their own; each once.
 func (rt *Runtime) Models() []string {
-	rt.modelMu.Lock()
-	entries := slices.Clone(rt.entries)
-	rt.modelMu.Unlock()
+	entries := rt.entries
 	var out []string
 	add := func(id string) {
 		if !slices.Contains(out, id) {
@@ -57,25 +54,23 @@ func (rt *Runtime) Models() []string {
 // model a conversation can be put on, and returns its endpoint without
 // its key.
 func (rt *Runtime) ResolveModel(ctx context.Context, ref string) (provider.Endpoint, error) {
-	entries, err := rt.entriesFor(ctx, ref)
+	entries, err := rt.entriesFor(ctx, ref, rt.entries)
 	if err != nil {
 		return provider.Endpoint{}, err
 	}
 	return entries[0].Redacted(), nil
 }
 
-// entriesFor is the chain a conversation on model ref goes through: a
-// model of the chain (by ModelID or name) moves to its front, the others
-// staying behind it in order; any other model takes the primary's place,
-// as SwitchModel does.
-func (rt *Runtime) entriesFor(ctx context.Context, ref string) ([]provider.Endpoint, error) {
+// entriesFor is the chain a conversation on model ref goes through, from
+// the chain entries: a model of the chain (by ModelID or name) moves to
+// its front, the others staying behind it in order; any other model takes
+// the primary's place, as SwitchModel does.
+func (rt *Runtime) entriesFor(ctx context.Context, ref string, entries []provider.Endpoint) ([]provider.Endpoint, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return nil, errors.New("model: no model named")
 	}
-	rt.modelMu.Lock()
-	entries := slices.Clone(rt.entries)
-	rt.modelMu.Unlock()
+	entries = slices.Clone(entries)
 	for i, e := range entries {
 		if ModelID(e) == ref || e.Model == ref {
 			return append(append([]provider.Endpoint{e}, entries[:i]...), entries[i+1:]...), nil
@@ -109,8 +104,13 @@ func (rt *Runtime) endpointFor(ctx context.Context, ref string, cur provider.End
 	return ep, nil
 }
 
-// contextWindow is ep's context window, configured or looked up.
-func (rt *Runtime) contextWindow(ep provider.Endpoint) int {
-	cache, _ := provider.OpenContextCache(filepath.Join(rt.cfg.Home, "context_lengths.json"))
-	return provider.ContextWindow(ep, cache)
+
+// isProvider reports whether id names a built-in provider or one of
+// config.yaml's providers.
+func (rt *Runtime) isProvider(id string) bool {
+	if _, ok := provider.Lookup(id); ok {
+		return true
+	}
+	_, ok := rt.pcfg.Providers[id]
+	return ok
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/tool"
@@ -11,37 +10,31 @@ import (
 	"github.com/hermes-go/hermes/tool/shellhook"
 )
 
-// newApprover is the dangerous-command policy. A surface with a person
-// attached passes Options.Approve; without one, dangerous commands are
-// denied unless Yolo (hardline commands are refused either way).
-func (rt *Runtime) newApprover() *approval.Approver {
-	return rt.approverFor(rt.opts.Approve, rt.opts.Yolo, rt.eventWarning)
-}
-
-// approverFor is the policy of an agent whose person asks with ask (nil:
-// nobody), also for the agents of NewAgent. A key approved "always" is
-// saved to config.yaml and allowed for the runtime's later agents too.
+// approverFor is the dangerous-command policy of a conversation whose
+// person asks with ask (nil: nobody is there, so such commands are
+// denied unless yolo; hardline commands are refused either way). Keys
+// approved "always" go to the runtime's allowlist, which every
+// conversation and subagent consults, and to config.yaml.
 func (rt *Runtime) approverFor(ask func(context.Context, approval.Prompt) (approval.Choice, error), yolo bool, warn func(string)) *approval.Approver {
-	cfg := rt.cfg
 	return approval.New(approval.Options{
-		Mode:      cfg.Approvals.Mode,
+		Mode:      rt.cfg.Approvals.Mode,
 		Yolo:      yolo,
-		Allowlist: rt.allowlist(),
-		Timeout:   config.Seconds(cfg.Approvals.Timeout),
+		Shared:    rt.always,
+		Timeout:   config.Seconds(rt.cfg.Approvals.Timeout),
 		Ask:       ask,
 		OnWarning: warn,
-		SaveAllowlist: func(key string) error {
-			rt.rememberAlways(key)
-			return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
-		},
 	})
 }
 
-// hooks builds the shell hooks of config.yaml.
-func (rt *Runtime) hooks() ([]tool.PreHook, []tool.PostHook, error) {
+// hooks builds the shell hooks of config.yaml for a workspace in dir;
+// their warnings go to warn (nil: the runtime's).
+func (rt *Runtime) hooks(dir string, warn func(string)) ([]tool.PreHook, []tool.PostHook, error) {
+	if warn == nil {
+		warn = rt.warn
+	}
 	h := rt.cfg.Hooks
 	pre, post, err := shellhook.Build(shellHooks(h.PreToolCall), shellHooks(h.PostToolCall),
-		shellhook.Options{Dir: rt.workdir, OnWarning: rt.eventWarning})
+		shellhook.Options{Dir: dir, OnWarning: warn})
 	if err != nil {
 		return nil, nil, configErr(fmt.Errorf("hooks: %w", err))
 	}

@@ -10,19 +10,6 @@ import (
 	"github.com/hermes-go/hermes/sandbox"
 )
 
-// buildPolicy is the session's sandbox: sandbox.* of config.yaml (the
-// CLI's --sandbox sets the mode), around the workspace, hiding
-// HERMES_HOME and the user's credentials. Only full-access lifts it;
-// Options.Yolo is an approval setting and never reaches it.
-func (rt *Runtime) buildPolicy() error {
-	p, err := SandboxPolicy(rt.cfg, rt.workdir, rt.opts.Getenv)
-	if err != nil {
-		return err
-	}
-	rt.policy = p
-	return nil
-}
-
 // SandboxPolicy is the sandbox a runtime built from cfg in workdir runs
 // under (getenv finds HOME; nil is os.Getenv), for surfaces that show it
 // without building a runtime (hermes sandbox status).
@@ -63,15 +50,16 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 	return p, nil
 }
 
-// Sandbox is the policy every command and file tool of this runtime runs
+// Sandbox is the policy the conversation's commands and file tools run
 // under.
-func (rt *Runtime) Sandbox() sandbox.Policy { return rt.policy }
+func (c *Conversation) Sandbox() sandbox.Policy { return c.ws.policy }
 
-// SandboxStatus says how much of the sandbox this system enforces; its
-// String is one line ("sandbox workspace-write: enforced (...)", or what
-// is missing). A program embedding the runtime must call
+// SandboxStatus says how much of the conversation's sandbox this system
+// enforces; its String is one line ("sandbox workspace-write: enforced
+// (...)", or what is missing). A program embedding the runtime must call
 // sandbox.MaybeRunHelper first thing in main for commands to be
 // sandboxed: the helper is the program itself.
-func (rt *Runtime) SandboxStatus() sandbox.Enforcement {
-	return rt.policy.Enforcement()
-}
+func (c *Conversation) SandboxStatus() sandbox.Enforcement { return c.ws.policy.Enforcement() }
+
+// SandboxStatus is SandboxStatus of the runtime's default workspace.
+func (rt *Runtime) SandboxStatus() sandbox.Enforcement { return rt.workspace.policy.Enforcement() }

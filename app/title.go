@@ -18,49 +18,50 @@ const titleTimeout = 60 * time.Second
 // TitleSession names the session in the background after its first
 // completed turn, with the auxiliary.title_generation model; a session
 // that already has a title keeps it. Interactive surfaces call it after
-// each turn; Close waits for a title being written. Failures are warning
-// events. One-shot runs should not call it: the process ends with the
-// turn, and a hidden extra model call would only cost the user.
-func (rt *Runtime) TitleSession(ctx context.Context, res *agent.Result, firstUser string) {
+// each turn; Runtime.Close waits for a title being written. Failures are
+// warning events. One-shot runs should not call it: the process ends
+// with the turn, and a hidden extra model call would only cost the user.
+func (c *Conversation) TitleSession(ctx context.Context, res *agent.Result, firstUser string) {
+	rt := c.rt
 	if res == nil || !res.Completed || res.SessionID == "" {
 		return
 	}
 	if s, err := rt.store.Get(ctx, res.SessionID); err != nil || s.Title != "" {
 		return
 	}
-	rt.titleMu.Lock()
-	tried := rt.titleTried
-	rt.titleTried = true
-	rt.titleMu.Unlock()
+	c.mu.Lock()
+	tried := c.titleTried
+	c.titleTried = true
+	c.mu.Unlock()
 	if tried {
-		return // once per session: a compression's continuation keeps it
+		return // once per conversation: a compression's continuation keeps it
 	}
-	chain, err := rt.titleChain(ctx)
+	chain, err := rt.titleChain(ctx, c.warning)
 	if err != nil {
-		rt.eventWarning("title generation: " + err.Error())
+		c.warning("title generation: " + err.Error())
 		return
 	}
 	id := res.SessionID
 	rt.titles.Add(1)
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), titleTimeout)
-	session.GenerateTitleAsync(tctx, chain, firstUser, res.FinalResponse, func(title string, err error) {
+	generateTitleAsync(tctx, chain, firstUser, res.FinalResponse, func(title string, err error) {
 		defer rt.titles.Done()
 		defer cancel()
 		if err == nil {
 			err = rt.setTitle(tctx, id, title)
 		}
 		if err != nil {
-			rt.eventWarning(fmt.Sprintf("session title: %v", err))
+			c.warning(fmt.Sprintf("session title: %v", err))
 		}
 	})
 }
 
-func (rt *Runtime) titleChain(ctx context.Context) (llm.Client, error) {
+func (rt *Runtime) titleChain(ctx context.Context, warn func(string)) (llm.Client, error) {
 	chain, problems, err := provider.NewAuxiliary(ctx, provider.TaskTitleGeneration, rt.pcfg, provider.ChainOptions{
 		Factory: rt.factory(), Resolver: rt.resolver, Transport: rt.transportOptions(), MaxRetries: -1, Now: rt.opts.Now,
 	})
 	for _, p := range problems {
-		rt.eventWarning("title generation: " + p.Error())
+		warn("title generation: " + p.Error())
 	}
 	if err != nil {
 		return nil, err

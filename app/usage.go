@@ -35,10 +35,10 @@ func (c ContextUsage) Percent() float64 {
 // Context estimates what the next request would hold: the system prompt
 // (split into memory, context files and the rest), the tool schemas, the
 // conversation and the tool results in it.
-func (rt *Runtime) Context() ContextUsage {
-	a := rt.agent
-	model, prov := rt.agentModel()
-	b := rt.promptBuilder(model, prov)
+func (c *Conversation) Context() ContextUsage {
+	a := c.agent
+	model, prov := a.Model()
+	b := c.promptBuilder(model, prov)
 	system := a.SystemPromptText()
 	if system == "" {
 		system, _ = b.Build()
@@ -81,18 +81,18 @@ type SessionUsage struct {
 	// Provider is where the calls go now.
 	Provider string
 	Context  ContextUsage
-	// ByTask is what this runtime spent, the main model and each
+	// ByTask is what the runtime spent, the main model and each
 	// auxiliary task apart.
 	ByTask UsageReport
 }
 
 // Usage reports the current session's token use as the provider counted
 // it, and how full the context window is.
-func (rt *Runtime) Usage(ctx context.Context) (SessionUsage, error) {
-	s, err := rt.CurrentSession(ctx)
+func (c *Conversation) Usage(ctx context.Context) (SessionUsage, error) {
+	s, err := c.Stored(ctx)
 	if err != nil && !errors.Is(err, session.ErrNotFound) {
 		return SessionUsage{}, err
 	}
-	model, prov := rt.agentModel()
-	return SessionUsage{Session: s, Model: model, Provider: prov, Context: rt.Context(), ByTask: rt.UsageByTask()}, nil
+	model, prov := c.Model()
+	return SessionUsage{Session: s, Model: model, Provider: prov, Context: c.Context(), ByTask: c.rt.UsageByTask()}, nil
 }

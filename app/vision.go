@@ -16,7 +16,7 @@ import (
 // for the configured model, known model families for the rest (a
 // fallback, an auxiliary model).
 func (rt *Runtime) visionOf(model string) bool {
-	if v := rt.cfg.Model.Vision; v != nil && model == rt.endpoint.Model {
+	if v := rt.cfg.Model.Vision; v != nil && model == rt.entries[0].Model {
 		return *v
 	}
 	return llm.SupportsVision(model)
@@ -30,7 +30,7 @@ func (rt *Runtime) visionConfigured() bool {
 	if p := strings.ToLower(a.Provider); (p != "" && p != "main" && p != "auto") || a.Model != "" || a.BaseURL != "" {
 		return true
 	}
-	return rt.visionOf(rt.endpoint.Model)
+	return rt.visionOf(rt.entries[0].Model)
 }
 
 // visionTool is vision_analyze over the auxiliary.vision chain, or nil
@@ -45,7 +45,7 @@ func (rt *Runtime) visionTool(ctx context.Context) (tool.Tool, error) {
 	}
 	return vision.New(vision.Options{
 		Client: rt.meter.wrap(provider.TaskVision, chain), Model: chain.Current().Model,
-		HTTPClient: rt.webClient(), Workdir: rt.workdir, ReadGuard: rt.policy.CheckRead,
+		HTTPClient: rt.webClient(), Workdir: rt.workdir, ReadGuard: rt.readGuard,
 	}), nil
 }
 
@@ -71,19 +71,33 @@ func (rt *Runtime) auxChain(ctx context.Context, task string) (*provider.Chain, 
 // http(s) or data: URL, and queues it for the next prompt: what the
 // /image command does. It fails at once, before any call, when the
 // model cannot see images.
-func (rt *Runtime) AttachImage(ref string) (llm.Image, error) {
-	if !rt.agent.AcceptsImages() {
-		model, _ := rt.agent.Model()
+func (c *Conversation) AttachImage(ref string) (llm.Image, error) {
+	if !c.agent.AcceptsImages() {
+		model, _ := c.agent.Model()
 		return llm.Image{}, fmt.Errorf("%s cannot see images; use a vision model, or set model.vision: true if it has vision", model)
 	}
 	ref = strings.TrimSpace(ref)
 	if ref != "" && !strings.Contains(ref, "://") && !strings.HasPrefix(ref, "data:") && !strings.HasPrefix(ref, "~") && !filepath.IsAbs(ref) {
-		ref = filepath.Join(rt.workdir, ref)
+		ref = filepath.Join(c.ws.workdir, ref)
 	}
 	im, err := llm.LoadImage(ref)
 	if err != nil {
 		return llm.Image{}, err
 	}
-	rt.agent.AttachImages(im)
+	c.agent.AttachImages(im)
 	return im, nil
 }
+
+// AcceptsImages reports whether the model the conversation is on sees
+// images.
+func (c *Conversation) AcceptsImages() bool { return c.agent.AcceptsImages() }
+
+// AttachedImages are the images queued for the next prompt.
+func (c *Conversation) AttachedImages() []llm.Image { return c.agent.AttachedImages() }
+
+// ClearAttachedImages drops the images queued for the next prompt.
+func (c *Conversation) ClearAttachedImages() { c.agent.ClearAttachedImages() }
+
+// readGuard is the read policy of the shared tools that open local files
+// (vision_analyze): the default workspace's sandbox.
+func (rt *Runtime) readGuard(path string) error { return rt.workspace.policy.CheckRead(path) }

@@ -14,15 +14,51 @@ import (
 // and ready to use. Tools may be added and removed while an agent runs
 // (an MCP server that joins late, or restarts with other tools): the
 // agent offers the change from its next model call (Generation).
+//
+// A registry made by Stack or Narrow is a view: it also shows the tools
+// of the registries beneath it, as they are at each read.
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]Tool
 	gen   atomic.Uint64
+
+	// layers are read after tools, the first that has a name wins;
+	// toolsets, when set, narrows what the layers show.
+	layers   []*Registry
+	toolsets []string
 }
 
-// Generation counts the changes made to the registry: it differs
-// between two reads when a tool was registered or removed in between.
-func (r *Registry) Generation() uint64 { return r.gen.Load() }
+// Stack returns a registry over layers: a name resolves in the first
+// layer that has it, and a tool joining or leaving a layer is seen at
+// once. Tools registered on the stack itself come before every layer.
+// Many conversations share one registry this way, each with the tools
+// bound to its workspace on top, without a copy.
+func Stack(layers ...*Registry) *Registry { return &Registry{layers: layers} }
+
+// Narrow returns a view of r with only the tools whose toolset is in
+// toolsets (all of r when toolsets is empty), following r's changes.
+func Narrow(r *Registry, toolsets []string) *Registry {
+	if len(toolsets) == 0 {
+		return r
+	}
+	return &Registry{layers: []*Registry{r}, toolsets: slices.Clone(toolsets)}
+}
+
+// Generation counts the changes made to the registry and the registries
+// beneath it: it differs between two reads when a tool was registered or
+// removed in between.
+func (r *Registry) Generation() uint64 {
+	g := r.gen.Load()
+	for _, l := range r.layers {
+		g += l.Generation()
+	}
+	return g
+}
+
+// inToolsets reports whether a layer's tool passes the view's toolsets.
+func (r *Registry) inToolsets(t Tool) bool {
+	return len(r.toolsets) == 0 || slices.Contains(r.toolsets, "all") || slices.Contains(r.toolsets, t.Spec().Toolset)
+}
 
 // NewRegistry returns a registry holding tools.
 func NewRegistry(tools ...Tool) *Registry {
@@ -79,18 +115,46 @@ func (r *Registry) Unregister(name string) {
 // Get returns the tool with the given name.
 func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
-	return t, ok
+	r.mu.RUnlock()
+	if ok {
+		return t, true
+	}
+	for _, l := range r.layers {
+		if t, ok := l.Get(name); ok {
+			if !r.inToolsets(t) {
+				return nil, false
+			}
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // Names returns every registered name, sorted.
 func (r *Registry) Names() []string {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	names := make([]string, 0, len(r.tools))
 	for n := range r.tools {
 		names = append(names, n)
+	}
+	r.mu.RUnlock()
+	if len(r.layers) > 0 {
+		seen := map[string]bool{}
+		for _, n := range names {
+			seen[n] = true
+		}
+		for _, l := range r.layers {
+			for _, n := range l.Names() {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				if t, ok := l.Get(n); ok && r.inToolsets(t) {
+					names = append(names, n)
+				}
+			}
+		}
 	}
 	slices.Sort(names)
 	return names
@@ -100,10 +164,9 @@ func (r *Registry) Names() []string {
 // toolsets (all when toolsets is empty) and whose name is not in exclude.
 func (r *Registry) Filter(toolsets []string, exclude ...string) *Registry {
 	out := &Registry{tools: map[string]Tool{}}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for n, t := range r.tools {
-		if slices.Contains(exclude, n) {
+	for _, n := range r.Names() {
+		t, ok := r.Get(n)
+		if !ok || slices.Contains(exclude, n) {
 			continue
 		}
 		if len(toolsets) > 0 && !slices.Contains(toolsets, t.Spec().Toolset) && !slices.Contains(toolsets, "all") {

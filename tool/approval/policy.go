@@ -68,6 +68,11 @@ type Options struct {
 	// Allowlist holds pattern keys (or their descriptions) approved for
 	// good: command_allowlist in the config.
 	Allowlist []string
+	// Shared, when set, is the runtime's list of keys approved for good,
+	// which this Approver consults on every decision and adds "always"
+	// answers to (saving them with its Save); Allowlist and SaveAllowlist
+	// are then ignored.
+	Shared *Allowlist
 	// Ask asks the user. Nil means no user is attached: commands needing
 	// approval are denied.
 	Ask func(ctx context.Context, p Prompt) (Choice, error)
@@ -88,7 +93,6 @@ type Approver struct {
 
 	mu       sync.Mutex
 	yolo     bool
-	allow    map[string]bool
 	sessions map[string]map[string]bool // session id -> approved keys
 }
 
@@ -102,11 +106,10 @@ func New(opts Options) *Approver {
 	if opts.After == nil {
 		opts.After = time.After
 	}
-	a := &Approver{opts: opts, yolo: opts.Yolo, allow: map[string]bool{}, sessions: map[string]map[string]bool{}}
-	for _, k := range opts.Allowlist {
-		a.allow[strings.ToLower(strings.TrimSpace(k))] = true
+	if opts.Shared == nil {
+		opts.Shared = NewAllowlist(opts.Allowlist, opts.SaveAllowlist)
 	}
-	return a
+	return &Approver{opts: opts, yolo: opts.Yolo, sessions: map[string]map[string]bool{}}
 }
 
 // SetYolo turns yolo mode on or off (the /yolo command).
@@ -183,17 +186,14 @@ func (a *Approver) Approve(ctx context.Context, req tool.ApprovalRequest) error 
 		}
 		for _, f := range pending {
 			s[f.Key] = true
-			if choice == Always {
-				a.allow[f.Key] = true
-			}
 		}
 		a.mu.Unlock()
-		if choice == Always && a.opts.SaveAllowlist != nil {
+		if choice == Always {
 			// The user approved, so the command runs whatever happens
 			// here; a key that could not be saved is still allowed for the
-			// life of this Approver, and the failure is logged.
+			// life of the list, and the failure is reported.
 			for _, f := range pending {
-				if err := a.opts.SaveAllowlist(f.Key); err != nil {
+				if err := a.opts.Shared.Add(f.Key); err != nil {
 					msg := fmt.Sprintf("approval: %s could not be saved to command_allowlist (allowed for this run only): %v", f.Key, err)
 					if a.opts.OnWarning != nil {
 						a.opts.OnWarning(msg)
@@ -218,7 +218,7 @@ func (a *Approver) pending(session string, fs []Finding) []Finding {
 	}
 	var out []Finding
 	for _, f := range fs {
-		if a.allow[f.Key] || a.allow[strings.ToLower(f.Description)] || a.sessions[session][f.Key] {
+		if a.sessions[session][f.Key] || a.opts.Shared.Has(f) {
 			continue
 		}
 		out = append(out, f)

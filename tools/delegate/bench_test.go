@@ -2,6 +2,7 @@ package delegate
 
 import (
 	"context"
+	"github.com/hermes-go/hermes/agent"
 	"testing"
 
 	"github.com/hermes-go/hermes/llm"
@@ -16,7 +17,7 @@ var instant = llm.ClientFunc(func(context.Context, *llm.Request, func(llm.Delta)
 
 func benchmarkDelegate(b *testing.B, args string) {
 	reg := tool.NewRegistry(&shell{}, named("read_file", "file", ""), named("memory", "memory", ""))
-	d := New(Options{Client: instant, Model: "m", Tools: reg, Store: &store{}})
+	d := New(Options{Parent: agent.Config{Client: instant, Model: "m", Tools: reg, Store: &store{}}})
 	c := call(args)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -31,7 +31,7 @@ func (d *Tool) spec(i int, t task, parentSession string) (ChildSpec, []string) {
 	n := int(d.seq.Add(1))
 	s := ChildSpec{
 		Index: i, Number: n,
-		AgentID: fmt.Sprintf("%s/%d", o.AgentID, n), Depth: o.Depth + 1,
+		AgentID: fmt.Sprintf("%s/%d", o.Parent.AgentID, n), Depth: o.Parent.Depth + 1,
 		Goal: t.Goal, Context: t.Context, Toolsets: t.Toolsets,
 		TaskID:          uuid.NewString(),
 		ParentSessionID: parentSession,
@@ -39,7 +39,7 @@ func (d *Tool) spec(i int, t task, parentSession string) (ChildSpec, []string) {
 		MaxIterations:   o.MaxIterations,
 		Observer:        d.observer(),
 	}
-	if o.Store != nil {
+	if o.Parent.Store != nil {
 		s.SessionID = o.NewSessionID()
 	}
 	var notes []string
@@ -47,8 +47,8 @@ func (d *Tool) spec(i int, t task, parentSession string) (ChildSpec, []string) {
 	if s.Depth < o.MaxSpawnDepth {
 		// The child may delegate one level deeper.
 		no := o
-		no.Depth, no.AgentID, no.ParentSessionID = s.Depth, s.AgentID, s.SessionID
-		no.Tools = s.Tools
+		no.Parent.Depth, no.Parent.AgentID, no.ParentSessionID = s.Depth, s.AgentID, s.SessionID
+		no.Parent.Tools = s.Tools
 		s.AgentTools = []tool.Tool{New(no)}
 	}
 	s.SystemPrompt = systemPrompt(s, o.Workdir)
@@ -76,7 +76,7 @@ func (d *Tool) childTools(toolsets []string) (*tool.Registry, []string) {
 			return &tool.Registry{}, append(notes, "the subagent ran without tools")
 		}
 	}
-	return d.o.Tools.Filter(toolsets, BlockedTools...), notes
+	return d.o.Parent.Tools.Filter(toolsets, BlockedTools...), notes
 }
 
 // runChild runs one child to its end and reports on it.
@@ -84,8 +84,8 @@ func (d *Tool) runChild(ctx context.Context, i int, t task, parentSession string
 	o := d.o
 	spec, notes := d.spec(i, t, parentSession)
 	r := report{index: i, goal: t.Goal, agentID: spec.AgentID, sessionID: spec.SessionID, notes: notes}
-	start := o.Now()
-	defer func() { r.duration = o.Now().Sub(start) }()
+	start := o.Parent.Now()
+	defer func() { r.duration = o.Parent.Now().Sub(start) }()
 
 	child, err := d.build(ctx, spec)
 	if err != nil {
@@ -155,5 +155,5 @@ func (d *Tool) emit(spec ChildSpec, text string) {
 	if spec.Observer == nil {
 		return
 	}
-	spec.Observer(agent.Event{Kind: agent.EventStatus, Time: d.o.Now(), Text: text, AgentID: spec.AgentID, Depth: spec.Depth})
+	spec.Observer(agent.Event{Kind: agent.EventStatus, Time: d.o.Parent.Now(), Text: text, AgentID: spec.AgentID, Depth: spec.Depth})
 }

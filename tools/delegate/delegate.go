@@ -103,11 +103,11 @@ func (d *Tool) Spec() tool.Spec {
 // toolsets lists the toolsets children may be given.
 func (d *Tool) toolsets() []string {
 	var out []string
-	for _, n := range d.o.Tools.Names() {
+	for _, n := range d.o.Parent.Tools.Names() {
 		if slices.Contains(BlockedTools, n) {
 			continue
 		}
-		t, _ := d.o.Tools.Get(n)
+		t, _ := d.o.Parent.Tools.Get(n)
 		if ts := t.Spec().Toolset; ts != "" && !slices.Contains(out, ts) {
 			out = append(out, ts)
 		}
@@ -119,11 +119,11 @@ func (d *Tool) toolsets() []string {
 // Run runs the call's tasks and reports on every one of them.
 func (d *Tool) Run(ctx context.Context, call tool.Call) (tool.Result, error) {
 	o := d.o
-	if o.Depth >= o.MaxSpawnDepth {
+	if o.Parent.Depth >= o.MaxSpawnDepth {
 		return tool.Error(fmt.Sprintf("delegate_task refused: this agent is at delegation depth %d and delegation.max_spawn_depth is %d, "+
-			"so it cannot start subagents. Do the work yourself with your own tools.", o.Depth, o.MaxSpawnDepth)), nil
+			"so it cannot start subagents. Do the work yourself with your own tools.", o.Parent.Depth, o.MaxSpawnDepth)), nil
 	}
-	if o.NewChild == nil && o.Client == nil {
+	if o.NewChild == nil && o.Parent.Client == nil {
 		return tool.Error("delegate_task is not available: no model client is configured for subagents."), nil
 	}
 	tasks, bad := parse(call.Args)

@@ -40,7 +40,7 @@ func TestBatchRunsOneChildPerTaskBoundedAndReportsInTaskOrder(t *testing.T) {
 			on("beta goal", gated("beta answer")).
 			on("gamma goal", gated("gamma answer"))
 		ev := &events{}
-		d := New(Options{Client: r, Model: "m", MaxConcurrentChildren: 2, Observer: ev.observe})
+		d := New(Options{Parent: agent.Config{Client: r, Model: "m"}, MaxConcurrentChildren: 2, Observer: ev.observe})
 
 		done := make(chan tool.Result, 1)
 		go func() {
@@ -111,7 +111,7 @@ func TestChildToolsLeaveOutBlockedTools(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRouter(t).on("list tools", text("done"))
-			d := New(Options{Client: r, Model: "m", Tools: reg})
+			d := New(Options{Parent: agent.Config{Client: r, Model: "m", Tools: reg}})
 			res, _ := d.Run(context.Background(), call(`{"goal":"list tools"`+tc.toolsets+`}`))
 			if res.IsError {
 				t.Fatalf("result: %s", res.Content)
@@ -131,7 +131,7 @@ func TestFailingChildIsReportedWithItsPartialOutput(t *testing.T) {
 	r := newRouter(t).
 		on("audit the API", callTool("c1", "read_file", `{}`), fail(&llm.ProviderError{Kind: llm.ErrBadRequest, StatusCode: 400, Message: "model overloaded"})).
 		on("easy one", text("easy answer"))
-	d := New(Options{Client: r, Model: "m", Tools: reg})
+	d := New(Options{Parent: agent.Config{Client: r, Model: "m", Tools: reg}})
 
 	res, _ := d.Run(context.Background(), call(`{"goal":"audit the API"}`))
 	if !res.IsError {
@@ -162,7 +162,7 @@ func TestChildTimingOutIsReportedAsTimedOut(t *testing.T) {
 		r := newRouter(t).
 			on("slow goal", callTool("c1", "read_file", `{}`), hang(entered, "slow")).
 			on("quick goal", text("quick answer"))
-		d := New(Options{Client: r, Model: "m", Tools: reg, Timeout: 5 * time.Minute})
+		d := New(Options{Parent: agent.Config{Client: r, Model: "m", Tools: reg}, Timeout: 5 * time.Minute})
 		start := time.Now()
 		res, _ := d.Run(context.Background(), call(`{"tasks":[{"goal":"slow goal"},{"goal":"quick goal"}]}`))
 		if waited := time.Since(start); waited != 5*time.Minute {
@@ -183,7 +183,7 @@ func TestParentInterruptStopsChildrenAndSaysSo(t *testing.T) {
 		on("first goal", hang(entered, "first")).
 		on("second goal", hang(entered, "second")).
 		on("third goal", text("never asked"))
-	d := New(Options{Client: r, Model: "m", MaxConcurrentChildren: 2})
+	d := New(Options{Parent: agent.Config{Client: r, Model: "m"}, MaxConcurrentChildren: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan tool.Result, 1)
 	go func() {
@@ -212,7 +212,7 @@ func TestParentInterruptStopsChildrenAndSaysSo(t *testing.T) {
 func TestDepthLimit(t *testing.T) {
 	t.Run("a call at the limit is refused", func(t *testing.T) {
 		r := newRouter(t)
-		d := New(Options{Client: r, Model: "m", Depth: 1, MaxSpawnDepth: 1})
+		d := New(Options{Parent: agent.Config{Client: r, Model: "m", Depth: 1}, MaxSpawnDepth: 1})
 		res, _ := d.Run(context.Background(), call(`{"goal":"anything"}`))
 		if !res.IsError || !strings.Contains(res.Content, "depth 1 and delegation.max_spawn_depth is 1") {
 			t.Fatalf("result: %+v", res)
@@ -226,7 +226,7 @@ func TestDepthLimit(t *testing.T) {
 		r := newRouter(t).
 			on("outer goal", callTool("c1", Name, `{"goal":"inner goal"}`), text("outer done")).
 			on("inner goal", text("inner done"))
-		d := New(Options{Client: r, Model: "m", MaxSpawnDepth: 2, Observer: ev.observe, Tools: tool.NewRegistry(named("read_file", "file", ""))})
+		d := New(Options{Parent: agent.Config{Client: r, Model: "m", Tools: tool.NewRegistry(named("read_file", "file", ""))}, MaxSpawnDepth: 2, Observer: ev.observe})
 		res, _ := d.Run(context.Background(), call(`{"goal":"outer goal"}`))
 		if res.IsError || !strings.Contains(res.Content, "outer done") {
 			t.Fatalf("result: %s", res.Content)
@@ -277,7 +277,7 @@ func TestDangerousCommandInChildIsDenied(t *testing.T) {
 				callTool("c1", "terminal", `{"command":"rm -rf /srv/data"}`),
 				callTool("c2", "terminal", `{"command":"ls"}`),
 				text("could not delete"))
-			d := New(Options{Client: r, Model: "m", Tools: tool.NewRegistry(sh), ChildApprover: tc.approver})
+			d := New(Options{Parent: agent.Config{Client: r, Model: "m", Tools: tool.NewRegistry(sh)}, ChildApprover: tc.approver})
 			res, _ := d.Run(context.Background(), call(`{"goal":"clean up"}`))
 			if !strings.Contains(res.Content, "could not delete") {
 				t.Fatalf("result: %s", res.Content)
@@ -297,7 +297,7 @@ func TestDangerousCommandInChildIsDenied(t *testing.T) {
 func TestChildBudgetIsItsOwn(t *testing.T) {
 	loop := callTool("c", "read_file", `{}`)
 	r := newRouter(t).on("endless goal", loop, loop, loop, text("summary of what I found"))
-	d := New(Options{Client: r, Model: "m", MaxIterations: 3, Tools: tool.NewRegistry(named("read_file", "file", "more"))})
+	d := New(Options{Parent: agent.Config{Client: r, Model: "m", Tools: tool.NewRegistry(named("read_file", "file", "more"))}, MaxIterations: 3})
 	res, _ := d.Run(context.Background(), call(`{"goal":"endless goal"}`))
 	for _, want := range []string{"status: incomplete", "exit: max_iterations", "api calls: 4", "summary of what I found"} {
 		if !strings.Contains(res.Content, want) {
@@ -318,7 +318,7 @@ func TestBadArgumentsStartNothing(t *testing.T) {
 		{`{"tasks":[{"goal":"b"},{"context":"c"}]}`, "tasks[1] has no goal"},
 	} {
 		r := newRouter(t)
-		res, _ := New(Options{Client: r, Model: "m"}).Run(context.Background(), call(tc.args))
+		res, _ := New(Options{Parent: agent.Config{Client: r, Model: "m"}}).Run(context.Background(), call(tc.args))
 		if !res.IsError || !strings.Contains(res.Content, tc.want) {
 			t.Errorf("%s: %+v", tc.args, res)
 		}
@@ -339,8 +339,7 @@ func TestDelegationThroughTheParentAgent(t *testing.T) {
 		on("You are the parent.", callTool("d1", Name, `{"goal":"count the files","context":"the repo is at /src"}`), text("there are 3 files")).
 		on("count the files", text("3 files"))
 	n := 0
-	d := New(Options{Client: r, Model: "m", Store: st, Observer: ev.observe, Workdir: "/src",
-		NewSessionID: func() string { n++; return fmt.Sprintf("child-session-%d", n) }})
+	d := New(Options{Parent: agent.Config{Client: r, Model: "m", Store: st}, Observer: ev.observe, Workdir: "/src", NewSessionID: func() string { n++; return fmt.Sprintf("child-session-%d", n) }})
 	parent := agent.New(agent.Config{Client: r, Model: "m", AgentTools: []tool.Tool{d}, Store: st, Observer: ev.observe,
 		Session: agent.SessionMeta{ID: "parent-session", Source: "cli"}})
 	res, err := parent.Run(context.Background(), agent.Input{Message: "how many files?", SystemMessage: "You are the parent."})
@@ -387,7 +386,7 @@ func TestDelegationThroughTheParentAgent(t *testing.T) {
 func TestCustomChildBuilderGetsTheSpec(t *testing.T) {
 	r := newRouter(t).on("spec goal", text("ok"))
 	var got ChildSpec
-	o := Options{Model: "m", Store: &store{}, NewSessionID: func() string { return "s-1" }}
+	o := Options{Parent: agent.Config{Model: "m", Store: &store{}}, NewSessionID: func() string { return "s-1" }}
 	o.NewChild = func(_ context.Context, s ChildSpec) (*agent.Agent, error) {
 		got = s
 		cfg := o.ChildConfig(s)
@@ -416,7 +415,7 @@ func TestChildThatFinishedStaysCompletedWhenStoppedJustAfter(t *testing.T) {
 			cancel()
 		}
 	}
-	d := New(Options{Client: r, Model: "m", Observer: stopOnAnswer})
+	d := New(Options{Parent: agent.Config{Client: r, Model: "m"}, Observer: stopOnAnswer})
 	res, _ := d.Run(ctx, call(`{"goal":"finish goal"}`))
 	if ctx.Err() == nil {
 		t.Fatal("the observer did not stop the parent")
@@ -427,7 +426,7 @@ func TestChildThatFinishedStaysCompletedWhenStoppedJustAfter(t *testing.T) {
 }
 
 func TestChildThatCannotBeBuiltIsReportedFailed(t *testing.T) {
-	d := New(Options{Model: "m", NewChild: func(context.Context, ChildSpec) (*agent.Agent, error) {
+	d := New(Options{Parent: agent.Config{Model: "m"}, NewChild: func(context.Context, ChildSpec) (*agent.Agent, error) {
 		return nil, errors.New("no credentials for the child model")
 	}})
 	res, _ := d.Run(context.Background(), call(`{"tasks":[{"goal":"a"},{"goal":"b"}]}`))

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hermes-go/hermes/agent"
-	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -29,20 +28,18 @@ var BlockedTools = []string{Name, "clarify", "memory", "send_message", "execute_
 // SessionSource is the source recorded for child sessions.
 const SessionSource = "subagent"
 
-// Options configure the tool. Either NewChild, or Client and Model (and
-// the other pieces a child agent.Config needs) are required.
+// Options configure the tool. Parent (its Client and Model at least) or
+// NewChild is required.
 type Options struct {
+	// Parent is the configuration of the agent the tool belongs to:
+	// children inherit all of it except what makes them children (see
+	// ChildConfig). Its Tools are what children may be given.
+	Parent agent.Config
 	// NewChild builds a child agent from its spec. Nil builds one with
 	// agent.New(o.ChildConfig(spec)). A custom builder should start from
 	// ChildConfig too, so that the spec's isolation holds.
 	NewChild func(ctx context.Context, spec ChildSpec) (*agent.Agent, error)
 
-	Client   llm.Client
-	Model    string
-	Provider string
-	APIMode  llm.APIMode
-	// Tools is the parent's registry; children get it minus BlockedTools.
-	Tools *tool.Registry
 	// ChildApprover is the approval policy of children. It must never ask
 	// a human (see the package doc). Nil means DenyAll.
 	ChildApprover tool.Approver
@@ -53,9 +50,6 @@ type Options struct {
 	MaxConcurrentChildren int
 	// MaxSpawnDepth is the deepest a child may be (the top agent is 0).
 	MaxSpawnDepth int
-	// Depth and AgentID are the parent's.
-	Depth   int
-	AgentID string
 	// Timeout bounds each child's run; 0 means none.
 	Timeout time.Duration
 
@@ -63,29 +57,17 @@ type Options struct {
 	// is one of an agent's AgentTools, the agent's own event sink takes
 	// its place (see Tool.RelayEvents).
 	Observer agent.Observer
-	// Store records child sessions; nil records nothing.
-	Store agent.Store
-	// NewSessionID names child sessions (default: a random UUID).
+	// NewSessionID names child sessions (default: a random UUID); they
+	// are recorded when Parent.Store is set.
 	NewSessionID func() string
 	// ParentSessionID is used when a call carries no session id.
 	ParentSessionID string
 	// Workdir is named in the child's prompt when set.
 	Workdir string
 
-	// Executor settings handed to children (the parent's).
-	ToolTimeout    time.Duration
-	MaxResultChars int
-	SpillDir       string
-	PreHooks       []tool.PreHook
-	PostHooks      []tool.PostHook
-	Redact         func(string) string
-
 	// Configure adjusts each child's config after ChildConfig built it
-	// (fallback, compression, reasoning effort, per-child agent tools).
+	// (its own provider chain, compressor, per-child agent tools).
 	Configure func(spec ChildSpec, cfg *agent.Config)
-
-	// Now is the clock for durations and events (default time.Now).
-	Now func() time.Time
 }
 
 // ChildSpec is everything that makes a child what it is.
@@ -128,8 +110,8 @@ func (o *Options) defaults() {
 	if o.MaxSpawnDepth <= 0 {
 		o.MaxSpawnDepth = DefaultMaxSpawnDepth
 	}
-	if o.Tools == nil {
-		o.Tools = &tool.Registry{}
+	if o.Parent.Tools == nil {
+		o.Parent.Tools = &tool.Registry{}
 	}
 	if o.ChildApprover == nil {
 		o.ChildApprover = DenyAll
@@ -137,39 +119,43 @@ func (o *Options) defaults() {
 	if o.NewSessionID == nil {
 		o.NewSessionID = uuid.NewString
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Parent.Now == nil {
+		o.Parent.Now = time.Now
 	}
 }
 
-// ChildConfig is the agent.Config of the child spec describes: the spec's
-// tools, budget, approver and session, the parent's model and executor
-// settings, events to the parent's observer.
+// ChildDiffers lists the agent.Config fields a child does not inherit
+// from its parent, and why; ChildConfig copies every other field.
+var ChildDiffers = map[string]string{
+	"Tools":         "the parent's tools minus BlockedTools, narrowed to the task's toolsets",
+	"AgentTools":    "a deeper delegate_task only, when the depth limit allows one",
+	"MaxIterations": "delegation.max_iterations, a child's own budget",
+	"Approver":      "a policy that never asks a human",
+	"Observer":      "the parent agent's event sink, so events arrive in order",
+	"AgentID":       "<parent>/<n>",
+	"Depth":         "the parent's plus one",
+	"Session":       "a subagent session whose parent is the parent's session",
+	"SystemPrompt":  "the child's own prompt, passed as the first turn's system message",
+	"OnTurnEnd":     "the parent's end-of-turn work (its memory) is not the child's",
+	"OnCompressed":  "the parent's task list and memory are not the child's",
+}
+
+// ChildConfig is the agent.Config of the child spec describes: the
+// parent's configuration (model, client, executor settings, hooks,
+// redaction, store, compression, context window, guardrails, ...) with
+// what ChildDiffers lists replaced, then Configure.
 func (o Options) ChildConfig(spec ChildSpec) agent.Config {
-	cfg := agent.Config{
-		Client:         o.Client,
-		Model:          o.Model,
-		Provider:       o.Provider,
-		APIMode:        o.APIMode,
-		Tools:          spec.Tools,
-		AgentTools:     spec.AgentTools,
-		MaxIterations:  spec.MaxIterations,
-		ToolTimeout:    o.ToolTimeout,
-		MaxResultChars: o.MaxResultChars,
-		SpillDir:       o.SpillDir,
-		PreHooks:       o.PreHooks,
-		PostHooks:      o.PostHooks,
-		Approver:       spec.Approver,
-		Redact:         o.Redact,
-		Observer:       spec.Observer,
-		AgentID:        spec.AgentID,
-		Depth:          spec.Depth,
-		Now:            o.Now,
+	cfg := o.Parent
+	cfg.Tools, cfg.AgentTools = spec.Tools, spec.AgentTools
+	cfg.MaxIterations = spec.MaxIterations
+	cfg.Approver = spec.Approver
+	cfg.Observer = spec.Observer
+	cfg.AgentID, cfg.Depth = spec.AgentID, spec.Depth
+	cfg.Session = agent.SessionMeta{}
+	if cfg.Store != nil {
+		cfg.Session = agent.SessionMeta{ID: spec.SessionID, Source: SessionSource, ParentID: spec.ParentSessionID, Cwd: o.Parent.Session.Cwd}
 	}
-	if o.Store != nil {
-		cfg.Store = o.Store
-		cfg.Session = agent.SessionMeta{ID: spec.SessionID, Source: SessionSource, ParentID: spec.ParentSessionID}
-	}
+	cfg.SystemPrompt, cfg.OnTurnEnd, cfg.OnCompressed = nil, nil, nil
 	if o.Configure != nil {
 		o.Configure(spec, &cfg)
 	}

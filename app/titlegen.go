@@ -1,4 +1,4 @@
-package session
+package app
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/hermes-go/hermes/llm"
 )
 
-// MaxTitleWords bounds a generated session title.
-const MaxTitleWords = 8
+// maxTitleWords bounds a generated session title.
+const maxTitleWords = 8
 
 const (
 	titleSystem = "You name conversations. Reply with a short, descriptive title only: " +
@@ -21,34 +21,34 @@ const (
 	maxTitleRunes = 80
 )
 
-// GenerateTitle asks c (the auxiliary title_generation model) for a session title
+// generateTitle asks c (the auxiliary title_generation model) for a session title
 // from the first user message and the answer to it. The reply is cleaned:
 // reasoning tags, a "Title:" prefix, quotes, markdown and trailing
-// punctuation removed, at most MaxTitleWords words kept.
-func GenerateTitle(ctx context.Context, c llm.Client, userMessage, answer string) (string, error) {
+// punctuation removed, at most maxTitleWords words kept.
+func generateTitle(ctx context.Context, c llm.Client, userMessage, answer string) (string, error) {
 	prompt := "Write the title for this conversation.\n\nUser: " + clipTitle(userMessage, titleInputCap) +
 		"\n\nAssistant: " + clipTitle(answer, titleInputCap)
 	resp, err := c.Complete(ctx, &llm.Request{Messages: []llm.Message{llm.System(titleSystem), llm.User(prompt)}}, nil)
 	if err != nil {
 		return "", fmt.Errorf("generating title: %w", err)
 	}
-	title := CleanTitle(resp.Message.Content)
+	title := cleanTitle(resp.Message.Content)
 	if title == "" {
 		return "", errors.New("generating title: the model returned no title")
 	}
 	return title, nil
 }
 
-// GenerateTitleAsync runs GenerateTitle in its own goroutine and hands the
+// generateTitleAsync runs generateTitle in its own goroutine and hands the
 // outcome to done, so the turn that triggered it does not wait.
-func GenerateTitleAsync(ctx context.Context, c llm.Client, userMessage, answer string, done func(title string, err error)) {
+func generateTitleAsync(ctx context.Context, c llm.Client, userMessage, answer string, done func(title string, err error)) {
 	go func() {
-		done(GenerateTitle(ctx, c, userMessage, answer))
+		done(generateTitle(ctx, c, userMessage, answer))
 	}()
 }
 
-// CleanTitle turns a model's reply into a title.
-func CleanTitle(s string) string {
+// cleanTitle turns a model's reply into a title.
+func cleanTitle(s string) string {
 	s, _ = llm.SplitThink(s)
 	line := ""
 	for l := range strings.Lines(s) {
@@ -70,8 +70,8 @@ func CleanTitle(s string) string {
 	}, line)
 	line = strings.Trim(strings.TrimSpace(line), "'‘’")
 	words := strings.Fields(line)
-	if len(words) > MaxTitleWords {
-		words = words[:MaxTitleWords]
+	if len(words) > maxTitleWords {
+		words = words[:maxTitleWords]
 	}
 	line = strings.Join(words, " ")
 	// Scripts without spaces make one long "word": cap the characters too.

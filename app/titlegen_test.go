@@ -1,4 +1,4 @@
-package session
+package app
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-go/hermes/llm"
 )
 
-func TestCleanTitle(t *testing.T) {
+func TestcleanTitle(t *testing.T) {
 	tests := map[string]string{
 		"Fixing the flaky CI build":                                      "Fixing the flaky CI build",
 		`"Fixing the flaky CI build."`:                                   "Fixing the flaky CI build",
@@ -24,8 +24,8 @@ func TestCleanTitle(t *testing.T) {
 		"   ":                                                            "",
 	}
 	for in, want := range tests {
-		if got := CleanTitle(in); got != want {
-			t.Errorf("CleanTitle(%q) = %q, want %q", in, got, want)
+		if got := cleanTitle(in); got != want {
+			t.Errorf("cleanTitle(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -37,7 +37,7 @@ func TestGenerateTitleAsksTheTitleModel(t *testing.T) {
 		return &llm.Response{Message: llm.Assistant(`"Deploying the API to Fly.io"`)}, nil
 	})
 	long := strings.Repeat("é", 5000)
-	title, err := GenerateTitle(context.Background(), c, "How do I deploy my API to fly.io? "+long, "Run fly launch, then ...")
+	title, err := generateTitle(context.Background(), c, "How do I deploy my API to fly.io? "+long, "Run fly launch, then ...")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,22 +60,22 @@ func TestGenerateTitleFailures(t *testing.T) {
 	empty := llm.ClientFunc(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
 		return &llm.Response{Message: llm.Assistant("  \n")}, nil
 	})
-	if _, err := GenerateTitle(context.Background(), empty, "q", "a"); err == nil {
+	if _, err := generateTitle(context.Background(), empty, "q", "a"); err == nil {
 		t.Error("empty title accepted")
 	}
 	boom := errors.New("boom")
 	failing := llm.ClientFunc(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) { return nil, boom })
-	if _, err := GenerateTitle(context.Background(), failing, "q", "a"); !errors.Is(err, boom) {
+	if _, err := generateTitle(context.Background(), failing, "q", "a"); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
 	}
 }
 
-func TestGenerateTitleAsyncDeliversTheTitle(t *testing.T) {
+func TestgenerateTitleAsyncDeliversTheTitle(t *testing.T) {
 	c := llm.ClientFunc(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
 		return &llm.Response{Message: llm.Assistant("Background title")}, nil
 	})
 	got := make(chan string, 1)
-	GenerateTitleAsync(context.Background(), c, "q", "a", func(title string, err error) {
+	generateTitleAsync(context.Background(), c, "q", "a", func(title string, err error) {
 		if err != nil {
 			title = err.Error()
 		}

@@ -1,0 +1,142 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hermes-go/hermes/checkpoint"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tools/file"
+	"github.com/hermes-go/hermes/tools/terminal"
+)
+
+// Workspace is a directory with its sandbox and what is bound to it: the
+// terminal (and the background processes it started), the file tools,
+// the shell hooks and the checkpoint store. Its registry shows the
+// runtime's shared tools with its own on top, following the runtime's as
+// MCP servers join or leave. Conversations in the runtime's default
+// workspace share it; one in another directory or sandbox mode gets its
+// own, which its Close ends. A surface that keeps a directory across
+// conversations (ACP keeps one per editor session) makes one with
+// NewWorkspace and passes it in ConversationOptions.Workspace.
+type Workspace struct {
+	workdir     string
+	policy      sandbox.Policy
+	reg         *tool.Registry
+	pre         []tool.PreHook
+	post        []tool.PostHook
+	checkpoints *checkpoint.Store // nil when checkpoints are off
+	closers     []func() error
+
+	mu    sync.Mutex
+	warn   func(string) // the conversation running a turn in it now
+	warnID *int         // which attach set warn
+	owner func(string) // the runtime's warnings, when no turn runs
+}
+
+// workspaceToolsets are the toolsets of the tools a workspace binds.
+func workspaceToolsets() []string { return []string{"terminal", "file"} }
+
+// NewWorkspace makes a workspace in workdir (default the runtime's) under
+// sandbox mode mode (default sandbox.mode).
+func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
+	return rt.newWorkspace(workdir, mode)
+}
+
+func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
+	cfg := *rt.cfg
+	if mode != "" {
+		if _, err := sandbox.ParseMode(mode); err != nil {
+			return nil, configErr(fmt.Errorf("sandbox: %w", err))
+		}
+		cfg.Sandbox.Mode = mode
+	}
+	ws := &Workspace{workdir: cmpOr(workdir, rt.workdir), owner: rt.warn}
+	p, err := SandboxPolicy(&cfg, ws.workdir, rt.opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	ws.policy = p
+	term := terminal.New(terminal.Options{
+		Timeout:        config.Seconds(cfg.Terminal.Timeout),
+		MaxOutput:      cfg.Terminal.MaxOutput,
+		Dir:            ws.workdir,
+		Redact:         rt.redact,
+		Now:            rt.opts.Now,
+		Sandbox:        &ws.policy,
+		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+	})
+	ws.closers = append(ws.closers, term.Close)
+	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
+		WriteGuard: ws.policy.CheckWrite, ReadGuard: ws.policy.CheckRead})
+	bound := tool.NewRegistry(append(term.Tools(), files.All()...)...).Filter(cfg.Toolsets)
+	ws.reg = tool.Stack(bound, rt.tools)
+	if ws.pre, ws.post, err = rt.hooks(ws.workdir, ws.warning); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	if e := cfg.Checkpoints.Enabled; e == nil || *e {
+		st, err := OpenCheckpoints(rt.cfg, ws.policy.Workspace)
+		if err != nil {
+			rt.warn("checkpoints off: " + err.Error())
+		} else {
+			ws.checkpoints = st
+			ws.pre = append(ws.pre, st.PreHook(ws.warning))
+		}
+	}
+	return ws, nil
+}
+
+// Workdir is the workspace's directory.
+func (w *Workspace) Workdir() string { return w.workdir }
+
+// Sandbox is the policy its commands and file tools run under.
+func (w *Workspace) Sandbox() sandbox.Policy { return w.policy }
+
+// Checkpoints is its checkpoint store, nil when checkpoints.enabled is
+// false or the store could not be opened.
+func (w *Workspace) Checkpoints() *checkpoint.Store { return w.checkpoints }
+
+// Close ends the background processes its terminal started.
+func (w *Workspace) Close() error {
+	var errs []error
+	for i := len(w.closers) - 1; i >= 0; i-- {
+		errs = append(errs, w.closers[i]())
+	}
+	w.closers = nil
+	return errors.Join(errs...)
+}
+
+// attach makes warnings of the workspace's hooks and checkpoints reach
+// f (the conversation starting a turn in it: of several at once, the
+// latest) and returns the function that detaches it.
+func (w *Workspace) attach(f func(string)) (detach func()) {
+	id := new(int)
+	w.mu.Lock()
+	w.warn, w.warnID = f, id
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		if w.warnID == id {
+			w.warn, w.warnID = nil, nil
+		}
+		w.mu.Unlock()
+	}
+}
+
+// warning reaches the conversation running a turn in the workspace, else
+// the runtime's warnings.
+func (w *Workspace) warning(s string) {
+	w.mu.Lock()
+	f := w.warn
+	w.mu.Unlock()
+	if f == nil {
+		f = w.owner
+	}
+	if f != nil {
+		f(s)
+	}
+}
