@@ -101,3 +101,8 @@ func (c *Conversation) ClearAttachedImages() { c.agent.ClearAttachedImages() }
 // readGuard is the read policy of the shared tools that open local files
 // (vision_analyze): the default workspace's sandbox.
 func (rt *Runtime) readGuard(path string) error { return rt.workspace.policy.CheckRead(path) }
+
+// AcceptsImages reports whether the configured primary model sees
+// images (model.vision, or the model table): whether a new
+// conversation on the runtime's model can take them.
+func (rt *Runtime) AcceptsImages() bool { return rt.visionOf(rt.entries[0].Model) }
