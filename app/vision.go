@@ -106,3 +106,6 @@ func (rt *Runtime) readGuard(path string) error { return rt.workspace.policy.Che
 // images (model.vision, or the model table): whether a new
 // conversation on the runtime's model can take them.
 func (rt *Runtime) AcceptsImages() bool { return rt.visionOf(rt.entries[0].Model) }
+
+// AttachImages queues images already loaded for the next prompt.
+func (c *Conversation) AttachImages(images ...llm.Image) { c.agent.AttachImages(images...) }

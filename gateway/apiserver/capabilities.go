@@ -21,10 +21,7 @@ var endpoints = []string{
 // rely on. What this server does not offer (steering a run, the jobs
 // and sessions APIs) is listed as false, not left out.
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) {
-	images := true
-	if a := s.opts.Runtime.Agent(); a != nil {
-		images = a.AcceptsImages()
-	}
+	images := s.opts.Runtime.AcceptsImages()
 	writeJSON(w, http.StatusOK, map[string]any{
 		"object":   "capabilities",
 		"platform": "hermes-agent",

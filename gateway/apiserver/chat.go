@@ -112,8 +112,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer t.end()
-	w.Header().Set(sessionHeader, t.agent.SessionID())
-	t.agent.AttachImages(turnImages(msgs)...)
+	w.Header().Set(sessionHeader, t.conv.SessionID())
+	t.conv.AttachImages(turnImages(msgs)...)
 	out := chatOutput{s: s, w: w, id: newID("chatcmpl-"), created: now(), model: s.opts.ModelName}
 	if req.Stream {
 		out.stream(t, message, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)

@@ -159,8 +159,8 @@ func (s *Server) checkImages(msgs []llm.Message, param string) error {
 	if n > maxImages {
 		return &paramError{param, fmt.Sprintf("the request carries %d images; at most %d are accepted", n, maxImages)}
 	}
-	if a := s.opts.Runtime.Agent(); a != nil && !a.AcceptsImages() {
-		model, _ := a.Model()
+	if rt := s.opts.Runtime; !rt.AcceptsImages() {
+		model := rt.Endpoint().Model
 		return &paramError{first, fmt.Sprintf("the model %s cannot see images; configure a vision model, or set model.vision: true if it has vision", model)}
 	}
 	return nil

@@ -68,10 +68,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, http.StatusInternalServerError, typeServer, "", "", err.Error())
 }
 
-// open builds the agent of one turn: the conversation's session resumed
+// open opens the conversation of one turn: its session resumed
 // from the store (seeded first when new), compressed before the turn
 // when it grew past the gateway's share of the context window.
-func (s *Server) open(ctx context.Context, c conversation) (*app.Agent, error) {
+func (s *Server) open(ctx context.Context, c conversation) (*app.Conversation, error) {
 	rt := s.opts.Runtime
 	st := rt.Store()
 	if c.resume != "" {
@@ -89,13 +89,13 @@ func (s *Server) open(ctx context.Context, c conversation) (*app.Agent, error) {
 		}
 		c.resume = id
 	}
-	opts := app.AgentOptions{Resume: c.resume, Source: source, Platform: "api", SystemPrompt: c.system,
+	opts := app.ConversationOptions{Resume: c.resume, Source: source, Platform: "api", SystemPrompt: c.system,
 		Unattended: "nobody can approve commands on this API server (approvals.unattended_mode: deny); " +
 			"do not retry it: do without it, or tell the user it needs their approval", Approve: c.approve, Observer: c.observer}
 	if s.opts.AllowUnattended {
 		opts.Yolo = true
 	}
-	a, err := rt.NewAgent(ctx, opts)
+	a, err := rt.Open(ctx, opts)
 	if errors.Is(err, session.ErrBusy) {
 		return nil, &httpError{status: http.StatusConflict, typ: typeInvalidRequest, code: "conversation_busy",
 			text: fmt.Sprintf("The conversation (session %s) is busy with another request; retry when it has finished.", c.resume)}

@@ -79,10 +79,9 @@
 // a server without a key. CORS is off unless origins are listed.
 //
 // Conversations live in the session store, never in memory: a request
-// builds a fresh agent over the runtime's shared parts
-// (app.Runtime.NewAgent), resumes the conversation's session from
-// SQLite, runs one turn and closes the agent, so nothing of a transcript
-// outlives its request. Chat Completions is stateless on the wire: the
+// opens a conversation over the runtime's shared parts
+// (app.Runtime.Open), which resumes the session from SQLite, runs one
+// turn and closes it, so nothing of a transcript outlives its request. Chat Completions is stateless on the wire: the
 // client's earlier messages seed a new stored session, or the
 // X-Hermes-Session-Id header continues a stored one (the response names
 // the session in the same header). Responses continue the session of a

@@ -128,8 +128,8 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer t.end()
-	w.Header().Set(sessionHeader, t.agent.SessionID())
-	t.agent.AttachImages(turnImages(msgs)...)
+	w.Header().Set(sessionHeader, t.conv.SessionID())
+	t.conv.AttachImages(turnImages(msgs)...)
 	resp := &responseObject{
 		ID: newID("resp_"), CreatedAt: now(), Model: s.opts.ModelName, Instructions: req.Instructions,
 		PreviousResponseID: req.PreviousResponseID, Metadata: req.Metadata, conversation: name,

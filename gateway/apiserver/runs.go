@@ -97,8 +97,8 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		s.runReg.remove(rn)
 		return
 	}
-	t.agent.AttachImages(turnImages(msgs)...)
-	sid := t.agent.SessionID()
+	t.conv.AttachImages(turnImages(msgs)...)
+	sid := t.conv.SessionID()
 	rn.mu.Lock()
 	rn.sessionID, rn.accepted = sid, true
 	rn.mu.Unlock()
@@ -149,13 +149,13 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 			s.runReg.ended(rn)
 		}
 	}()
-	stopNow := rn.setRunning(t.agent.SessionID(), func() { cancel(); t.agent.Interrupt() }, nowTime())
-	rn.append("run.started", map[string]any{"session_id": t.agent.SessionID()}, false, nowTime())
+	stopNow := rn.setRunning(t.conv.SessionID(), func() { cancel(); t.conv.Interrupt() }, nowTime())
+	rn.append("run.started", map[string]any{"session_id": t.conv.SessionID()}, false, nowTime())
 
 	var res *agent.Result
 	var runErr error
 	if !stopNow {
-		for e, err := range t.agent.Stream(ctx, agent.Input{Message: message}) {
+		for e, err := range t.conv.Stream(ctx, agent.Input{Message: message}) {
 			if err != nil {
 				runErr = err
 				break

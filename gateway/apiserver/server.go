@@ -30,7 +30,7 @@ var ErrNoKey = errors.New("the API server needs a key: set API_SERVER_KEY in the
 
 // Options configure a Server.
 type Options struct {
-	// Runtime builds the agents (app.Runtime.NewAgent); its Source should
+	// Runtime opens the conversations (app.Runtime.Open); its Source should
 	// be "api_server".
 	Runtime *app.Runtime
 	// Key is the bearer key every request must carry. Required.

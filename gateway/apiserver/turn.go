@@ -9,18 +9,18 @@ import (
 	"github.com/hermes-go/hermes/app"
 )
 
-// turnRun is one request's turn: its run slot and its agent, both given
+// turnRun is one request's turn: its run slot and its conversation, both given
 // back by end.
 type turnRun struct {
 	s       *Server
 	w       http.ResponseWriter
 	r       *http.Request
-	agent   *app.Agent
+	conv    *app.Conversation
 	release func()
 }
 
 // begin takes a run slot (answering 429 when none frees in time) and
-// opens the conversation's agent.
+// opens the conversation.
 func (s *Server) begin(w http.ResponseWriter, r *http.Request, c conversation) (*turnRun, bool) {
 	release, ok := s.runs.acquire(r.Context())
 	if !ok {
@@ -38,7 +38,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, c conversation) (
 		s.fail(w, r, err)
 		return nil, false
 	}
-	return &turnRun{s: s, w: w, r: r, agent: a, release: release}, true
+	return &turnRun{s: s, w: w, r: r, conv: a, release: release}, true
 }
 
 // run runs the turn, handing its events to on (nil: none) until on
@@ -46,7 +46,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, c conversation) (
 // the turn's result, or nil when the turn could not run (the failure
 // was written) or was abandoned.
 func (t *turnRun) run(message string, on func(agent.Event) bool) *agent.Result {
-	for e, err := range t.agent.Stream(t.r.Context(), agent.Input{Message: message}) {
+	for e, err := range t.conv.Stream(t.r.Context(), agent.Input{Message: message}) {
 		if err != nil {
 			t.s.fail(t.w, t.r, err)
 			return nil
@@ -61,11 +61,12 @@ func (t *turnRun) run(message string, on func(agent.Event) bool) *agent.Result {
 	return nil
 }
 
-// end closes the agent, so nothing of the conversation stays in memory,
-// and gives the run slot back.
+// end closes the conversation, so nothing of it stays in memory (the
+// next request resumes its session from the store), and gives the run
+// slot back.
 func (t *turnRun) end() {
-	if err := t.agent.Close(); err != nil {
-		t.s.opts.Logger.Warn("api server: closing the agent", "err", err)
+	if err := t.conv.Close(); err != nil {
+		t.s.opts.Logger.Warn("api server: closing the conversation", "err", err)
 	}
 	t.release()
 }
