@@ -13,7 +13,7 @@
 // Models: session/new, load and resume answer with the model picker,
 // app.Runtime.Models as "provider:model" (the configured model, its
 // fallbacks, the auxiliary tasks' own); session/set_model puts the
-// session's next turns on another one (app.AgentOptions.Model), the
+// session's next turns on another one (app.ConversationOptions.Model), the
 // fallbacks behind it, and refuses at once a model it cannot resolve.
 //
 // Prompts: text, embedded text resources (inlined with their URI),
@@ -53,9 +53,9 @@
 // before it has started.
 //
 // Like the API server, a session keeps no agent between prompts: each
-// prompt builds one over the runtime's shared parts
-// (app.Runtime.NewAgent), resuming the session from the store, and
-// closes it at the end of the turn. session/cancel interrupts the turn
+// prompt opens a conversation over the runtime's shared parts
+// (app.Runtime.Open) in the session's workspace, resuming the session
+// from the store, and closes it at the end of the turn. session/cancel interrupts the turn
 // at once: the model call, a running tool, a pending permission request.
 //
 // Concurrency: the connection serves requests concurrently; one session

@@ -35,18 +35,18 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, fmt.Errorf("opening the workspace %s: %w", se.cwd, err)
 	}
-	opts := app.AgentOptions{Resume: stored, Source: Source, Platform: "acp", Workspace: ws, Yolo: mode == ModeYolo,
+	opts := app.ConversationOptions{Resume: stored, Source: Source, Platform: "acp", Workspace: ws, Yolo: mode == ModeYolo,
 		Approve: s.approver(se), MCP: servers, Model: model}
 	if stored == "" {
 		opts.SessionID = se.id
 	}
-	a, err := s.rt.NewAgent(ctx, opts)
+	a, err := s.rt.Open(ctx, opts)
 	if err != nil {
 		return sdk.PromptResponse{}, fmt.Errorf("starting the turn: %w", err)
 	}
 	defer func() {
 		if err := a.Close(); err != nil {
-			s.opts.Logger.Warn("acp: closing the agent", "err", err)
+			s.opts.Logger.Warn("acp: closing the conversation", "err", err)
 		}
 	}()
 	if len(images) > 0 && !a.AcceptsImages() {
@@ -142,7 +142,7 @@ func stopFor(res *agent.Result) (sdk.PromptResponse, error) {
 }
 
 // forward turns one event of the running turn into session updates.
-func (s *server) forward(ctx context.Context, se *sess, a *app.Agent, e agent.Event) {
+func (s *server) forward(ctx context.Context, se *sess, a *app.Conversation, e agent.Event) {
 	if e.Depth != 0 || e.AgentID != "" {
 		return // a subagent's work shows as its delegate_task call
 	}

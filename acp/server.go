@@ -92,7 +92,7 @@ type sess struct {
 	mode    string
 	model   string // the model its turns go to (app.ModelID); "" is the runtime's
 	stored  string // "" until the first turn stored it
-	running *app.Agent
+	running *app.Conversation
 	calls   map[string]*toolCall // tool calls of the running turn, by id
 	ws      *app.Workspace       // kept across prompts (prompt.go)
 	wsMode  string
