@@ -26,7 +26,9 @@ func (c *Conversation) Model() (model, provider string) { return c.agent.Model()
 
 // PendingModel is the model SwitchModel chose while it waits for the next
 // turn.
-func (c *Conversation) PendingModel() (model, provider string, ok bool) { return c.agent.PendingModel() }
+func (c *Conversation) PendingModel() (model, provider string, ok bool) {
+	return c.agent.PendingModel()
+}
 
 // Endpoint is the conversation's primary endpoint (without its key).
 func (c *Conversation) Endpoint() provider.Endpoint {

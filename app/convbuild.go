@@ -65,7 +65,9 @@ func (c *Conversation) assemble(ctx context.Context) error {
 	ask := o.Approve
 	if ask == nil && o.Unattended != "" {
 		reason := o.Unattended
-		ask = func(context.Context, approval.Prompt) (approval.Choice, error) { return approval.Deny, errors.New(reason) }
+		ask = func(context.Context, approval.Prompt) (approval.Choice, error) {
+			return approval.Deny, errors.New(reason)
+		}
 	}
 	c.approver = rt.approverFor(ask, o.Yolo, c.warning)
 	c.todos = &todo.Store{}

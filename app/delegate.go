@@ -1,7 +1,6 @@
 package app
 
 import (
-
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -59,4 +58,3 @@ func (c *Conversation) configureChild(spec delegate.ChildSpec, cfg *agent.Config
 		cfg.Compressor = &own
 	}
 }
-

@@ -104,7 +104,6 @@ func (rt *Runtime) endpointFor(ctx context.Context, ref string, cur provider.End
 	return ep, nil
 }
 
-
 // isProvider reports whether id names a built-in provider or one of
 // config.yaml's providers.
 func (rt *Runtime) isProvider(id string) bool {

@@ -31,10 +31,10 @@ type Workspace struct {
 	checkpoints *checkpoint.Store // nil when checkpoints are off
 	closers     []func() error
 
-	mu    sync.Mutex
+	mu     sync.Mutex
 	warn   func(string) // the conversation running a turn in it now
 	warnID *int         // which attach set warn
-	owner func(string) // the runtime's warnings, when no turn runs
+	owner  func(string) // the runtime's warnings, when no turn runs
 }
 
 // workspaceToolsets are the toolsets of the tools a workspace binds.
