@@ -125,6 +125,12 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 	if err != nil {
 		return agent.Config{}, err
 	}
+	effort := rt.effort
+	if e := c.opts.ReasoningEffort; e != "" {
+		if effort, err = provider.ParseReasoningEffort(e); err != nil {
+			return agent.Config{}, configErr(err)
+		}
+	}
 	acfg := agent.Config{
 		Client:                 chain,
 		Model:                  ep.Model,
@@ -138,7 +144,7 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 		KeepPartialOnInterrupt: cfg.Agent.KeepPartialOnInterrupt,
 		Vision:                 rt.visionOf,
 		MaxTokens:              cfg.Agent.MaxTokens,
-		ReasoningEffort:        rt.effort,
+		ReasoningEffort:        effort,
 		Cache:                  cache,
 		SystemPrompt:           c.systemPrompt,
 		ToolTimeout:            config.Seconds(cfg.Agent.ToolTimeout),

@@ -64,6 +64,9 @@ type ConversationOptions struct {
 	// MaxTurns is the iteration budget of each turn (default
 	// agent.max_turns).
 	MaxTurns int
+	// ReasoningEffort overrides agent.reasoning_effort (none, low,
+	// medium, high).
+	ReasoningEffort string
 	// SystemPrompt is added to the built system prompt of a new session
 	// (a client's own system message); a resumed session keeps the prompt
 	// it was built with.

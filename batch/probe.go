@@ -14,22 +14,22 @@ import (
 // answer it, and session_search would read other prompts' sessions.
 var notByDefault = []string{"clarify", "session_search"}
 
-// Probe builds one runtime from cfg, as every prompt's will be, and
+// Probe opens one conversation on rt, as every prompt's will be, and
 // returns the toolsets it offers (without those a batch leaves out by
 // default) and the names of their tools. A configuration that cannot
-// build a runtime fails here, once, rather than for every prompt.
-func Probe(ctx context.Context, cfg *config.Config, opts app.Options, memory bool) (toolsets, tools []string, err error) {
+// open a conversation fails here, once, rather than for every prompt.
+func Probe(ctx context.Context, rt *app.Runtime, memory bool) (toolsets, tools []string, err error) {
 	dir, err := os.MkdirTemp("", "hermes-batch-probe")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	rt, err := RuntimeFor(ctx, cfg, opts, cfg.Toolsets, dir, memory)
+	c, err := OpenPrompt(ctx, rt, app.ConversationOptions{}, nil, dir, memory)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer rt.Close()
-	for _, s := range rt.ToolSpecs() {
+	defer c.Close()
+	for _, s := range c.ToolSpecs() {
 		if s.Toolset == "" || slices.Contains(notByDefault, s.Toolset) {
 			continue
 		}

@@ -41,8 +41,8 @@ type replay struct {
 	err   error
 }
 
-// plan runs the loop of rt over j and returns its next step.
-func plan(ctx context.Context, rt *app.Runtime, t Task, setup Setup, j Journal) (*Step, error) {
+// plan runs the loop of the conversation rt over j and returns its next step.
+func plan(ctx context.Context, rt *app.Conversation, t Task, setup Setup, j Journal) (*Step, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &replay{j: j, cancel: cancel}

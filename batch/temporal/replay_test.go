@@ -20,19 +20,23 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// replayRuntime is a prompt's runtime whose model is never called: the
-// replay answers from the journal.
-func replayRuntime(t *testing.T, maxTurns int) (*app.Runtime, Setup) {
+// replayRuntime is a prompt's conversation whose model is never called:
+// the replay answers from the journal.
+func replayRuntime(t *testing.T, maxTurns int) (*app.Conversation, Setup) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Home = t.TempDir()
 	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", "http://127.0.0.1:9/v1", "k", "m"
 	cfg.Agent.MaxTurns = maxTurns
-	rt, err := batch.RuntimeFor(context.Background(), cfg, app.Options{Getenv: func(string) string { return "" }}, []string{"terminal", "file"}, t.TempDir(), false)
+	pool, err := batch.NewRuntime(context.Background(), cfg, app.Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.Close() })
+	t.Cleanup(func() { pool.Close() })
+	rt, err := batch.OpenPrompt(context.Background(), pool, app.ConversationOptions{}, []string{"terminal", "file"}, t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sys, err := rt.SystemPrompt(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -26,23 +26,27 @@ type Worker struct {
 	// Config is the worker's configuration; a task's settings override
 	// its model, max_turns and reasoning effort.
 	Config *config.Config
-	// Options is the template of every prompt's runtime (Getenv,
-	// HTTPClient, Factory).
+	// Options is the worker's runtime's (Getenv, HTTPClient, Factory).
 	Options app.Options
 	// Activities bounds the activities (model and tool calls) running at
 	// once (default 64).
 	Activities int
-	// Idle is how long an unused prompt runtime is kept (default 10 min).
+	// Idle is how long an unused prompt's conversation is kept (default
+	// 10 min).
 	Idle time.Duration
+
+	rtOnce sync.Once
+	rt     *app.Runtime // one for the worker: each prompt is a conversation on it
+	rtErr  error
 
 	mu  sync.Mutex
 	rts map[string]*held
 }
 
-// held is a prompt's runtime on this worker.
+// held is a prompt's conversation on this worker.
 type held struct {
 	once    sync.Once
-	rt      *app.Runtime
+	conv    *app.Conversation
 	err     error
 	cleanup func()
 	used    time.Time
@@ -73,6 +77,7 @@ func (w *Worker) Run(ctx context.Context, c client.Client, queue string) error {
 		return fmt.Errorf("temporal worker: %w", err)
 	}
 	defer wk.Stop()
+	defer w.closeRuntime()
 	defer w.closeAll()
 	tick := time.NewTicker(time.Minute)
 	defer tick.Stop()
@@ -86,9 +91,23 @@ func (w *Worker) Run(ctx context.Context, c client.Client, queue string) error {
 	}
 }
 
-// runtime returns the prompt's runtime on this worker, building it (and
-// its workspace) on first use. release must be called when done.
-func (w *Worker) runtime(ctx context.Context, t Task) (rt *app.Runtime, release func(), err error) {
+// workerRuntime is the worker's runtime, built on first use.
+func (w *Worker) workerRuntime(ctx context.Context) (*app.Runtime, error) {
+	w.rtOnce.Do(func() {
+		w.rt, w.rtErr = batch.NewRuntime(context.WithoutCancel(ctx), w.Config, w.Options)
+	})
+	return w.rt, w.rtErr
+}
+
+func (w *Worker) closeRuntime() {
+	if w.rt != nil {
+		w.rt.Close()
+	}
+}
+
+// runtime returns the prompt's conversation on this worker, opening it
+// (and its workspace) on first use. release must be called when done.
+func (w *Worker) runtime(ctx context.Context, t Task) (conv *app.Conversation, release func(), err error) {
 	key := fmt.Sprintf("%s/%d", t.RunName, t.Prompt.Index)
 	w.mu.Lock()
 	if w.rts == nil {
@@ -114,36 +133,33 @@ func (w *Worker) runtime(ctx context.Context, t Task) (rt *app.Runtime, release 
 			h.err = err
 			return
 		}
-		cfg := *w.Config
-		if t.Model != "" {
-			cfg.Model.Name = t.Model
-		}
-		if t.MaxTurns > 0 {
-			cfg.Agent.MaxTurns = t.MaxTurns
-		}
-		if t.ReasoningEffort != "" {
-			cfg.Agent.ReasoningEffort = t.ReasoningEffort
-		}
-		h.rt, h.err = batch.RuntimeFor(context.WithoutCancel(ctx), &cfg, w.Options, t.Toolsets, dir, t.Memory)
 		h.cleanup = cleanup
+		rt, err := w.workerRuntime(ctx)
+		if err != nil {
+			h.err = err
+			return
+		}
+		h.conv, h.err = batch.OpenPrompt(context.WithoutCancel(ctx), rt, app.ConversationOptions{
+			Model: t.Model, MaxTurns: t.MaxTurns, ReasoningEffort: t.ReasoningEffort,
+		}, t.Toolsets, dir, t.Memory)
 	})
 	if h.err != nil {
 		release()
 		w.drop(key, h)
 		return nil, nil, h.err
 	}
-	return h.rt, release, nil
+	return h.conv, release, nil
 }
 
-// drop forgets a prompt's runtime and closes it.
+// drop forgets a prompt's conversation and closes it.
 func (w *Worker) drop(key string, h *held) {
 	w.mu.Lock()
 	if w.rts[key] == h {
 		delete(w.rts, key)
 	}
 	w.mu.Unlock()
-	if h.rt != nil {
-		h.rt.Close()
+	if h.conv != nil {
+		h.conv.Close()
 	}
 }
 
@@ -158,8 +174,8 @@ func (w *Worker) evictIdle() {
 	}
 	w.mu.Unlock()
 	for _, h := range old {
-		if h.rt != nil {
-			h.rt.Close()
+		if h.conv != nil {
+			h.conv.Close()
 		}
 	}
 }
@@ -170,8 +186,8 @@ func (w *Worker) closeAll() {
 	w.rts = nil
 	w.mu.Unlock()
 	for _, h := range all {
-		if h.rt != nil {
-			h.rt.Close()
+		if h.conv != nil {
+			h.conv.Close()
 		}
 	}
 }
@@ -310,10 +326,10 @@ func (w *Worker) finish(ctx context.Context, in FinishInput) (string, error) {
 	return id, err
 }
 
-// recordSession stores the prompt's conversation as the runtime's session.
-func recordSession(ctx context.Context, rt *app.Runtime, in FinishInput) (string, error) {
-	st, a := rt.Store(), rt.Agent()
-	meta := a.Session()
+// recordSession stores the prompt's conversation as its session.
+func recordSession(ctx context.Context, rt *app.Conversation, in FinishInput) (string, error) {
+	st := rt.Runtime().Store()
+	meta := rt.Session()
 	meta.Model, meta.Provider = in.Outcome.Model, in.Outcome.Provider
 	if err := st.EnsureSession(ctx, meta); err != nil {
 		return "", fmt.Errorf("session store: %w", err)
@@ -331,5 +347,5 @@ func recordSession(ctx context.Context, rt *app.Runtime, in FinishInput) (string
 	if err := st.AddUsage(ctx, meta.ID, in.Outcome.Usage, in.Outcome.APICalls); err != nil {
 		return "", fmt.Errorf("session store: %w", err)
 	}
-	return meta.ID, rt.EndSession(in.Outcome.ExitReason)
+	return meta.ID, rt.End(in.Outcome.ExitReason)
 }

@@ -121,7 +121,6 @@ func runBatch(ctx context.Context, e *env, f *batchFlags) error {
 	probeCfg := cfg
 	switch f.engine {
 	case "local":
-		engine = &batch.Local{Config: cfg, Options: opts, Memory: f.memory}
 	case "temporal":
 		// The workers call the model, with their own keys: this process
 		// only lists the tools, against a stand-in endpoint.
@@ -136,9 +135,18 @@ func runBatch(ctx context.Context, e *env, f *batchFlags) error {
 	if c, ok := engine.(io.Closer); ok {
 		defer c.Close()
 	}
-	known, universe, err := batch.Probe(ctx, probeCfg, opts, f.memory)
+	// One runtime for the whole run: each prompt is a conversation on it.
+	rt, err := batch.NewRuntime(ctx, probeCfg, opts)
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
+	}
+	defer rt.Close()
+	known, universe, err := batch.Probe(ctx, rt, f.memory)
+	if err != nil {
+		return &exitError{code: exitFor(err), err: err}
+	}
+	if f.engine == "local" {
+		engine = &batch.Local{Runtime: rt, Memory: f.memory}
 	}
 	if f.engine == "local" {
 		if p, err := app.SandboxPolicy(cfg, ".", e.getenv); err == nil {
