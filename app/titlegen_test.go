@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-go/hermes/llm"
 )
 
-func TestcleanTitle(t *testing.T) {
+func TestCleanTitle(t *testing.T) {
 	tests := map[string]string{
 		"Fixing the flaky CI build":                                      "Fixing the flaky CI build",
 		`"Fixing the flaky CI build."`:                                   "Fixing the flaky CI build",
@@ -70,7 +70,7 @@ func TestGenerateTitleFailures(t *testing.T) {
 	}
 }
 
-func TestgenerateTitleAsyncDeliversTheTitle(t *testing.T) {
+func TestGenerateTitleAsyncDeliversTheTitle(t *testing.T) {
 	c := llm.ClientFunc(func(context.Context, *llm.Request, func(llm.Delta)) (*llm.Response, error) {
 		return &llm.Response{Message: llm.Assistant("Background title")}, nil
 	})
