@@ -3,6 +3,7 @@ package slash
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,11 @@ func chat(t *testing.T, srv *llmtest.Server, work string) (*Registry, *fakeHost)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	return Builtin(), &fakeHost{rt: rt}
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Builtin(), &fakeHost{rt: rt, conv: c}
 }
 
 func run(t *testing.T, r *Registry, h *fakeHost, line string) error {
@@ -68,20 +73,19 @@ func TestNewTitleSessionsResume(t *testing.T) {
 	})
 	r, h := chat(t, srv, "")
 	ctx := context.Background()
-	rt := h.rt
-	first := rt.Agent().SessionID()
-	rt.Agent().Chat(ctx, "remember the word kumquat")
+	first := h.Conversation().SessionID()
+	h.Conversation().Chat(ctx, "remember the word kumquat")
 	if err := run(t, r, h, "/title fruit talk"); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(t, r, h, "/new"); err != nil || rt.Agent().SessionID() == first || !strings.Contains(h.out(), "/resume "+first) {
+	if err := run(t, r, h, "/new"); err != nil || h.Conversation().SessionID() == first || !strings.Contains(h.out(), "/resume "+first) {
 		t.Fatalf("/new: %v %s", err, h.out())
 	}
-	rt.Agent().Chat(ctx, "something else")
-	if err := run(t, r, h, "/sessions"); err != nil || !strings.Contains(h.out(), "fruit talk") || !strings.Contains(h.out(), "* "+rt.Agent().SessionID()) {
+	h.Conversation().Chat(ctx, "something else")
+	if err := run(t, r, h, "/sessions"); err != nil || !strings.Contains(h.out(), "fruit talk") || !strings.Contains(h.out(), "* "+h.Conversation().SessionID()) {
 		t.Fatalf("/sessions: %v\n%s", err, h.out())
 	}
-	if err := run(t, r, h, "/resume fruit talk"); err != nil || rt.Agent().SessionID() != first {
+	if err := run(t, r, h, "/resume fruit talk"); err != nil || h.Conversation().SessionID() != first {
 		t.Fatalf("/resume: %v %s", err, h.out())
 	}
 	if len(h.resets) != 1 || len(h.resets[0]) != 2 || h.resets[0][0].Content != "remember the word kumquat" {
@@ -95,6 +99,73 @@ func TestNewTitleSessionsResume(t *testing.T) {
 	}
 }
 
+func TestNewAndResumeCloseTheConversationTheyLeaveAndKeepModelAndYolo(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected() // title generation
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	r, h := chat(t, srv, "")
+	ctx := context.Background()
+	first := h.Conversation()
+	if _, err := first.Chat(ctx, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, r, h, "/model second-model"); err != nil {
+		t.Fatal(err)
+	}
+	run(t, r, h, "/yolo on")
+	if err := run(t, r, h, "/new"); err != nil {
+		t.Fatal(err)
+	}
+	second := h.Conversation()
+	if second == first || second.SessionID() == first.SessionID() {
+		t.Fatal("/new kept the conversation")
+	}
+	if _, err := first.Chat(ctx, "still there?"); !errors.Is(err, app.ErrConversationClosed) {
+		t.Fatalf("the conversation /new left is not closed: %v", err)
+	}
+	if s, err := h.rt.Store().Get(ctx, first.SessionID()); err != nil || s.EndReason != "new_session" {
+		t.Fatalf("the session /new left: %+v %v", s, err)
+	}
+	if !second.Yolo() {
+		t.Fatal("/new turned yolo off")
+	}
+	if _, err := second.Chat(ctx, "which model?"); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests()[len(srv.Requests())-1].Model; got != "second-model" {
+		t.Fatalf("after /new the request went to %q, not the model /model chose", got)
+	}
+
+	// A session that cannot be resumed leaves the current conversation
+	// open; the current session cannot be resumed over itself.
+	opened := h.opened
+	for _, ref := range []string{"nothing-like-this", second.SessionID()} {
+		if err := run(t, r, h, "/resume "+ref); err == nil {
+			t.Fatalf("/resume %s succeeded", ref)
+		}
+	}
+	if h.Conversation() != second || h.opened != opened {
+		t.Fatal("a failed /resume replaced the conversation")
+	}
+	if _, err := second.Chat(ctx, "still here"); err != nil {
+		t.Fatalf("the conversation a failed /resume kept: %v", err)
+	}
+
+	if err := run(t, r, h, "/resume "+first.SessionID()); err != nil || h.Conversation().SessionID() != first.SessionID() {
+		t.Fatalf("/resume: %v %s", err, h.out())
+	}
+	if s, err := h.rt.Store().Get(ctx, second.SessionID()); err != nil || s.EndReason != "resumed_other" {
+		t.Fatalf("the session /resume left: %+v %v", s, err)
+	}
+	// Closed, it no longer holds its session: another conversation may
+	// resume it.
+	again, err := h.rt.Open(ctx, app.ConversationOptions{Resume: second.SessionID()})
+	if err != nil {
+		t.Fatalf("the session /resume left is still held: %v", err)
+	}
+	again.Close()
+}
+
 func TestUndoAndRetryDropTheLastExchange(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.AllowUnexpected()
@@ -102,22 +173,21 @@ func TestUndoAndRetryDropTheLastExchange(t *testing.T) {
 	srv.Handle(func(r *llmtest.Request) llmtest.Reply { n++; return llmtest.Reply{Text: "answer"} })
 	r, h := chat(t, srv, "")
 	ctx := context.Background()
-	rt := h.rt
 	if err := run(t, r, h, "/undo"); err == nil {
 		t.Fatal("undo of nothing succeeded")
 	}
-	rt.Agent().Chat(ctx, "one")
-	rt.Agent().Chat(ctx, "two")
+	h.Conversation().Chat(ctx, "one")
+	h.Conversation().Chat(ctx, "two")
 	if err := run(t, r, h, "/retry"); err != nil || len(h.sent) != 1 || h.sent[0] != "two" {
 		t.Fatalf("/retry: %v sent %q", err, h.sent)
 	}
-	if len(rt.Agent().History()) != 2 {
-		t.Fatalf("/retry kept the old answer: %+v", rt.Agent().History())
+	if len(h.Conversation().History()) != 2 {
+		t.Fatalf("/retry kept the old answer: %+v", h.Conversation().History())
 	}
-	if err := run(t, r, h, "/undo"); err != nil || len(rt.Agent().History()) != 0 {
-		t.Fatalf("/undo: %v history %+v", err, rt.Agent().History())
+	if err := run(t, r, h, "/undo"); err != nil || len(h.Conversation().History()) != 0 {
+		t.Fatalf("/undo: %v history %+v", err, h.Conversation().History())
 	}
-	msgs, _ := rt.Store().Messages(ctx, rt.Agent().SessionID())
+	msgs, _ := h.rt.Store().Messages(ctx, h.Conversation().SessionID())
 	if len(msgs) != 0 {
 		t.Fatalf("the store keeps %+v", msgs)
 	}
@@ -135,7 +205,7 @@ func TestModelSwitchesTheNextRequest(t *testing.T) {
 	if err := run(t, r, h, "/mod second-model"); err != nil {
 		t.Fatal(err)
 	}
-	h.rt.Agent().Chat(context.Background(), "hi")
+	h.Conversation().Chat(context.Background(), "hi")
 	if got := srv.Requests()[0].Model; got != "second-model" {
 		t.Fatalf("request went to %q", got)
 	}
@@ -149,7 +219,7 @@ func TestUsageContextToolsYoloStop(t *testing.T) {
 	srv.AllowUnexpected()
 	srv.Enqueue(llmtest.Reply{Text: "hello", Usage: &llm.Usage{InputTokens: 1234, OutputTokens: 56, TotalTokens: 1290}})
 	r, h := chat(t, srv, "")
-	h.rt.Agent().Chat(context.Background(), "hi")
+	h.Conversation().Chat(context.Background(), "hi")
 	if err := run(t, r, h, "/usage"); err != nil || !strings.Contains(h.out(), "tokens in   1234") || !strings.Contains(h.out(), "tokens out  56") {
 		t.Fatalf("/usage: %v\n%s", err, h.out())
 	}
@@ -160,11 +230,11 @@ func TestUsageContextToolsYoloStop(t *testing.T) {
 		t.Fatalf("/tools: %v\n%s", err, h.out())
 	}
 	run(t, r, h, "/yolo")
-	if !h.rt.Yolo() || h.kinds[len(h.kinds)-1] != Warning {
+	if !h.Conversation().Yolo() || h.kinds[len(h.kinds)-1] != Warning {
 		t.Fatal("/yolo did not turn it on")
 	}
 	run(t, r, h, "/yolo")
-	if h.rt.Yolo() {
+	if h.Conversation().Yolo() {
 		t.Fatal("/yolo did not turn it off")
 	}
 	if err := run(t, r, h, "/yolo maybe"); err == nil {
@@ -184,8 +254,8 @@ func TestUsageContextToolsYoloStop(t *testing.T) {
 func TestClearStartsANewSessionOnAnEmptyScreen(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	r, h := chat(t, srv, "")
-	old := h.rt.Agent().SessionID()
-	if err := run(t, r, h, "/clear"); err != nil || h.rt.Agent().SessionID() == old || len(h.resets) != 1 || h.resets[0] != nil {
+	old := h.Conversation().SessionID()
+	if err := run(t, r, h, "/clear"); err != nil || h.Conversation().SessionID() == old || len(h.resets) != 1 || h.resets[0] != nil {
 		t.Fatalf("/clear: %v %+v", err, h.resets)
 	}
 }
@@ -202,7 +272,7 @@ func TestRollbackRestoresTheWorkspace(t *testing.T) {
 	if err := run(t, r, h, "/rollback"); err == nil {
 		t.Fatal("rollback without checkpoints succeeded")
 	}
-	h.rt.Agent().Chat(context.Background(), "rewrite the notes")
+	h.Conversation().Chat(context.Background(), "rewrite the notes")
 	if err := run(t, r, h, "/rollback"); err != nil {
 		t.Fatal(err)
 	}
@@ -235,13 +305,13 @@ func TestImageGoesWithTheNextMessageAndRetryKeepsIt(t *testing.T) {
 		t.Fatalf("/image did not say what it attached: %s", h.out())
 	}
 	ctx := context.Background()
-	if _, err := h.rt.Agent().Chat(ctx, "what is this?"); err != nil {
+	if _, err := h.Conversation().Chat(ctx, "what is this?"); err != nil {
 		t.Fatal(err)
 	}
 	if err := run(t, r, h, "/retry"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.rt.Agent().Chat(ctx, h.sent[len(h.sent)-1]); err != nil {
+	if _, err := h.Conversation().Chat(ctx, h.sent[len(h.sent)-1]); err != nil {
 		t.Fatal(err)
 	}
 	var withImage int

@@ -1,9 +1,15 @@
 // Package slash is the one registry of slash commands (/help, /new,
 // /model, ...) shared by every interactive surface: the terminal UI, the
 // line mode and, later, the messaging gateway. A command is written once,
-// as a Command whose Run acts on a Host: the runtime's session operations
-// (Host.Runtime, an *app.Runtime) and what only the surface can do (show
-// text, start a turn, clear the screen, quit).
+// as a Command whose Run acts on a Host: the session operations of the
+// conversation the surface shows (Host.Conversation, an
+// *app.Conversation), what its conversations share (Host.Runtime), and
+// what only the surface can do (show text, start a turn, clear the
+// screen, quit). /new, /clear and /resume move the surface to another
+// conversation: the next one is opened first (Host.Open), so a session
+// that cannot be opened leaves the current one in place; the current one
+// is then ended and closed. The next conversation keeps the model /model
+// chose and the yolo setting.
 //
 // Lines: a line whose first word starts with "/" is a command and never
 // reaches the model, unless that word holds another "/" (a path such as

@@ -42,7 +42,7 @@ func TestReloadMCPStartsTheServersAddedToTheConfig(t *testing.T) {
 		t.Fatalf("/reload-mcp did not show the new server ready: %q", out)
 	}
 	var found bool
-	for _, d := range h.rt.Agent().ToolDefs() {
+	for _, d := range h.Conversation().ToolDefs() {
 		found = found || strings.HasPrefix(d.Name, "mcp__added__")
 	}
 	if !found {
@@ -68,7 +68,11 @@ func TestEachSkillIsACommandAndBuiltinsKeepTheirPrefixes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	r, h := Builtin(), &fakeHost{rt: rt}
+	conv, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, h := Builtin(), &fakeHost{rt: rt, conv: conv}
 
 	warnings := RegisterSkills(r, rt)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `"help"`) {

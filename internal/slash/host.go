@@ -1,6 +1,8 @@
 package slash
 
 import (
+	"context"
+
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/llm"
 )
@@ -19,9 +21,20 @@ const (
 // Host is the surface a command runs in. Its methods may be called from
 // any goroutine.
 type Host interface {
-	// Runtime is the runtime the surface runs: the agent, its session and
-	// store, the session operations.
+	// Runtime is the runtime the surface runs on: the store, the
+	// configuration, the MCP servers and skills its conversations share.
 	Runtime() *app.Runtime
+	// Conversation is the conversation the surface shows now: its
+	// session, history and session operations.
+	Conversation() *app.Conversation
+	// Open opens a conversation the way the surface opens its own: o
+	// (the session, model and yolo a command chose) with the surface's
+	// approval and clarify callbacks, observers, preloaded skills and
+	// rules. It does not show it: Swap does.
+	Open(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error)
+	// Swap makes c the surface's conversation and returns the one it
+	// showed, which the caller ends and closes.
+	Swap(c *app.Conversation) (old *app.Conversation)
 	// Print shows text to the user.
 	Print(kind Kind, text string)
 	// Send starts a turn with message once the command has returned, as

@@ -1,6 +1,7 @@
 package slash
 
 import (
+	"context"
 	"strings"
 	"sync"
 
@@ -11,7 +12,10 @@ import (
 // fakeHost records what commands do to the surface.
 type fakeHost struct {
 	rt   *app.Runtime
+	conv *app.Conversation
 	busy bool
+	// opened counts the conversations Open opened.
+	opened int
 
 	mu      sync.Mutex
 	printed []string
@@ -23,6 +27,27 @@ type fakeHost struct {
 }
 
 func (h *fakeHost) Runtime() *app.Runtime { return h.rt }
+func (h *fakeHost) Conversation() *app.Conversation {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.conv
+}
+func (h *fakeHost) Open(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error) {
+	c, err := h.rt.Open(ctx, o)
+	if err == nil {
+		h.mu.Lock()
+		h.opened++
+		h.mu.Unlock()
+	}
+	return c, err
+}
+func (h *fakeHost) Swap(c *app.Conversation) *app.Conversation {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.conv
+	h.conv = c
+	return old
+}
 func (h *fakeHost) Print(k Kind, s string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -76,17 +76,17 @@ func runHelp(r *Registry, h Host, args string) error {
 }
 
 func runModel(ctx context.Context, h Host, args string) error {
-	rt := h.Runtime()
+	c := h.Conversation()
 	if args == "" {
-		model, prov := rt.Agent().Model()
+		model, prov := c.Model()
 		text := fmt.Sprintf("Model %s on %s.", model, prov)
-		if m, p, ok := rt.Agent().PendingModel(); ok {
+		if m, p, ok := c.PendingModel(); ok {
 			text += fmt.Sprintf(" From the next turn: %s on %s.", m, p)
 		}
 		h.Print(Info, text+" Switch with /model NAME or /model PROVIDER:NAME.")
 		return nil
 	}
-	ep, err := rt.SwitchModel(ctx, args)
+	ep, err := c.SwitchModel(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func runModel(ctx context.Context, h Host, args string) error {
 }
 
 func runUsage(ctx context.Context, h Host, _ string) error {
-	u, err := h.Runtime().Usage(ctx)
+	u, err := h.Conversation().Usage(ctx)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func contextLine(tokens, window int) string {
 }
 
 func runContext(ctx context.Context, h Host, _ string) error {
-	c := h.Runtime().Context()
+	c := h.Conversation().Context()
 	var b strings.Builder
 	for _, p := range c.Parts {
 		share := ""
@@ -148,7 +148,7 @@ func bar(n, total, width int) string {
 }
 
 func runTools(_ context.Context, h Host, _ string) error {
-	specs := h.Runtime().Agent().ToolSpecs()
+	specs := h.Conversation().ToolSpecs()
 	if len(specs) == 0 {
 		h.Print(Info, "The model has no tools (toolsets in config.yaml, --toolsets).")
 		return nil
@@ -179,8 +179,8 @@ func runTools(_ context.Context, h Host, _ string) error {
 }
 
 func runYolo(_ context.Context, h Host, args string) error {
-	rt := h.Runtime()
-	on := !rt.Yolo()
+	c := h.Conversation()
+	on := !c.Yolo()
 	switch strings.ToLower(args) {
 	case "":
 	case "on", "true", "1":
@@ -190,7 +190,7 @@ func runYolo(_ context.Context, h Host, args string) error {
 	default:
 		return fmt.Errorf("/yolo [on|off], not %q", args)
 	}
-	rt.SetYolo(on)
+	c.SetYolo(on)
 	if on {
 		h.Print(Warning, "YOLO on: dangerous commands run without asking. Hardline commands are still refused and the sandbox stays. /yolo again turns it off.")
 	} else {

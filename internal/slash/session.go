@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/session"
 )
 
@@ -23,23 +25,22 @@ func sessionCommands() []Command {
 }
 
 func runNew(ctx context.Context, h Host, _ string) error {
-	rt := h.Runtime()
-	old := rt.Agent().SessionID()
-	id, err := rt.NewSession(ctx)
+	old := h.Conversation().SessionID()
+	c, err := reopen(ctx, h, "", "new_session")
 	if err != nil {
 		return err
 	}
-	h.Print(Info, fmt.Sprintf("New session %s (the last one, %s, is kept: /resume %s).", id, old, old))
+	h.Print(Info, fmt.Sprintf("New session %s (the last one, %s, is kept: /resume %s).", c.SessionID(), old, old))
 	return nil
 }
 
 func runClear(ctx context.Context, h Host, _ string) error {
-	id, err := h.Runtime().NewSession(ctx)
+	c, err := reopen(ctx, h, "", "new_session")
 	if err != nil {
 		return err
 	}
 	h.Reset(nil)
-	h.Print(Info, "New session "+id+".")
+	h.Print(Info, "New session "+c.SessionID()+".")
 	return nil
 }
 
@@ -51,15 +52,52 @@ func runResume(ctx context.Context, h Host, args string) error {
 		h.Print(Info, "Resume one with /resume ID or /resume TITLE.")
 		return nil
 	}
-	rt := h.Runtime()
-	s, err := rt.ResumeSession(ctx, args)
+	s, err := h.Runtime().Store().Resolve(ctx, args)
+	if err != nil {
+		return fmt.Errorf("resume %q: %w", args, err)
+	}
+	if cur := h.Conversation().SessionID(); s.ID == cur {
+		return fmt.Errorf("resume %q: that is the current session (%s)", args, s.ID)
+	}
+	c, err := reopen(ctx, h, s.ID, "resumed_other")
 	if err != nil {
 		return err
 	}
-	h.Reset(rt.Agent().History())
+	if s, err = c.Stored(ctx); err != nil {
+		return err
+	}
+	h.Reset(c.History())
 	h.Print(Info, fmt.Sprintf("Resumed session %s%s: %d messages, last active %s.", s.ID, quoted(s.Title), s.MessageCount,
 		s.LastActive.Local().Format("2006-01-02 15:04")))
 	return nil
+}
+
+// reopen moves the surface to another conversation, /new and /resume
+// being a Close and an Open: a stored session (resume, an id) or a new
+// one, on the current conversation's model and yolo setting. The new one
+// is opened first, so a session that cannot be opened leaves the current
+// one as it was; then the current one is ended with reason and closed.
+func reopen(ctx context.Context, h Host, resume, reason string) (*app.Conversation, error) {
+	cur := h.Conversation()
+	if cur.Busy() {
+		return nil, agent.ErrBusy
+	}
+	o := app.ConversationOptions{Resume: resume, Yolo: cur.Yolo()}
+	if model := app.ModelID(cur.Endpoint()); model != app.ModelID(h.Runtime().Endpoint()) {
+		o.Model = model // switched with /model: the next session stays on it
+	}
+	c, err := h.Open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	old := h.Swap(c)
+	if err := old.End(reason); err != nil {
+		h.Print(Warning, err.Error())
+	}
+	if err := old.Close(); err != nil {
+		h.Print(Warning, fmt.Sprintf("session %s: %v", old.SessionID(), err))
+	}
+	return c, nil
 }
 
 func runSessions(ctx context.Context, h Host, args string) error {
@@ -69,8 +107,7 @@ func runSessions(ctx context.Context, h Host, args string) error {
 			return fmt.Errorf("/sessions [N]: N is a number of sessions, not %q", args)
 		}
 	}
-	rt := h.Runtime()
-	rows, err := rt.RecentSessions(ctx, n)
+	rows, err := h.Runtime().Store().List(ctx, session.ListOptions{Limit: n, ExcludeSources: []string{"subagent"}})
 	if err != nil {
 		return err
 	}
@@ -78,7 +115,7 @@ func runSessions(ctx context.Context, h Host, args string) error {
 		h.Print(Info, "No stored sessions yet.")
 		return nil
 	}
-	cur := rt.Agent().SessionID()
+	cur := h.Conversation().SessionID()
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tTITLE\tMSGS\tLAST ACTIVE\tPREVIEW")
@@ -95,9 +132,9 @@ func runSessions(ctx context.Context, h Host, args string) error {
 }
 
 func runTitle(ctx context.Context, h Host, args string) error {
-	rt := h.Runtime()
+	c := h.Conversation()
 	if args == "" {
-		s, err := rt.CurrentSession(ctx)
+		s, err := c.Stored(ctx)
 		if err != nil && !errors.Is(err, session.ErrNotFound) {
 			return err
 		}
@@ -108,10 +145,10 @@ func runTitle(ctx context.Context, h Host, args string) error {
 		}
 		return nil
 	}
-	if err := rt.SetTitle(ctx, args); err != nil {
+	if err := c.SetTitle(ctx, args); err != nil {
 		return err
 	}
-	h.Print(Info, fmt.Sprintf("Session %s is now %q.", rt.Agent().SessionID(), strings.Join(strings.Fields(args), " ")))
+	h.Print(Info, fmt.Sprintf("Session %s is now %q.", c.SessionID(), strings.Join(strings.Fields(args), " ")))
 	return nil
 }
 

@@ -30,50 +30,50 @@ func runStop(_ context.Context, h Host, _ string) error {
 }
 
 func runRetry(ctx context.Context, h Host, _ string) error {
-	rt := h.Runtime()
-	dropped, err := rt.UndoTurn(ctx)
+	c := h.Conversation()
+	dropped, err := c.Undo(ctx)
 	if err != nil {
 		return fmt.Errorf("/retry: %w", err)
 	}
-	h.Reset(rt.Agent().History())
-	rt.Agent().AttachImages(dropped[0].Images...) // the retried message keeps its images
+	h.Reset(c.History())
+	c.AttachImages(dropped[0].Images...) // the retried message keeps its images
 	h.Send(dropped[0].Content)
 	return nil
 }
 
 func runUndo(ctx context.Context, h Host, _ string) error {
-	rt := h.Runtime()
-	dropped, err := rt.UndoTurn(ctx)
+	c := h.Conversation()
+	dropped, err := c.Undo(ctx)
 	if err != nil {
 		return fmt.Errorf("/undo: %w", err)
 	}
-	h.Reset(rt.Agent().History())
+	h.Reset(c.History())
 	h.Print(Info, fmt.Sprintf("Removed the last exchange (%d messages): %q.", len(dropped), oneLine(dropped[0].Content, 60)))
 	return nil
 }
 
 func runCompress(ctx context.Context, h Host, focus string) error {
-	rt := h.Runtime()
-	if c := rt.Config().Compression.Enabled; c != nil && !*c {
+	c, cfg := h.Conversation(), h.Runtime().Config()
+	if on := cfg.Compression.Enabled; on != nil && !*on {
 		return errors.New("/compress: compression is off (compression.enabled: false in config.yaml)")
 	}
-	before := len(rt.Agent().History())
-	from := rt.Agent().SessionID()
+	before := len(c.History())
+	from := c.SessionID()
 	h.Print(Info, "Compressing the conversation…")
-	if err := rt.Agent().Compress(ctx, focus); err != nil {
+	if err := c.Compress(ctx, focus); err != nil {
 		if errors.Is(err, compress.ErrNothingToCompress) {
-			c := rt.Config().Compression
+			c := cfg.Compression
 			return fmt.Errorf("/compress: nothing to compress: %d messages, and compression keeps the first %d and the last %d (compression.protect_first_n, protect_last_n)",
 				before, c.ProtectFirstN, c.ProtectLastN)
 		}
 		return err
 	}
-	h.Print(Info, fmt.Sprintf("Compressed %d messages into %d; session %s continues in %s.", before, len(rt.Agent().History()), from, rt.Agent().SessionID()))
+	h.Print(Info, fmt.Sprintf("Compressed %d messages into %d; session %s continues in %s.", before, len(c.History()), from, c.SessionID()))
 	return nil
 }
 
 func runRollback(ctx context.Context, h Host, arg string) error {
-	st := h.Runtime().Checkpoints()
+	st := h.Conversation().Checkpoints()
 	if st == nil {
 		return errors.New("/rollback: checkpoints are off (checkpoints.enabled)")
 	}
@@ -111,7 +111,7 @@ func runImage(_ context.Context, h Host, ref string) error {
 	if ref == "" {
 		return errors.New("/image needs a file path or an http(s) URL: /image screenshot.png")
 	}
-	img, err := h.Runtime().AttachImage(ref)
+	img, err := h.Conversation().AttachImage(ref)
 	if err != nil {
 		return fmt.Errorf("/image: %w", err)
 	}
