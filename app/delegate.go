@@ -22,9 +22,14 @@ var childOwn = map[string]string{
 // Its events reach the parent's observers through the parent agent
 // (agent.EventRelay).
 func (c *Conversation) delegateTool(parent agent.Config) *delegate.Tool {
+	return delegate.New(c.delegateOptions(parent))
+}
+
+// delegateOptions are delegateTool's options.
+func (c *Conversation) delegateOptions(parent agent.Config) delegate.Options {
 	rt := c.rt
 	d := rt.cfg.Delegation
-	return delegate.New(delegate.Options{
+	return delegate.Options{
 		Parent: parent,
 		ChildApprover: approval.New(approval.Options{Mode: rt.cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove,
 			Shared: rt.always}),
@@ -36,7 +41,7 @@ func (c *Conversation) delegateTool(parent agent.Config) *delegate.Tool {
 		ParentSessionID:       parent.Session.ID,
 		Workdir:               c.ws.workdir,
 		Configure:             c.configureChild,
-	})
+	}
 }
 
 // configureChild gives a child what childOwn lists, and the model the

@@ -1,0 +1,130 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm/llmtest"
+)
+
+func benchRuntime(b *testing.B, url string) *app.Runtime {
+	b.Helper()
+	cfg := config.Default()
+	cfg.Home = b.TempDir()
+	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", url, "sk-test", "m"
+	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: b.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// BenchmarkOpenTurnClose is what a server pays per request on a warm
+// runtime: Open a new conversation, one turn the fake provider answers
+// at once (a real HTTP call on 127.0.0.1, the session written to
+// SQLite), Close. BenchmarkProviderCallFloor is the same HTTP call alone,
+// in the same run: the difference is the runtime's own cost.
+func BenchmarkOpenTurnClose(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	rt := benchRuntime(b, srv.URL())
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := rt.Open(ctx, app.ConversationOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Chat(ctx, "hi"); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProviderCallFloor is one streamed chat completion from the
+// fake provider, through a plain HTTP client: the floor under
+// BenchmarkOpenTurnClose.
+func BenchmarkProviderCallFloor(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := http.Post(srv.URL()+"/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+// BenchmarkIdleConversations holds 10,000 open conversations (sessions
+// held, no turn running) on one runtime and reports the process's
+// resident memory then, and what the conversations added to it and to
+// the live heap.
+func BenchmarkIdleConversations(b *testing.B) {
+	const n = 10_000
+	srv := llmtest.NewServer(b)
+	for b.Loop() {
+		rt := benchRuntime(b, srv.URL())
+		ctx := context.Background()
+		before, heapBefore := rss(b), liveHeap()
+		convs := make([]*app.Conversation, 0, n)
+		for range n {
+			c, err := rt.Open(ctx, app.ConversationOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			convs = append(convs, c)
+		}
+		after, heapAfter := rss(b), liveHeap()
+		b.ReportMetric(float64(after)/(1<<20), "MB-RSS")
+		b.ReportMetric(float64(after-before)/(1<<20), "MB-RSS-added")
+		b.ReportMetric(float64(heapAfter-heapBefore)/n, "heap-B/conversation")
+		for _, c := range convs {
+			c.Close()
+		}
+		rt.Close()
+	}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// rss is the process's resident set (VmRSS) in bytes.
+func rss(b *testing.B) int64 {
+	runtime.GC()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	b.Skip("no VmRSS")
+	return 0
+}

@@ -1,0 +1,312 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/llmtest"
+	"github.com/hermes-go/hermes/session"
+	"github.com/hermes-go/hermes/tool/approval"
+)
+
+// pool is a runtime for a custom endpoint at url, in a fresh HERMES_HOME
+// and workspace, closed at the end of the test.
+func pool(t *testing.T, cfg *config.Config) *app.Runtime {
+	t.Helper()
+	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+func mustOpen(t *testing.T, rt *app.Runtime, o app.ConversationOptions) *app.Conversation {
+	t.Helper()
+	c, err := rt.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestARuntimeHoldsNoSessionUntilAConversationOpens(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	rt := pool(t, newConfig(t, srv.URL()))
+	list, err := rt.Store().List(context.Background(), session.ListOptions{})
+	if err != nil || len(list) != 0 {
+		t.Fatalf("sessions after New: %v %v", list, err)
+	}
+	srv.Enqueue(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
+	a := mustOpen(t, rt, app.ConversationOptions{})
+	b := mustOpen(t, rt, app.ConversationOptions{})
+	if a.SessionID() == b.SessionID() {
+		t.Fatal("two conversations share a session")
+	}
+	for _, c := range []*app.Conversation{a, b} {
+		if _, err := c.Chat(context.Background(), "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _ = rt.Store().List(context.Background(), session.ListOptions{})
+	if len(list) != 2 {
+		t.Fatalf("want two stored sessions, got %d", len(list))
+	}
+}
+
+func TestASessionHasOneWriterAndCloseReleasesIt(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "stored"})
+	rt := pool(t, newConfig(t, srv.URL()))
+	a := mustOpen(t, rt, app.ConversationOptions{})
+	if _, err := a.Chat(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := rt.Open(context.Background(), app.ConversationOptions{Resume: a.SessionID()})
+	var ce *app.ConfigError
+	if !errors.Is(err, session.ErrBusy) || !errors.As(err, &ce) {
+		t.Fatalf("a second writer of a held session: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := mustOpen(t, rt, app.ConversationOptions{Resume: a.SessionID()})
+	if h := b.History(); len(h) != 2 || h[1].Content != "stored" {
+		t.Fatalf("resumed history: %+v", h)
+	}
+	if _, err := a.Chat(context.Background(), "again"); !errors.Is(err, app.ErrConversationClosed) {
+		t.Fatalf("a closed conversation ran a turn: %v", err)
+	}
+}
+
+func TestAForkContinuesACopyAndLeavesTheOriginal(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "first"}, llmtest.Reply{Text: "branch"})
+	rt := pool(t, newConfig(t, srv.URL()))
+	a := mustOpen(t, rt, app.ConversationOptions{})
+	if _, err := a.Chat(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	f := mustOpen(t, rt, app.ConversationOptions{Fork: a.SessionID()}) // a still holds the original
+	if f.SessionID() == a.SessionID() || len(f.History()) != 2 {
+		t.Fatalf("fork %s of %s: %+v", f.SessionID(), a.SessionID(), f.History())
+	}
+	if _, err := f.Chat(context.Background(), "go on"); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := rt.Store().Messages(context.Background(), a.SessionID())
+	copied, _ := rt.Store().Messages(context.Background(), f.SessionID())
+	if len(orig) != 2 || len(copied) != 4 {
+		t.Fatalf("original %d messages, fork %d", len(orig), len(copied))
+	}
+	s, _ := rt.Store().Get(context.Background(), f.SessionID())
+	if s.ParentID != a.SessionID() {
+		t.Fatalf("fork's parent = %q", s.ParentID)
+	}
+}
+
+func TestRuntimeCloseClosesItsConversations(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	rt, err := app.New(context.Background(), newConfig(t, srv.URL()), app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Chat(context.Background(), "hi"); !errors.Is(err, app.ErrConversationClosed) {
+		t.Fatalf("a conversation outlived its runtime: %v", err)
+	}
+	if _, err := rt.Open(context.Background(), app.ConversationOptions{}); err == nil {
+		t.Fatal("a closed runtime opened a conversation")
+	}
+}
+
+func TestWaitReturnsWhenTheTurnEnds(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	release := make(chan struct{})
+	srv.Enqueue(llmtest.Reply{Text: "slow", Delay: time.Hour})
+	rt := pool(t, newConfig(t, srv.URL()))
+	c := mustOpen(t, rt, app.ConversationOptions{})
+	started := make(chan struct{})
+	c.Observe(func(e agent.Event) {
+		if e.Kind == agent.EventStep {
+			select {
+			case <-started:
+			default:
+				close(started)
+			}
+		}
+	})
+	done := make(chan *agent.Result, 1)
+	go func() {
+		res, _ := c.Run(context.Background(), agent.Input{Message: "hi"})
+		done <- res
+		close(release)
+	}()
+	<-started
+	if !c.Busy() {
+		t.Fatal("not busy during a turn")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait with a turn running and ctx done: %v", err)
+	}
+	if _, err := c.Run(context.Background(), agent.Input{Message: "second"}); !errors.Is(err, agent.ErrBusy) {
+		t.Fatalf("a second turn at once: %v", err)
+	}
+	c.Interrupt()
+	if err := c.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-release
+	if res := <-done; res == nil || !res.Interrupted {
+		t.Fatalf("turn result: %+v", res)
+	}
+	if c.Busy() {
+		t.Fatal("busy after the turn")
+	}
+}
+
+// An "always" given in one conversation allows that kind of command at
+// once in every other conversation of the runtime, including their
+// subagents, and is saved to config.yaml.
+func TestAlwaysInOneConversationAppliesToEveryOtherAndToSubagents(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	cfg := newConfig(t, srv.URL())
+	rt := pool(t, cfg)
+	rm := func(id string) llmtest.Reply {
+		return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: id, Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}}}
+	}
+	var asked []string
+	ask := func(_ context.Context, p approval.Prompt) (approval.Choice, error) {
+		asked = append(asked, p.Command)
+		return approval.Always, nil
+	}
+	srv.Enqueue(rm("a1"), llmtest.Reply{Text: "done"})
+	a := mustOpen(t, rt, app.ConversationOptions{Approve: ask})
+	if _, err := a.Chat(context.Background(), "clean"); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("asked %v", asked)
+	}
+	// b has nobody to ask: without the shared allowlist it would be denied.
+	srv.Enqueue(rm("b1"), llmtest.Reply{Text: "done"})
+	b := mustOpen(t, rt, app.ConversationOptions{})
+	if _, err := b.Chat(context.Background(), "clean"); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolResults(srv.Requests()[3])["b1"]; strings.Contains(got, "DENIED") {
+		t.Fatalf("another conversation was denied what was allowed always: %s", got)
+	}
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "d1", Name: "delegate_task", Arguments: `{"goal":"clean the build"}`}}},
+		rm("c1"), llmtest.Reply{Text: "child done"},
+		llmtest.Reply{Text: "parent done"},
+	)
+	if _, err := b.Chat(context.Background(), "delegate it"); err != nil {
+		t.Fatal(err)
+	}
+	child := srv.Requests()[len(srv.Requests())-2]
+	if got := toolResults(child)["c1"]; got == "" || strings.Contains(got, "DENIED") || strings.Contains(got, "denied") {
+		t.Fatalf("a subagent was refused what was allowed always: %q", got)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("asked again: %v", asked)
+	}
+	data, err := os.ReadFile(filepath.Join(cfg.Home, "config.yaml"))
+	if err != nil || !strings.Contains(string(data), "recursive_delete") {
+		t.Fatalf("config.yaml: %s %v", data, err)
+	}
+}
+
+// A conversation owns its model: after SwitchModel its model calls, its
+// system prompt and what it reports all use the new one; other
+// conversations and the runtime keep theirs.
+func TestSwitchModelChangesThatConversationOnly(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	rt := pool(t, newConfig(t, srv.URL()))
+	a := mustOpen(t, rt, app.ConversationOptions{})
+	b := mustOpen(t, rt, app.ConversationOptions{})
+	if _, err := a.SwitchModel(context.Background(), "other-model"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(llmtest.Reply{Text: "a"}, llmtest.Reply{Text: "b"}, llmtest.Reply{Text: "direct"})
+	if _, err := a.Chat(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Chat(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.User("x")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if reqs[0].Model != "other-model" || reqs[1].Model != "primary-model" || reqs[2].Model != "other-model" {
+		t.Fatalf("models called: %s, %s, %s", reqs[0].Model, reqs[1].Model, reqs[2].Model)
+	}
+	sys, err := a.SystemPrompt(context.Background())
+	if err != nil || !strings.Contains(sys, "other-model") {
+		t.Fatalf("system prompt of the switched conversation names the old model: %v\n%s", err, sys)
+	}
+	if m, _ := a.Model(); m != "other-model" {
+		t.Fatalf("Model() = %s", m)
+	}
+	if rt.Endpoint().Model != "primary-model" || b.Endpoint().Model != "primary-model" {
+		t.Fatalf("runtime %s, other conversation %s", rt.Endpoint().Model, b.Endpoint().Model)
+	}
+}
+
+// A context limit an overflow reveals is recorded under the endpoint that
+// answered, not the primary's.
+func TestLearnedContextLimitsAreKeptByTheEndpointThatAnswered(t *testing.T) {
+	primary, fallback := llmtest.NewServer(t), llmtest.NewServer(t)
+	cfg := newConfig(t, primary.URL())
+	none := 0
+	cfg.Agent.APIMaxRetries = &none
+	cfg.FallbackProviders = []config.FallbackProvider{{Provider: "custom", Model: "fallback-model", BaseURL: fallback.URL()}}
+	rt := pool(t, cfg)
+	primary.Enqueue(llmtest.Reply{Status: 503})
+	overflow := `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`
+	for range 4 {
+		fallback.Enqueue(llmtest.Reply{Status: 400, Body: overflow})
+	}
+	c := mustOpen(t, rt, app.ConversationOptions{})
+	c.Run(context.Background(), agent.Input{Message: "hi"})
+	data, err := os.ReadFile(filepath.Join(cfg.Home, "context_lengths.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Limits map[string]int `json:"limits"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+	learned := file.Limits
+	if learned["fallback-model@"+fallback.URL()] != 8192 {
+		t.Fatalf("learned %v, want fallback-model@%s: 8192", learned, fallback.URL())
+	}
+	for k := range learned {
+		if strings.Contains(k, primary.URL()) {
+			t.Fatalf("a limit of the fallback was recorded under the primary: %v", learned)
+		}
+	}
+}
