@@ -52,8 +52,12 @@ func streamingUI(b *testing.B) (*Model, *tea.Program, chan error) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { rt.Close() })
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	var p *tea.Program
-	m := New(Options{Runtime: rt, Version: "bench"}, func(msg tea.Msg) { p.Send(msg) })
+	m := New(Options{Conversation: c, Version: "bench"}, func(msg tea.Msg) { p.Send(msg) })
 	m.running, m.started = "turn", time.Now()
 	m.live = &turnView{tools: map[string]*block{}, seenTools: map[string]bool{}, waiting: "thinking"}
 	m.add(&block{kind: userBlock, text: "explain the loop at length"})
@@ -129,9 +133,13 @@ func BenchmarkFirstView(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for range b.N {
-		m := New(Options{Runtime: rt, Version: "bench"}, func(tea.Msg) {})
+		m := New(Options{Conversation: c, Version: "bench"}, func(tea.Msg) {})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		if v := m.View(); !strings.Contains(ansiStrip(v.Content), "sk anything") {
 			b.Fatal("no prompt in the first view")

@@ -4,9 +4,13 @@
 // approval and clarify prompts as keyboard-driven modals, and the slash
 // commands of package slash.
 //
-// It runs on an assembled runtime (package app) and only consumes the
-// agent's ordered event stream (Runtime.Observe); it never drives the
-// loop itself beyond agent.Run and Interrupt.
+// It runs on a conversation of an assembled runtime (package app) and
+// only consumes its ordered event stream (Conversation.Observe); it never
+// drives the loop itself beyond Run and Interrupt. /new, /clear and
+// /resume move it to another conversation, opened with the same observer
+// (Options.Open supplies the surface's approvals and rules); Run returns
+// the one it ended on. On quit, a running turn is interrupted and waited
+// for (Conversation.Wait, five seconds at most).
 //
 // Rendering stays cheap on long answers: events are appended as they
 // arrive, but markdown is rendered by blocks: a finished paragraph once,

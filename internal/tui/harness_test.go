@@ -61,6 +61,7 @@ func (c *fakeClock) advance(d time.Duration) {
 type setup struct {
 	cfg  func(*config.Config)
 	opts func(*app.Options)
+	conv func(*app.ConversationOptions)
 	home string
 	hist string
 }
@@ -78,7 +79,7 @@ func newHarness(t *testing.T, srv *llmtest.Server, s setup) *harness {
 	}
 	h := &harness{t: t, srv: srv, msgs: make(chan tea.Msg, 4096), now: &fakeClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}}
 	bridge := &Bridge{}
-	opts := app.Options{Source: "cli", Workdir: t.TempDir(), Getenv: func(string) string { return "" }, Approve: bridge.Approve, Clarify: bridge.Clarify}
+	opts := app.Options{Source: "cli", Workdir: t.TempDir(), Getenv: func(string) string { return "" }}
 	if s.opts != nil {
 		s.opts(&opts)
 	}
@@ -86,16 +87,18 @@ func newHarness(t *testing.T, srv *llmtest.Server, s setup) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		rt.Agent().Interrupt()
-		for i := 0; i < 500 && rt.Agent().Busy(); i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		rt.Close()
-	})
+	t.Cleanup(func() { rt.Close() }) // interrupts a turn still running and waits for it
+	co := app.ConversationOptions{Approve: bridge.Approve, Clarify: bridge.Clarify}
+	if s.conv != nil {
+		s.conv(&co)
+	}
+	c, err := rt.Open(context.Background(), co)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.rt = rt
-	h.m = New(Options{Runtime: rt, Bridge: bridge, Version: "test", HistoryPath: s.hist, Now: h.now.Now}, h.send)
-	rt.Observe(h.m.feed.observe)
+	h.m = New(Options{Conversation: c, Bridge: bridge, Version: "test", HistoryPath: s.hist, Now: h.now.Now}, h.send)
+	c.Observe(h.m.feed.observe)
 	h.update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	return h
 }
@@ -152,9 +155,12 @@ func (h *harness) until(what string, cond func() bool) {
 func (h *harness) idle() {
 	h.t.Helper()
 	h.until("the UI to be idle", func() bool {
-		return h.m.running == "" && h.m.commandsRunning == 0 && len(h.msgs) == 0 && !h.rt.Agent().Busy()
+		return h.m.running == "" && h.m.commandsRunning == 0 && len(h.msgs) == 0 && !h.conv().Busy()
 	})
 }
+
+// conv is the conversation the UI shows now.
+func (h *harness) conv() *app.Conversation { return h.m.conv() }
 
 // screen is the view without styles.
 func (h *harness) screen() string {

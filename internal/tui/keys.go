@@ -108,7 +108,7 @@ func (m *Model) ctrlCKey() tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
 	if m.running == "turn" || m.running == "shell" {
-		m.rt.Agent().Interrupt()
+		m.conv().Interrupt()
 	}
 	if m.modal != nil {
 		m.answerModal()

@@ -18,16 +18,22 @@ import (
 
 // Options configures the UI.
 type Options struct {
-	// Runtime is what the UI runs. Without one, Start assembles it while
-	// the UI is already on screen (the first frame does not wait for the
-	// session database or the sandbox probe); what is typed meanwhile is
-	// queued. Start's lines are shown in the banner.
-	Runtime *app.Runtime
-	Start   func(ctx context.Context) (*app.Runtime, []string, error)
+	// Conversation is what the UI runs first (on its runtime). Without
+	// one, Start assembles the runtime and opens it while the UI is
+	// already on screen (the first frame does not wait for the session
+	// database or the sandbox probe); what is typed meanwhile is queued.
+	// Start's lines are shown in the banner.
+	Conversation *app.Conversation
+	Start        func(ctx context.Context) (*app.Conversation, []string, error)
+	// Open opens the conversations /new, /clear and /resume move to: o
+	// with the surface's approvals, clarify, preloaded skills and rules;
+	// the UI sets o.Observer. Nil opens o on the runtime with the
+	// Bridge's Approve and Clarify.
+	Open func(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error)
 	// Commands are the slash commands offered (nil: slash.Builtin()).
 	Commands *slash.Registry
 	// Bridge carries approval and clarify questions to the UI; give its
-	// Approve and Clarify to app.New.
+	// Approve and Clarify to the conversations (app.ConversationOptions).
 	Bridge *Bridge
 	// Version and Banner are shown above the first prompt.
 	Version string
@@ -137,12 +143,12 @@ func New(opts Options, send func(tea.Msg)) *Model {
 		width: 80, height: 24,
 	}
 	m.feed = &feed{send: send}
-	m.host = &host{send: send, busy: m.busy}
+	m.host = &host{send: send, busy: m.busy, open: opts.Open, bridge: opts.Bridge, observe: m.feed.observe}
 	m.bridge.setSend(send)
 	m.history, _ = loadHistory(opts.HistoryPath)
 	m.input = newInput()
-	if opts.Runtime != nil {
-		m.attach(opts.Runtime, opts.Banner)
+	if opts.Conversation != nil {
+		m.attach(opts.Conversation, opts.Banner)
 	} else {
 		m.running, m.started = "starting", m.now()
 		m.add(&block{kind: infoBlock, text: "hermes " + opts.Version})
@@ -150,10 +156,12 @@ func New(opts Options, send func(tea.Msg)) *Model {
 	return m
 }
 
-// attach puts the runtime in place: its display settings, the banner, a
-// resumed conversation's last turns.
-func (m *Model) attach(rt *app.Runtime, banner []string) {
+// attach puts the conversation and its runtime in place: the display
+// settings, the banner, a resumed conversation's last turns.
+func (m *Model) attach(c *app.Conversation, banner []string) {
+	rt := c.Runtime()
 	m.rt, m.host.rt = rt, rt
+	m.host.conv.Store(c)
 	cfg := rt.Config()
 	m.showReasoning = cfg.Display.ShowReasoning == nil || *cfg.Display.ShowReasoning
 	m.toolProgress, m.busyMode = cfg.Display.ToolProgress, cfg.Display.BusyInputMode
@@ -162,9 +170,9 @@ func (m *Model) attach(rt *app.Runtime, banner []string) {
 	}
 	m.status = m.readStatus(false)
 	m.blocks = nil
-	head := fmt.Sprintf("hermes %s · %s · session %s", m.version, rt.Endpoint(), rt.Agent().SessionID())
+	head := fmt.Sprintf("hermes %s · %s · session %s", m.version, c.Endpoint(), c.SessionID())
 	m.add(&block{kind: infoBlock, text: strings.Join(append([]string{head}, banner...), "\n")})
-	if h := rt.Agent().History(); len(h) > 0 {
+	if h := c.History(); len(h) > 0 {
 		m.showResumed(h)
 	}
 	m.add(&block{kind: infoBlock, text: "Enter sends · Shift+Enter or Ctrl+J: new line · /help lists commands · !CMD runs a shell command · Ctrl-C stops, twice quits"})
@@ -201,9 +209,12 @@ func (m *Model) Init() tea.Cmd {
 
 // refreshStatus reads the status line's totals off the UI goroutine.
 func (m *Model) refreshStatus() tea.Cmd {
-	rt := m.rt
-	return func() tea.Msg { return statusMsg(readStatus(rt, true)) }
+	rt, c := m.rt, m.conv()
+	return func() tea.Msg { return statusMsg(readStatus(rt, c, true)) }
 }
+
+// conv is the conversation the UI shows now (nil while starting).
+func (m *Model) conv() *app.Conversation { return m.host.Conversation() }
 
 // add appends a finished block.
 func (m *Model) add(b *block) {
@@ -214,7 +225,7 @@ func (m *Model) add(b *block) {
 // showResumed renders the last turns of a resumed conversation.
 func (m *Model) showResumed(history []llm.Message) {
 	turns := slash.Recap(history, recapTurns)
-	s, _ := m.rt.CurrentSession(context.Background())
+	s, _ := m.conv().Stored(context.Background())
 	label := fmt.Sprintf("resumed session %s", s.ID)
 	if s.Title != "" {
 		label += fmt.Sprintf(" %q", s.Title)

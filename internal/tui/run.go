@@ -6,12 +6,19 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/hermes-go/hermes/app"
 )
+
+// quitWait bounds how long Run waits for a turn it interrupted to end.
+const quitWait = 5 * time.Second
 
 // Run runs the UI on the terminal until the user quits. A turn still
 // running then is interrupted and waited for (a few seconds at most), so
-// the caller can end the session and close the runtime.
-func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, extra ...tea.ProgramOption) error {
+// the caller can end the session and close the runtime. It returns the
+// conversation the UI ended on (/new and /resume move to others; the
+// ones left are closed), nil when it never started.
+func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, extra ...tea.ProgramOption) (*app.Conversation, error) {
 	var p *tea.Program
 	send := func(msg tea.Msg) { p.Send(msg) }
 	m := New(opts, send)
@@ -25,21 +32,21 @@ func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, e
 		popts = append(popts, tea.WithOutput(output))
 	}
 	p = tea.NewProgram(m, popts...)
-	rt := opts.Runtime
+	c := opts.Conversation
 	started := make(chan struct{})
-	if rt != nil {
-		rt.Observe(m.feed.observe)
+	if c != nil {
+		c.Observe(m.feed.observe)
 		close(started)
 	} else {
 		go func() {
 			defer close(started)
 			var banner []string
 			var err error
-			rt, banner, err = opts.Start(ctx)
+			c, banner, err = opts.Start(ctx)
 			if err == nil {
-				rt.Observe(m.feed.observe)
+				c.Observe(m.feed.observe)
 			}
-			p.Send(readyMsg{rt, banner, err})
+			p.Send(readyMsg{c, banner, err})
 		}()
 	}
 	_, err := p.Run()
@@ -47,21 +54,29 @@ func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, e
 	m.feed.mu.Lock()
 	m.feed.send = nil
 	m.feed.mu.Unlock()
-	<-started // a runtime being built is finished, for the caller to close
+	<-started // a conversation being opened is open, for the caller to close
 	if m.startErr != nil {
-		return m.startErr
+		return nil, m.startErr
 	}
-	if rt == nil {
-		return err
+	if c == nil {
+		return nil, err
 	}
-	a := rt.Agent()
-	a.Interrupt()
-	for deadline := time.Now().Add(5 * time.Second); a.Busy() && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-		a.Interrupt()
+	if cur := m.conv(); cur != nil {
+		c = cur // the UI took it, and may have moved to another
 	}
+	stopTurn(c)
 	if err == tea.ErrProgramKilled || err == tea.ErrInterrupted {
-		return nil
+		return c, nil
 	}
-	return err
+	return c, err
+}
+
+// stopTurn interrupts the turn c runs and waits for it to end, quitWait
+// at most. (A turn that starts after, from a message queued as the UI
+// quit, is interrupted and waited for by the conversation's Close.)
+func stopTurn(c *app.Conversation) {
+	ctx, cancel := context.WithTimeout(context.Background(), quitWait)
+	defer cancel()
+	c.Interrupt()
+	c.Wait(ctx)
 }

@@ -222,7 +222,7 @@ func TestCtrlCInterruptsTheTurnAndASecondQuits(t *testing.T) {
 	if !strings.Contains(h.conversation(), "Interrupted.") || h.quit {
 		t.Fatalf("after one Ctrl-C:\n%s", h.screen())
 	}
-	msgs := h.rt.Agent().History()
+	msgs := h.conv().History()
 	if len(msgs) != 2 || msgs[1].Content != agent.InterruptedNote {
 		t.Fatalf("history after the interrupt %+v", msgs)
 	}
@@ -412,10 +412,10 @@ func TestResumedSessionShowsItsLastTurns(t *testing.T) {
 		first.say(fmt.Sprintf("question %d", i))
 		first.idle()
 	}
-	id := first.rt.Agent().SessionID()
-	first.rt.EndSession("user_exit")
+	id := first.conv().SessionID()
+	first.conv().End("user_exit")
 	first.rt.Close()
-	h := newHarness(t, srv, setup{home: home, opts: func(o *app.Options) { o.Resume = id }})
+	h := newHarness(t, srv, setup{home: home, conv: func(o *app.ConversationOptions) { o.Resume = id }})
 	got := h.conversation()
 	for _, want := range []string{"resumed session " + id, "› question 3", "answer to question 5", "earlier messages not shown", "you are here"} {
 		if !strings.Contains(got, want) {
@@ -515,7 +515,7 @@ func TestShellEscapeRunsThroughTheTerminalTool(t *testing.T) {
 	if got := h.conversation(); !strings.Contains(got, "shell-said-hi") || !strings.Contains(got, "✓ terminal echo shell-said-hi") {
 		t.Fatalf("shell output:\n%s", got)
 	}
-	if requestsN(srv) != 0 || len(h.rt.Agent().History()) != 0 {
+	if requestsN(srv) != 0 || len(h.conv().History()) != 0 {
 		t.Fatal("the shell escape reached the model or the history")
 	}
 	victim := filepath.Join(t.TempDir(), "keep")
@@ -555,6 +555,51 @@ func TestUndoAndNewShowOnScreen(t *testing.T) {
 	}
 }
 
+func TestNewAndResumeKeepTheUIOnTheConversationTheyOpen(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected()
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "answer to " + lastUser(r)} })
+	h := newHarness(t, srv, setup{})
+	h.say("first question")
+	h.idle()
+	first := h.conv().SessionID()
+	h.say("/new")
+	h.idle()
+	if h.conv().SessionID() == first {
+		t.Fatal("/new kept the session")
+	}
+	// The new conversation's answer streams in: the UI observes it.
+	h.say("second question")
+	h.until("the answer in the new session", func() bool { return strings.Contains(h.conversation(), "answer to second question") })
+	h.idle()
+	// Its dangerous commands ask the UI, as the first conversation's did.
+	victim := filepath.Join(t.TempDir(), "keep")
+	os.WriteFile(victim, []byte("x"), 0o644)
+	h.say("!rm -rf " + filepath.Dir(victim))
+	h.until("the approval modal", func() bool { return h.m.modal != nil })
+	h.press(letter('d'))
+	h.idle()
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("denied, yet gone: %v", err)
+	}
+	h.say("/resume " + first)
+	h.idle()
+	if got := h.conversation(); h.conv().SessionID() != first || !strings.Contains(got, "resumed session "+first) || !strings.Contains(got, "answer to first question") {
+		t.Fatalf("after /resume (session %s):\n%s", h.conv().SessionID(), got)
+	}
+	h.say("third question")
+	h.until("the answer in the resumed session", func() bool { return strings.Contains(h.conversation(), "answer to third question") })
+	h.idle()
+	reqs := chatRequests(srv)
+	var sawFirst bool
+	for _, m := range reqs[len(reqs)-1].Messages() {
+		sawFirst = sawFirst || m.Content == "first question"
+	}
+	if !sawFirst {
+		t.Fatal("the resumed conversation's request lacks its history")
+	}
+}
+
 func stripANSI(s string) string { return ansiStrip(s) }
 
 func TestTheUIPaintsBeforeTheRuntimeIsReadyAndQueuesTyping(t *testing.T) {
@@ -562,8 +607,8 @@ func TestTheUIPaintsBeforeTheRuntimeIsReadyAndQueuesTyping(t *testing.T) {
 	srv.AllowUnexpected()
 	srv.Handle(func(r *llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "answer to " + lastUser(r)} })
 	h := newHarness(t, srv, setup{})
-	rt := h.rt
-	h.m = New(Options{Version: "test", Now: h.now.Now}, h.send) // no runtime yet
+	c := h.conv()
+	h.m = New(Options{Version: "test", Now: h.now.Now}, h.send) // no conversation yet
 	h.update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	if s := h.screen(); !strings.Contains(s, "starting") || !strings.Contains(s, "hermes test") {
 		t.Fatalf("first frame:\n%s", s)
@@ -573,8 +618,8 @@ func TestTheUIPaintsBeforeTheRuntimeIsReadyAndQueuesTyping(t *testing.T) {
 	if n := requestsN(srv); n != 0 || !strings.Contains(h.screen(), "queued (2): typed early") {
 		t.Fatalf("before the runtime: %d requests\n%s", n, h.screen())
 	}
-	rt.Observe(h.m.feed.observe)
-	h.update(readyMsg{rt: rt, banner: []string{"sandbox line"}})
+	c.Observe(h.m.feed.observe)
+	h.update(readyMsg{conv: c, banner: []string{"sandbox line"}})
 	h.until("the early message's answer", func() bool { return strings.Contains(h.conversation(), "answer to typed early") })
 	h.idle()
 	if got := h.conversation(); !strings.Contains(got, "sandbox line") || !strings.Contains(got, "/model [provider:]name") {

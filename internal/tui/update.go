@@ -46,9 +46,9 @@ type (
 	// mcpPollMsg looks again at the MCP servers, which change state in
 	// the background (one dies, one that was slow joins).
 	mcpPollMsg struct{}
-	// readyMsg brings the runtime Options.Start assembled.
+	// readyMsg brings the conversation Options.Start opened.
 	readyMsg struct {
-		rt     *app.Runtime
+		conv   *app.Conversation
 		banner []string
 		err    error
 	}
@@ -155,7 +155,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.startErr = msg.err
 			return m, tea.Quit
 		}
-		m.attach(msg.rt, msg.banner)
+		m.attach(msg.conv, msg.banner)
 		m.running = ""
 		return m, tea.Batch(m.refreshStatus(), m.next(), m.pollMCP())
 	case mcpPollMsg:
@@ -275,7 +275,7 @@ func (m *Model) submit(text string) tea.Cmd {
 			}
 		}
 		if m.busyMode == "interrupt" && m.running == "turn" && !strings.HasPrefix(trimmed, "/") {
-			m.rt.Agent().Interrupt()
+			m.conv().Interrupt()
 			m.queue = append([]string{text}, m.queue...)
 			m.add(&block{kind: infoBlock, text: "Interrupting; this is sent next: " + clip(oneLine(text), 60)})
 			return nil
@@ -316,12 +316,12 @@ func (m *Model) startTurn(text string) tea.Cmd {
 	m.live = &turnView{tools: map[string]*block{}, seenTools: map[string]bool{}, waiting: "thinking"}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancelRun = cancel
-	rt := m.rt
+	c := m.conv()
 	return tea.Batch(tick(), func() tea.Msg {
 		defer cancel()
-		res, err := rt.Agent().Run(ctx, agent.Input{Message: text})
+		res, err := c.Run(ctx, agent.Input{Message: text})
 		if err == nil {
-			rt.TitleSession(ctx, res, text)
+			c.TitleSession(ctx, res, text)
 		}
 		return turnDoneMsg{res, err}
 	})
@@ -387,9 +387,9 @@ func (m *Model) runShell(command string) tea.Cmd {
 	m.running, m.started = "shell", m.now()
 	m.busy.Store(true)
 	m.live = &turnView{tools: map[string]*block{}, seenTools: map[string]bool{}, waiting: "running " + clip(command, 40)}
-	rt := m.rt
+	c := m.conv()
 	return tea.Batch(tick(), func() tea.Msg {
-		out, err := rt.RunShell(context.Background(), command)
+		out, err := c.RunShell(context.Background(), command)
 		return shellDoneMsg{command: command, output: out.Result.Content, failed: out.Result.IsError, err: err}
 	})
 }
@@ -546,7 +546,7 @@ func dropEmpty(bs []*block) []*block {
 
 // interrupt stops what runs: the turn or the shell command.
 func (m *Model) interrupt() {
-	m.rt.Agent().Interrupt()
+	m.conv().Interrupt()
 	if n := len(m.queue); n > 0 {
 		m.queue = nil
 		m.add(&block{kind: infoBlock, text: fmt.Sprintf("Dropped %d queued message(s).", n)})

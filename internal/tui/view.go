@@ -168,10 +168,10 @@ func (m *Model) statusLine() string {
 	if m.rt == nil {
 		return t.status.Render(clip(" starting…"+strings.Repeat(" ", m.width), m.width))
 	}
-	s := m.status
-	model, prov := m.rt.Agent().Model()
+	s, c := m.status, m.conv()
+	model, prov := c.Model()
 	left := t.statusHi.Render(" "+model) + t.status.Render(" · "+prov)
-	if next, nprov, ok := m.rt.Agent().PendingModel(); ok && next != model {
+	if next, nprov, ok := c.PendingModel(); ok && next != model {
 		left += t.status.Render(" → " + next + " on " + nprov + " next")
 	}
 	if s.title != "" {
@@ -185,7 +185,7 @@ func (m *Model) statusLine() string {
 	if m.fallbackActive() {
 		marks += t.fallback.Render(" FALLBACK ") + " "
 	}
-	if m.rt.Yolo() {
+	if c.Yolo() {
 		marks += t.fallback.Render(" YOLO ") + " "
 	}
 	pad := m.width - lipgloss.Width(left) - lipgloss.Width(right) - lipgloss.Width(marks)
@@ -202,11 +202,12 @@ func (m *Model) fallbackActive() bool {
 	if m.live != nil && m.live.fallback != "" {
 		return true
 	}
-	if _, _, pending := m.rt.Agent().PendingModel(); pending {
+	c := m.conv()
+	if _, _, pending := c.PendingModel(); pending {
 		return false
 	}
-	model, prov := m.rt.Agent().Model()
-	ep := m.rt.Endpoint()
+	model, prov := c.Model()
+	ep := c.Endpoint()
 	return model != ep.Model || prov != ep.Provider
 }
 
@@ -220,20 +221,20 @@ func compact(n int64) string {
 	return fmt.Sprint(n)
 }
 
-func (m *Model) readStatus(withUsage bool) status { return readStatus(m.rt, withUsage) }
+func (m *Model) readStatus(withUsage bool) status { return readStatus(m.rt, m.conv(), withUsage) }
 
-// readStatus reads what the status line shows; withUsage also reads the
-// session's totals and the context estimate (a database read and a
-// prompt build: off the UI goroutine).
-func readStatus(rt *app.Runtime, withUsage bool) status {
-	model, prov := rt.Agent().Model()
-	sb := rt.SandboxStatus()
+// readStatus reads what the status line shows of conversation c;
+// withUsage also reads the session's totals and the context estimate (a
+// database read and a prompt build: off the UI goroutine).
+func readStatus(rt *app.Runtime, c *app.Conversation, withUsage bool) status {
+	model, prov := c.Model()
+	sb := c.SandboxStatus()
 	s := status{model: model, provider: prov, sandbox: string(sb.Mode), mcp: rt.MCPStatusLine()}
 	if sb.Level.String() != "full" && sb.Level.String() != "off" {
 		s.sandbox += " (" + sb.Level.String() + ")"
 	}
 	if withUsage {
-		if u, err := rt.Usage(context.Background()); err == nil {
+		if u, err := c.Usage(context.Background()); err == nil {
 			s.title = u.Session.Title
 			s.tokensIn, s.tokensOut = u.Session.Usage.InputTokens, u.Session.Usage.OutputTokens
 			s.contextPct = u.Context.Percent()
