@@ -55,13 +55,23 @@ func BenchmarkOpenTurnClose(b *testing.B) {
 	}
 }
 
-// BenchmarkProviderCallFloor is one streamed chat completion from the
-// fake provider, through a plain HTTP client: the floor under
-// BenchmarkOpenTurnClose.
+// BenchmarkProviderCallFloor is the floor under BenchmarkOpenTurnClose:
+// the same request body a conversation's turn sends (system prompt, tool
+// definitions, message), posted to the same fake provider through a
+// plain HTTP client, its streamed answer read to the end.
 func BenchmarkProviderCallFloor(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
-	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	rt := benchRuntime(b, srv.URL())
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.Chat(context.Background(), "hi"); err != nil {
+		b.Fatal(err)
+	}
+	c.Close()
+	body := srv.Requests()[0].Body
 	b.ReportAllocs()
 	for b.Loop() {
 		resp, err := http.Post(srv.URL()+"/chat/completions", "application/json", bytes.NewReader(body))
@@ -71,6 +81,7 @@ func BenchmarkProviderCallFloor(b *testing.B) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+	b.ReportMetric(float64(len(body)), "request-bytes")
 }
 
 // BenchmarkIdleConversations holds 10,000 open conversations (sessions

@@ -30,11 +30,56 @@ func (c *Conversation) openSession(ctx context.Context) (agent.SessionMeta, []ll
 	case o.Resume != "":
 		return c.loadSession(ctx, o.Resume)
 	}
-	id := cmpOr(o.SessionID, c.rt.newSessionID())
-	if err := c.hold(ctx, id); err != nil {
+	id := o.SessionID
+	if id == "" {
+		var err error
+		if id, err = c.holdNewID(ctx); err != nil {
+			return agent.SessionMeta{}, nil, "", err
+		}
+	} else if err := c.hold(ctx, id); err != nil {
 		return agent.SessionMeta{}, nil, "", err
 	}
 	return agent.SessionMeta{ID: id, Source: cmpOr(o.Source, c.rt.opts.Source), Cwd: c.ws.workdir}, nil, "", nil
+}
+
+// holdNewID names a new session and holds it. An id is a second's
+// timestamp and 24 random bits, so a runtime opening thousands of
+// sessions a second meets ids already taken: one held by another
+// conversation, or stored by an earlier one, is passed over.
+func (c *Conversation) holdNewID(ctx context.Context) (string, error) {
+	for attempt := 0; ; attempt++ {
+		id := c.rt.newSessionID()
+		err := c.hold(ctx, id)
+		if err == nil {
+			if _, gerr := c.rt.store.Get(ctx, id); errors.Is(gerr, session.ErrNotFound) {
+				return id, nil
+			}
+			c.release(id)
+		}
+		if err != nil && !errors.Is(err, session.ErrBusy) || attempt == 8 {
+			return "", fmt.Errorf("naming a new session: %w", cmpErr(err, errors.New("every id tried is taken")))
+		}
+	}
+}
+
+// release lets go of a session hold took.
+func (c *Conversation) release(id string) {
+	c.mu.Lock()
+	release := c.locks[id]
+	delete(c.locks, id)
+	c.mu.Unlock()
+	if release != nil {
+		if err := release(); err != nil {
+			c.warning(fmt.Sprintf("session store: %v", err))
+		}
+	}
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // loadSession holds the stored session ref names, reopens it and reads
@@ -99,9 +144,10 @@ func (c *Conversation) hold(ctx context.Context, id string) error {
 // and holds it before it exists, so no other writer can resume it
 // between its creation and this conversation's next write.
 func (c *Conversation) newHeldSessionID() string {
-	id := c.rt.newSessionID()
-	if err := c.hold(context.Background(), id); err != nil {
+	id, err := c.holdNewID(context.Background())
+	if err != nil {
 		c.warning(fmt.Sprintf("session store: %v", err))
+		return c.rt.newSessionID()
 	}
 	return id
 }
