@@ -20,8 +20,8 @@ import (
 )
 
 // Conversations of one runtime run at once, each in its own stored
-// session; a later agent resumes one from the store alone.
-func TestAgentsOfOneRuntimeKeepTheirConversationsInTheStore(t *testing.T) {
+// session; a later conversation resumes one from the store alone.
+func TestConversationsOfOneRuntimeKeepTheirSessionsInTheStore(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
 		msgs := r.Messages()
@@ -35,7 +35,7 @@ func TestAgentsOfOneRuntimeKeepTheirConversationsInTheStore(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, err := rt.NewAgent(ctx, app.AgentOptions{})
+			a, err := rt.Open(ctx, app.ConversationOptions{})
 			if err != nil {
 				t.Error(err)
 				return
@@ -59,11 +59,7 @@ func TestAgentsOfOneRuntimeKeepTheirConversationsInTheStore(t *testing.T) {
 		seen[id] = true
 	}
 
-	again, err := rt.NewAgent(ctx, app.AgentOptions{Resume: ids[3]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
+	again := open(t, rt, app.ConversationOptions{Resume: ids[3]})
 	if _, err := again.Chat(ctx, "and now?"); err != nil {
 		t.Fatal(err)
 	}
@@ -74,30 +70,27 @@ func TestAgentsOfOneRuntimeKeepTheirConversationsInTheStore(t *testing.T) {
 	}
 }
 
-// An agent holds its session: another agent, or another runtime, cannot
-// resume it until it is closed.
-func TestAnAgentHoldsItsSessionUntilClosed(t *testing.T) {
+// A conversation holds its session: another conversation cannot resume
+// it until it is closed.
+func TestAConversationHoldsItsSessionUntilClosed(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "one"})
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
 	ctx := context.Background()
-	a, err := rt.NewAgent(ctx, app.AgentOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := open(t, rt, app.ConversationOptions{})
 	res, err := a.Run(ctx, agent.Input{Message: "hi"})
 	if err != nil || !res.Completed {
 		t.Fatal(res, err)
 	}
-	_, err = rt.NewAgent(ctx, app.AgentOptions{Resume: res.SessionID})
+	_, err = rt.Open(ctx, app.ConversationOptions{Resume: res.SessionID})
 	var ce *app.ConfigError
 	if !errors.Is(err, session.ErrBusy) || !errors.As(err, &ce) {
-		t.Fatalf("second agent on a held session: err = %v", err)
+		t.Fatalf("second conversation on a held session: err = %v", err)
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := rt.NewAgent(ctx, app.AgentOptions{Resume: res.SessionID})
+	b, err := rt.Open(ctx, app.ConversationOptions{Resume: res.SessionID})
 	if err != nil {
 		t.Fatalf("after Close: %v", err)
 	}
@@ -105,18 +98,14 @@ func TestAnAgentHoldsItsSessionUntilClosed(t *testing.T) {
 }
 
 // Nobody attends a server: the model reads why its command was not run.
-func TestAnUnattendedAgentTellsTheModelWhyACommandWasDenied(t *testing.T) {
+func TestAnUnattendedConversationTellsTheModelWhyACommandWasDenied(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}}},
 		llmtest.Reply{Text: "could not"},
 	)
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
-	a, err := rt.NewAgent(context.Background(), app.AgentOptions{Unattended: "the API server runs unattended (approvals.unattended_mode: deny)"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := open(t, rt, app.ConversationOptions{Unattended: "the API server runs unattended (approvals.unattended_mode: deny)"})
 	if _, err := a.Chat(context.Background(), "clean up"); err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +116,9 @@ func TestAnUnattendedAgentTellsTheModelWhyACommandWasDenied(t *testing.T) {
 	}
 }
 
-// An agent in another workspace runs its commands there, under its own
-// sandbox; read-only refuses writes the runtime's own mode allows.
-func TestAnAgentInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
+// A conversation in another workspace runs its commands there, under its
+// own sandbox; read-only refuses writes the runtime's own mode allows.
+func TestAConversationInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"pwd"}`}}},
@@ -143,10 +132,7 @@ func TestAnAgentInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	a, err := rt.NewAgent(ctx, app.AgentOptions{Workdir: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := open(t, rt, app.ConversationOptions{Workdir: ws})
 	if _, err := a.Chat(ctx, "where am I?"); err != nil {
 		t.Fatal(err)
 	}
@@ -159,16 +145,12 @@ func TestAnAgentInAnotherWorkspaceGetsItsOwnSandbox(t *testing.T) {
 		t.Fatalf("session cwd %q", s.Cwd)
 	}
 
-	ro, err := rt.NewAgent(ctx, app.AgentOptions{Workdir: ws, Sandbox: "read-only"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := open(t, rt, app.ConversationOptions{Workdir: ws, Sandbox: "read-only"})
 	if _, err := ro.Chat(ctx, "write something"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
-		t.Fatal("a read-only agent wrote a file")
+		t.Fatal("a read-only conversation wrote a file")
 	}
 	if got := srv.Requests()[3].LastToolResult(); !strings.Contains(strings.ToLower(got), "read-only") {
 		t.Fatalf("the model read %q", got)
@@ -190,10 +172,7 @@ func TestCompressOverCompressesALongConversationBeforeTheTurn(t *testing.T) {
 	cfg.Compression.ProtectFirstN, cfg.Compression.ProtectLastN = 1, 1
 	rt := newRuntime(t, cfg, app.Options{})
 	ctx := context.Background()
-	a, err := rt.NewAgent(ctx, app.AgentOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := open(t, rt, app.ConversationOptions{})
 	for _, m := range []string{"write a lot", "thanks"} {
 		if _, err := a.Chat(ctx, m); err != nil {
 			t.Fatal(err)
@@ -213,10 +192,10 @@ func TestCompressOverCompressesALongConversationBeforeTheTurn(t *testing.T) {
 	}
 }
 
-// BenchmarkNewAgent is the cost of one conversation's agent over a
-// runtime's shared parts: what a server pays per request before the
-// model call.
-func BenchmarkNewAgent(b *testing.B) {
+// BenchmarkOpenAndCloseWithoutATurn is the cost of one conversation
+// over a runtime's shared parts: what a server pays per request before
+// the model call.
+func BenchmarkOpenAndCloseWithoutATurn(b *testing.B) {
 	cfg := config0(b)
 	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: b.TempDir(), Getenv: func(string) string { return "" }})
 	if err != nil {
@@ -225,11 +204,11 @@ func BenchmarkNewAgent(b *testing.B) {
 	defer rt.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := rt.NewAgent(context.Background(), app.AgentOptions{})
+		c, err := rt.Open(context.Background(), app.ConversationOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		a.Close()
+		c.Close()
 	}
 }
 
@@ -259,11 +238,7 @@ func TestAWorkspaceFollowsToolsThatJoinLater(t *testing.T) {
 	if err := rt.ReloadMCP(ctx); err != nil {
 		t.Fatal(err)
 	}
-	a, err := rt.NewAgent(ctx, app.AgentOptions{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := open(t, rt, app.ConversationOptions{Workspace: ws})
 	if _, err := a.Chat(ctx, "what can you do?"); err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +247,6 @@ func TestAWorkspaceFollowsToolsThatJoinLater(t *testing.T) {
 		names = append(names, d.Name)
 	}
 	if !slices.Contains(names, "mcp__late__echo") || !slices.Contains(names, "terminal") {
-		t.Fatalf("the workspace's agent was offered %v", names)
+		t.Fatalf("the workspace's conversation was offered %v", names)
 	}
 }

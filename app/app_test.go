@@ -46,6 +46,22 @@ func newRuntime(t *testing.T, cfg *config.Config, opts app.Options) *app.Runtime
 	return rt
 }
 
+// open opens a conversation on rt, closed when the test ends (before the
+// runtime, whose cleanup was registered first).
+func open(t testing.TB, rt *app.Runtime, o app.ConversationOptions) *app.Conversation {
+	t.Helper()
+	c, err := rt.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
 func echo() tool.Tool {
 	return tool.Func{S: tool.Spec{Name: "my_echo", Toolset: "mine"}, Fn: func(ctx context.Context, c tool.Call) (tool.Result, error) {
 		return tool.Text("echoed " + string(c.Args)), nil
@@ -67,7 +83,7 @@ func TestTheRuntimeOffersTheDefaultToolsAndStoresTheSession(t *testing.T) {
 		llmtest.Reply{Text: "done"},
 	)
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Source: "embedder", Tools: []tool.Tool{echo()}})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "go"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "go"})
 	if err != nil || !res.Completed || res.FinalResponse != "done" {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -110,15 +126,15 @@ func TestAFailingPrimaryFallsBackInOneLayer(t *testing.T) {
 			}
 			return ""
 		},
-		Observer: func(e agent.Event) {
-			if e.Kind == agent.EventFallback {
-				mu.Lock()
-				fallbacks = append(fallbacks, e)
-				mu.Unlock()
-			}
-		},
 	})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "hi"})
+	c := open(t, rt, app.ConversationOptions{Observer: func(e agent.Event) {
+		if e.Kind == agent.EventFallback {
+			mu.Lock()
+			fallbacks = append(fallbacks, e)
+			mu.Unlock()
+		}
+	}})
+	res, err := c.Run(context.Background(), agent.Input{Message: "hi"})
 	if err != nil || !res.Completed || res.FinalResponse != "from the backup" {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -148,12 +164,13 @@ func TestALongConversationIsCompressedIntoAChildSession(t *testing.T) {
 	cfg.Model.ContextLength = 8000
 	cfg.Compression.ProtectFirstN, cfg.Compression.ProtectLastN = 1, 1
 	rt := newRuntime(t, cfg, app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	ctx := context.Background()
-	first, err := rt.Agent().Run(ctx, agent.Input{Message: "write a lot"})
+	first, err := c.Run(ctx, agent.Input{Message: "write a lot"})
 	if err != nil || !first.Completed {
 		t.Fatalf("first turn %+v %v", first, err)
 	}
-	second, err := rt.Agent().Run(ctx, agent.Input{Message: "now be brief"})
+	second, err := c.Run(ctx, agent.Input{Message: "now be brief"})
 	if err != nil || !second.Completed || second.FinalResponse != "short answer" {
 		t.Fatalf("second turn %+v %v", second, err)
 	}
@@ -177,21 +194,26 @@ func TestResumeContinuesTheStoredConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "remember 42"})
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Run(context.Background(), agent.Input{Message: "remember 42"})
 	if err != nil || !res.Completed {
 		t.Fatal(res, err)
 	}
-	if err := rt.EndSession("user_exit"); err != nil {
+	if err := c.End("user_exit"); err != nil {
 		t.Fatal(err)
 	}
+	// The runtime's Close closes the conversation, releasing its session.
 	if err := rt.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := newRuntime(t, cfg, app.Options{Resume: "latest"})
-	if again.Agent().SessionID() != res.SessionID {
-		t.Fatalf("resumed %s, want %s", again.Agent().SessionID(), res.SessionID)
+	again := open(t, newRuntime(t, cfg, app.Options{}), app.ConversationOptions{Resume: "latest"})
+	if again.SessionID() != res.SessionID {
+		t.Fatalf("resumed %s, want %s", again.SessionID(), res.SessionID)
 	}
-	if _, err := again.Agent().Chat(context.Background(), "what number?"); err != nil {
+	if _, err := again.Chat(context.Background(), "what number?"); err != nil {
 		t.Fatal(err)
 	}
 	sent := srv.Requests()[1].Messages()
@@ -225,7 +247,7 @@ func TestWithoutAPersonDangerousCommandsAreDenied(t *testing.T) {
 		llmtest.Reply{Text: "could not"},
 	)
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "clean up"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "clean up"})
 	if err != nil || !res.Completed {
 		t.Fatal(res, err)
 	}

@@ -22,9 +22,10 @@ func TestCallToolRunsOneCallAsTheAgentWould(t *testing.T) {
 	cfg.Toolsets = []string{"terminal", "todo"}
 	wd := t.TempDir()
 	rt := newRuntime(t, cfg, app.Options{Workdir: wd})
+	c := open(t, rt, app.ConversationOptions{})
 	ctx := context.Background()
 	call := func(name, args string) tool.Outcome {
-		return rt.CallTool(ctx, tool.Call{ID: "c", Name: name, Args: json.RawMessage(args), TaskID: "t"})
+		return c.CallTool(ctx, tool.Call{ID: "c", Name: name, Args: json.RawMessage(args), TaskID: "t"})
 	}
 	if o := call("terminal", `{"command":"echo hi > f.txt"}`); o.Result.IsError {
 		t.Fatalf("echo: %+v", o)
@@ -41,20 +42,21 @@ func TestCallToolRunsOneCallAsTheAgentWould(t *testing.T) {
 	if o := call("read_file", `{"path":"f.txt"}`); !o.Result.IsError || !strings.Contains(o.Result.Content, "terminal") {
 		t.Errorf("a tool of another toolset: %+v", o)
 	}
-	specs := rt.ToolSpecs()
+	specs := c.ToolSpecs()
 	if len(specs) == 0 || specs[0].Name != "todo" {
 		t.Errorf("tool specs %v: agent-level tools come first", specs)
 	}
 }
 
-// A replay agent has the runtime's settings and none of its effects: no
-// session is stored.
+// A replay agent has the conversation's settings and none of its
+// effects: no session is stored.
 func TestReplayAgentKeepsNothing(t *testing.T) {
 	cfg := newConfig(t, "http://127.0.0.1:9/v1")
 	rt := newRuntime(t, cfg, app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	model := llmtest.NewClient(t)
 	model.Enqueue(llmtest.Reply{Text: "hello"})
-	a := rt.ReplayAgent(model, nil)
+	a := c.ReplayAgent(model, nil)
 	res, err := a.Run(context.Background(), agent.Input{Message: "hi"})
 	if err != nil || !res.Completed || res.FinalResponse != "hello" {
 		t.Fatalf("%+v, %v", res, err)

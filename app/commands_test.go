@@ -15,18 +15,28 @@ import (
 	"github.com/hermes-go/hermes/session"
 )
 
+// /new is a Close and an Open: the old session is ended and let go of,
+// the new conversation starts empty in a session of its own.
 func TestNewSessionEndsTheOldOneAndStartsEmpty(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Source: "cli"})
 	ctx := context.Background()
-	first := rt.Agent().SessionID()
-	rt.Agent().Chat(ctx, "in the first session")
-	id, err := rt.NewSession(ctx)
-	if err != nil || id == first || rt.Agent().SessionID() != id {
-		t.Fatalf("new session %q (was %q) err %v", id, first, err)
+	c := open(t, rt, app.ConversationOptions{})
+	first := c.SessionID()
+	c.Chat(ctx, "in the first session")
+	if err := c.End("new_session"); err != nil {
+		t.Fatal(err)
 	}
-	rt.Agent().Chat(ctx, "in the second session")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	next := open(t, rt, app.ConversationOptions{})
+	id := next.SessionID()
+	if id == "" || id == first {
+		t.Fatalf("new session %q (was %q)", id, first)
+	}
+	next.Chat(ctx, "in the second session")
 	if sent := srv.Requests()[1].Messages(); len(sent) != 2 || sent[1].Content != "in the second session" {
 		t.Fatalf("the new session's call carried %+v", sent)
 	}
@@ -43,27 +53,41 @@ func TestNewSessionEndsTheOldOneAndStartsEmpty(t *testing.T) {
 	release()
 }
 
+// /resume is a Close and an Open of the stored session: its history goes
+// with the next call; the session being written cannot be opened twice,
+// and an unknown one is not found.
 func TestResumeSessionSwitchesToTheStoredHistory(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "first answer"}, llmtest.Reply{Text: "b"}, llmtest.Reply{Text: "back"})
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
 	ctx := context.Background()
-	first := rt.Agent().SessionID()
-	rt.Agent().Chat(ctx, "remember 42")
-	if err := rt.SetTitle(ctx, "numbers"); err != nil {
+	c := open(t, rt, app.ConversationOptions{})
+	first := c.SessionID()
+	c.Chat(ctx, "remember 42")
+	if err := c.SetTitle(ctx, "numbers"); err != nil {
 		t.Fatal(err)
 	}
-	rt.NewSession(ctx)
-	rt.Agent().Chat(ctx, "unrelated")
-	second := rt.Agent().SessionID()
-	if _, err := rt.ResumeSession(ctx, second); err == nil {
-		t.Fatal("resuming the current session was accepted")
+	c.End("new_session")
+	c.Close()
+	c = open(t, rt, app.ConversationOptions{})
+	c.Chat(ctx, "unrelated")
+	second := c.SessionID()
+	if dup, err := rt.Open(ctx, app.ConversationOptions{Resume: second}); err == nil || !errors.Is(err, session.ErrBusy) {
+		if dup != nil {
+			dup.Close()
+		}
+		t.Fatalf("resuming the current session: err = %v", err)
 	}
-	s, err := rt.ResumeSession(ctx, "numbers")
-	if err != nil || s.ID != first || rt.Agent().SessionID() != first {
+	if err := c.End("resumed_other"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	c = open(t, rt, app.ConversationOptions{Resume: "numbers"})
+	s, err := c.Stored(ctx)
+	if err != nil || s.ID != first || c.SessionID() != first {
 		t.Fatalf("resumed %+v err %v", s, err)
 	}
-	rt.Agent().Chat(ctx, "which number?")
+	c.Chat(ctx, "which number?")
 	sent := srv.Requests()[2].Messages()
 	if len(sent) != 4 || sent[1].Content != "remember 42" || sent[2].Content != "first answer" {
 		t.Fatalf("resumed call carried %+v", sent)
@@ -71,25 +95,26 @@ func TestResumeSessionSwitchesToTheStoredHistory(t *testing.T) {
 	if got, _ := rt.Store().Get(ctx, second); got.EndReason != "resumed_other" {
 		t.Fatalf("left session %+v", got)
 	}
-	if _, err := rt.ResumeSession(ctx, "no such session"); !errors.Is(err, session.ErrNotFound) {
+	if _, err := rt.Open(ctx, app.ConversationOptions{Resume: "no such session"}); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("unknown session: %v", err)
 	}
 }
 
 func TestSetTitleStoresASessionNotSentYet(t *testing.T) {
 	rt := newRuntime(t, newConfig(t, "http://127.0.0.1:1/v1"), app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	ctx := context.Background()
-	if _, err := rt.CurrentSession(ctx); !errors.Is(err, session.ErrNotFound) {
+	if _, err := c.Stored(ctx); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("a fresh session is stored already: %v", err)
 	}
-	if err := rt.SetTitle(ctx, "  my   plan "); err != nil {
+	if err := c.SetTitle(ctx, "  my   plan "); err != nil {
 		t.Fatal(err)
 	}
-	s, err := rt.CurrentSession(ctx)
+	s, err := c.Stored(ctx)
 	if err != nil || s.Title != "my plan" || s.Model != "primary-model" {
 		t.Fatalf("session %+v err %v", s, err)
 	}
-	if err := rt.SetTitle(ctx, ""); err == nil {
+	if err := c.SetTitle(ctx, ""); err == nil {
 		t.Fatal("an empty title was accepted")
 	}
 }
@@ -98,18 +123,19 @@ func TestUndoTurnDropsTheExchangeFromHistoryAndStore(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"}, llmtest.Reply{Text: "three"})
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	ctx := context.Background()
-	rt.Agent().Chat(ctx, "first")
-	rt.Agent().Chat(ctx, "second")
-	dropped, err := rt.UndoTurn(ctx)
+	c.Chat(ctx, "first")
+	c.Chat(ctx, "second")
+	dropped, err := c.Undo(ctx)
 	if err != nil || len(dropped) != 2 || dropped[0].Content != "second" {
 		t.Fatalf("dropped %+v err %v", dropped, err)
 	}
-	msgs, _ := rt.Store().Messages(ctx, rt.Agent().SessionID())
+	msgs, _ := rt.Store().Messages(ctx, c.SessionID())
 	if len(msgs) != 2 || msgs[1].Content != "one" {
 		t.Fatalf("stored %+v", msgs)
 	}
-	rt.Agent().Chat(ctx, "again")
+	c.Chat(ctx, "again")
 	if sent := srv.Requests()[2].Messages(); len(sent) != 4 || sent[3].Content != "again" {
 		t.Fatalf("call after undo %+v", sent)
 	}
@@ -119,16 +145,20 @@ func TestSwitchModelAppliesToTheNextCall(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
 	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	ctx := context.Background()
-	rt.Agent().Chat(ctx, "first")
-	ep, err := rt.SwitchModel(ctx, "custom:other-model")
+	c.Chat(ctx, "first")
+	ep, err := c.SwitchModel(ctx, "custom:other-model")
 	if err != nil || ep.Model != "other-model" || ep.Provider != "custom" || ep.APIKey != "" {
 		t.Fatalf("endpoint %+v err %v", ep, err)
 	}
-	if rt.Endpoint().Model != "other-model" {
-		t.Fatalf("Endpoint %+v", rt.Endpoint())
+	if c.Endpoint().Model != "other-model" {
+		t.Fatalf("Endpoint %+v", c.Endpoint())
 	}
-	res, _ := rt.Agent().Run(ctx, agent.Input{Message: "second"})
+	if rt.Endpoint().Model != "primary-model" {
+		t.Fatalf("the switch moved the runtime's endpoint: %+v", rt.Endpoint())
+	}
+	res, _ := c.Run(ctx, agent.Input{Message: "second"})
 	reqs := srv.Requests()
 	if reqs[0].Model != "primary-model" || reqs[1].Model != "other-model" || res.Model != "other-model" {
 		t.Fatalf("models sent %q then %q, result %q", reqs[0].Model, reqs[1].Model, res.Model)
@@ -136,14 +166,14 @@ func TestSwitchModelAppliesToTheNextCall(t *testing.T) {
 	if !strings.Contains(reqs[1].System(), "other-model") {
 		t.Fatalf("the system prompt still names the old model: %q", reqs[1].System())
 	}
-	if s, _ := rt.Store().Get(ctx, rt.Agent().SessionID()); s.Model != "other-model" {
+	if s, _ := rt.Store().Get(ctx, c.SessionID()); s.Model != "other-model" {
 		t.Fatalf("stored model %q", s.Model)
 	}
 	// A model name with a colon that names no provider is a model name.
-	if ep, err := rt.SwitchModel(ctx, "llama3:8b"); err != nil || ep.Model != "llama3:8b" || ep.Provider != "custom" {
+	if ep, err := c.SwitchModel(ctx, "llama3:8b"); err != nil || ep.Model != "llama3:8b" || ep.Provider != "custom" {
 		t.Fatalf("endpoint %+v err %v", ep, err)
 	}
-	if _, err := rt.SwitchModel(ctx, " "); err == nil {
+	if _, err := c.SwitchModel(ctx, " "); err == nil {
 		t.Fatal("an empty model was accepted")
 	}
 }
@@ -156,14 +186,15 @@ func TestContextBreakdownCountsEachCategory(t *testing.T) {
 	cfg := newConfig(t, srv.URL())
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "AGENTS.md"), []byte(strings.Repeat("Always test. ", 100)), 0o644)
-	rt := newRuntime(t, cfg, app.Options{Workdir: work, Yolo: true})
+	rt := newRuntime(t, cfg, app.Options{Workdir: work})
+	c := open(t, rt, app.ConversationOptions{Yolo: true})
 	ctx := context.Background()
-	before := rt.Context()
+	before := c.Context()
 	if part(before, "context files") < 300 || part(before, "tool schemas") == 0 || part(before, "system prompt") == 0 || part(before, "conversation") != 0 {
 		t.Fatalf("before the first turn: %+v", before)
 	}
-	rt.Agent().Chat(ctx, "run it")
-	after := rt.Context()
+	c.Chat(ctx, "run it")
+	after := c.Context()
 	if part(after, "tool results") < 100 || part(after, "conversation") < 100 || after.Window == 0 || after.Percent() <= 0 {
 		t.Fatalf("after a turn: %+v", after)
 	}
@@ -174,7 +205,7 @@ func TestContextBreakdownCountsEachCategory(t *testing.T) {
 	if sum != after.Tokens {
 		t.Fatalf("parts %d, total %d", sum, after.Tokens)
 	}
-	u, err := rt.Usage(ctx)
+	u, err := c.Usage(ctx)
 	if err != nil || u.Session.APICalls != 2 || u.Session.Usage.InputTokens == 0 || u.Model != "primary-model" {
 		t.Fatalf("usage %+v err %v", u, err)
 	}
@@ -192,26 +223,27 @@ func part(c app.ContextUsage, name string) int {
 func TestRunShellGoesThroughApprovalsAndTheSandbox(t *testing.T) {
 	cfg := newConfig(t, "http://127.0.0.1:1/v1")
 	work := t.TempDir()
-	rt := newRuntime(t, cfg, app.Options{Workdir: work}) // nobody to ask: dangerous commands are denied
+	rt := newRuntime(t, cfg, app.Options{Workdir: work})
+	c := open(t, rt, app.ConversationOptions{}) // nobody to ask: dangerous commands are denied
 	ctx := context.Background()
-	out, err := rt.RunShell(ctx, "echo hello-from-the-shell")
+	out, err := c.RunShell(ctx, "echo hello-from-the-shell")
 	if err != nil || out.Result.IsError || !strings.Contains(out.Result.Content, "hello-from-the-shell") {
 		t.Fatalf("outcome %+v err %v", out, err)
 	}
 	victim := filepath.Join(work, "keep.txt")
 	os.WriteFile(victim, []byte("x"), 0o644)
-	out, _ = rt.RunShell(ctx, "rm -rf "+work)
+	out, _ = c.RunShell(ctx, "rm -rf "+work)
 	if !out.Result.IsError || !strings.Contains(out.Result.Content, "DENIED") {
 		t.Fatalf("a dangerous command ran: %+v", out)
 	}
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatalf("victim gone: %v", err)
 	}
-	if len(rt.Agent().History()) != 0 {
-		t.Fatalf("the shell escape entered the history: %+v", rt.Agent().History())
+	if len(c.History()) != 0 {
+		t.Fatalf("the shell escape entered the history: %+v", c.History())
 	}
-	rt.SetYolo(true)
-	if !rt.Yolo() {
+	c.SetYolo(true)
+	if !c.Yolo() {
 		t.Fatal("yolo not on")
 	}
 }

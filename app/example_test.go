@@ -14,7 +14,8 @@ import (
 
 // An embedder gets the agent the hermes command runs (sessions in SQLite,
 // memory, compression, fallback, the default tools, approvals) with one
-// tool of its own. Here the model is llmtest's fake server; a real
+// tool of its own: a Runtime built once, and a Conversation opened on it
+// for each session. Here the model is llmtest's fake server; a real
 // program uses app.LoadConfig(os.Getenv) and the provider it configures.
 func Example() {
 	srv := llmtest.NewServer(nil) // stands in for the provider
@@ -41,10 +42,15 @@ func Example() {
 		panic(err)
 	}
 	defer rt.Close()
-	answer, err := rt.Agent().Chat(context.Background(), "What is the weather in Lisbon?")
+	c, err := rt.Open(context.Background(), app.ConversationOptions{}) // a new session
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	answer, err := c.Chat(context.Background(), "What is the weather in Lisbon?")
 	fmt.Println(answer, err)
 
-	stored, _ := rt.Store().Messages(context.Background(), rt.Agent().SessionID())
+	stored, _ := rt.Store().Messages(context.Background(), c.SessionID())
 	fmt.Println(len(stored), "messages stored; the tool said:", stored[2].Content)
 	// Output:
 	// Sunny in Lisbon. <nil>

@@ -14,8 +14,9 @@ import (
 	"github.com/hermes-go/hermes/session"
 )
 
-// While a runtime runs, no other runtime may resume its session, nor the
-// child session a compression moved it to; once it is closed, they can.
+// While a conversation runs, no conversation of another runtime (as of
+// another process) may resume its session, nor the child session a
+// compression moved it to; once its runtime is closed, they can.
 func TestASessionIsWrittenByOneRuntimeAtATime(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
@@ -27,12 +28,22 @@ func TestASessionIsWrittenByOneRuntimeAtATime(t *testing.T) {
 	cfg.Model.ContextLength = 8000
 	cfg.Compression.ProtectFirstN, cfg.Compression.ProtectLastN = 1, 1
 	ctx := context.Background()
-	open := func(resume string) (*app.Runtime, error) {
-		return app.New(ctx, cfg, app.Options{Resume: resume, Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	// start opens a conversation on a runtime of its own.
+	start := func(resume string) (*app.Runtime, *app.Conversation, error) {
+		rt, err := app.New(ctx, cfg, app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := rt.Open(ctx, app.ConversationOptions{Resume: resume})
+		if err != nil {
+			rt.Close()
+			return nil, nil, err
+		}
+		return rt, c, nil
 	}
 	refused := func(ref, held string) {
 		t.Helper()
-		rt, err := open(ref)
+		rt, _, err := start(ref)
 		if err == nil {
 			rt.Close()
 			t.Fatalf("resume %q while another runtime writes %s: accepted", ref, held)
@@ -46,18 +57,18 @@ func TestASessionIsWrittenByOneRuntimeAtATime(t *testing.T) {
 		}
 	}
 
-	rt, err := open("")
+	rt, c, err := start("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := rt.Agent().Run(ctx, agent.Input{Message: "write a lot"})
+	first, err := c.Run(ctx, agent.Input{Message: "write a lot"})
 	if err != nil || !first.Completed {
 		t.Fatalf("first turn %+v %v", first, err)
 	}
 	refused(first.SessionID, first.SessionID)
 	refused("latest", first.SessionID)
 
-	second, err := rt.Agent().Run(ctx, agent.Input{Message: "now be brief"})
+	second, err := c.Run(ctx, agent.Input{Message: "now be brief"})
 	if err != nil || !second.Completed || second.SessionID == first.SessionID {
 		t.Fatalf("second turn %+v %v", second, err)
 	}
@@ -68,12 +79,12 @@ func TestASessionIsWrittenByOneRuntimeAtATime(t *testing.T) {
 	if err := rt.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := open("latest")
+	again, resumed, err := start("latest")
 	if err != nil {
 		t.Fatalf("resume after Close: %v", err)
 	}
 	defer again.Close()
-	if again.Agent().SessionID() != second.SessionID {
-		t.Fatalf("resumed %s, want the child %s", again.Agent().SessionID(), second.SessionID)
+	if resumed.SessionID() != second.SessionID {
+		t.Fatalf("resumed %s, want the child %s", resumed.SessionID(), second.SessionID)
 	}
 }

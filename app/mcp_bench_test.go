@@ -19,7 +19,7 @@ import (
 // benchStartup measures a session's start with servers configured: New
 // (which starts them and does not wait) and the time until the first
 // model request arrives (the first turn waits for the servers to be
-// ready). One op is New, one turn answered at once, and Close.
+// ready). One op is New, Open, one turn answered at once, and Close.
 func benchStartup(b *testing.B, servers map[string]config.MCPServer) {
 	srv := llmtest.NewServer(b)
 	var first atomic.Int64
@@ -40,7 +40,11 @@ func benchStartup(b *testing.B, servers map[string]config.MCPServer) {
 			b.Fatal(err)
 		}
 		assembly += time.Since(start)
-		if _, err := rt.Agent().Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
+		c, err := rt.Open(context.Background(), app.ConversationOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
 			b.Fatal(err)
 		}
 		toPrompt += time.Duration(first.Load() - start.UnixNano())

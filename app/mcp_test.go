@@ -58,7 +58,7 @@ func TestMCPToolsGoThroughHooksAndRedaction(t *testing.T) {
 	cfg.MCPServers = map[string]config.MCPServer{"t": testMCP(t, nil)}
 	cfg.Hooks.PreToolCall = []config.ShellHook{{Matcher: "mcp__t__add.*", Command: "echo no sums today >&2; exit 2"}}
 	rt := newRuntime(t, cfg, app.Options{})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "go"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "go"})
 	if err != nil || !res.Completed {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -103,7 +103,7 @@ func TestALateMCPServerJoinsFromTheNextModelCall(t *testing.T) {
 		return llmtest.Reply{Text: "done"}
 	})
 	rt = newRuntime(t, cfg, app.Options{Workdir: work, OnWarning: func(s string) { warnings = append(warnings, s) }})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "go"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "go"})
 	if err != nil || !res.Completed {
 		t.Fatalf("res %+v err %v", res, err)
 	}

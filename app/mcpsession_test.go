@@ -27,20 +27,22 @@ func sessionServer(t *testing.T, name string, env ...string) mcp.Server {
 	return out
 }
 
-func run(t *testing.T, rt *app.Runtime, o app.AgentOptions, msg string) {
+// run runs one turn in a conversation of its own, closed after it.
+func run(t *testing.T, rt *app.Runtime, o app.ConversationOptions, msg string) {
 	t.Helper()
-	a, err := rt.NewAgent(context.Background(), o)
+	c, err := rt.Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
-	if res, err := a.Run(context.Background(), agent.Input{Message: msg}); err != nil || !res.Completed {
+	defer c.Close()
+	if res, err := c.Run(context.Background(), agent.Input{Message: msg}); err != nil || !res.Completed {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 }
 
-// A conversation's own servers are offered to its agents only, in place
-// of a configured server of the same name; after Close they are gone.
+// Servers a session brings are offered only to the conversations opened
+// with them, in place of a configured server of the same name; after
+// Close they are gone.
 func TestSessionMCPServesItsConversationOnly(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	cfg := newConfig(t, srv.URL())
@@ -59,8 +61,8 @@ func TestSessionMCPServesItsConversationOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Enqueue(llmtest.Reply{Text: "a"}, llmtest.Reply{Text: "b"}, llmtest.Reply{Text: "c"})
-	run(t, rt, app.AgentOptions{MCP: set}, "with")
-	run(t, rt, app.AgentOptions{}, "without")
+	run(t, rt, app.ConversationOptions{MCP: set}, "with")
+	run(t, rt, app.ConversationOptions{}, "without")
 	with, without := names(srv.Requests()[0].Tools()), names(srv.Requests()[1].Tools())
 	if !slices.Contains(with, "mcp__t__session_only") || slices.Contains(with, "mcp__t__configured_only") || !slices.Contains(with, "mcp__keep__echo") {
 		t.Fatalf("the conversation with its servers was offered %v", with)
@@ -75,7 +77,7 @@ func TestSessionMCPServesItsConversationOnly(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	set.Close()
-	run(t, rt, app.AgentOptions{MCP: set}, "closed")
+	run(t, rt, app.ConversationOptions{MCP: set}, "closed")
 	if got := names(srv.Requests()[2].Tools()); slices.Contains(got, "mcp__t__session_only") || slices.Contains(got, "mcp__t__configured_only") {
 		t.Fatalf("after Close the conversation was offered %v", got)
 	}
@@ -107,7 +109,7 @@ func TestSessionMCPServersAreSandboxed(t *testing.T) {
 		}},
 		llmtest.Reply{Text: "done"},
 	)
-	run(t, rt, app.AgentOptions{Workdir: work, MCP: set}, "write")
+	run(t, rt, app.ConversationOptions{Workdir: work, MCP: set}, "write")
 	if b, err := os.ReadFile(inside); err != nil || string(b) != "fine" {
 		t.Fatalf("the write inside the workspace: %q %v (results %v)", b, err, toolResults(srv.Requests()[1]))
 	}

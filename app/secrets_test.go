@@ -57,7 +57,7 @@ func TestSecretsHermesKnowsAreMaskedByValue(t *testing.T) {
 	if got := srv.Requests(); len(got) > 0 {
 		t.Fatalf("requests before the turn: %d", len(got))
 	}
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "read my notes"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "read my notes"})
 	if err != nil || !res.Completed {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -129,7 +129,7 @@ func TestProcessEnvironmentSecretsAreMaskedWhenACommandPrintsThem(t *testing.T) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	if _, err := rt.Agent().Chat(context.Background(), "print it"); err != nil {
+	if _, err := open(t, rt, app.ConversationOptions{}).Chat(context.Background(), "print it"); err != nil {
 		t.Fatal(err)
 	}
 	msgs := srv.Requests()[1].Messages()

@@ -29,7 +29,7 @@ func TestSkillsAreIndexedInThePromptAndLoadedOnDemand(t *testing.T) {
 	cfg := newConfig(t, srv.URL())
 	addSkill(t, cfg.Home, "deploy", "Ship the service to production", "Run make deploy, then check /health.")
 	rt := newRuntime(t, cfg, app.Options{})
-	if _, err := rt.Agent().Run(context.Background(), agent.Input{Message: "ship it"}); err != nil {
+	if _, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "ship it"}); err != nil {
 		t.Fatal(err)
 	}
 	sys := srv.Requests()[0].System()
@@ -53,14 +53,14 @@ func TestPreloadedSkillsAreInThePromptAndAnUnknownOneIsAConfigError(t *testing.T
 	srv.Enqueue(llmtest.Reply{Text: "ok"})
 	cfg := newConfig(t, srv.URL())
 	addSkill(t, cfg.Home, "style", "House style", "Always answer in haiku.")
-	rt := newRuntime(t, cfg, app.Options{Skills: []string{"style"}})
-	if _, err := rt.Agent().Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
+	rt := newRuntime(t, cfg, app.Options{})
+	if _, err := open(t, rt, app.ConversationOptions{Skills: []string{"style"}}).Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	if sys := srv.Requests()[0].System(); !strings.Contains(sys, "## Preloaded skills") || !strings.Contains(sys, "Always answer in haiku.") {
 		t.Fatalf("prompt:\n%s", sys)
 	}
-	_, err := app.New(context.Background(), cfg, app.Options{Skills: []string{"nope"}, Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	_, err := rt.Open(context.Background(), app.ConversationOptions{Skills: []string{"nope"}})
 	var ce *app.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `no skill "nope" (installed: style)`) {
 		t.Fatalf("err %v", err)
@@ -77,7 +77,7 @@ func TestSkillManageRefusesAnInjectedSkill(t *testing.T) {
 	)
 	cfg := newConfig(t, srv.URL())
 	rt := newRuntime(t, cfg, app.Options{})
-	if _, err := rt.Agent().Run(context.Background(), agent.Input{Message: "save skills"}); err != nil {
+	if _, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "save skills"}); err != nil {
 		t.Fatal(err)
 	}
 	got := toolResults(srv.Requests()[1])

@@ -53,7 +53,7 @@ func TestVisionAnalyzeFallsBackWithinItsOwnChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := newRuntime(t, cfg, app.Options{Workdir: work})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "look at shot.png"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "look at shot.png"})
 	if err != nil || !res.Completed {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -96,7 +96,7 @@ func TestVisionAnalyzeIsOfferedOnlyWithAVisionModel(t *testing.T) {
 			cfg := newConfig(t, srv.URL())
 			c.setup(cfg)
 			rt := newRuntime(t, cfg, app.Options{})
-			if _, err := rt.Agent().Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
+			if _, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
 				t.Fatal(err)
 			}
 			if got := slices.Contains(names(srv.Requests()[0].Tools()), "vision_analyze"); got != c.offers {
@@ -117,23 +117,24 @@ func TestAttachImageGoesWithTheNextPrompt(t *testing.T) {
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "shot.png"), dotPNG, 0o644)
 	rt := newRuntime(t, cfg, app.Options{Workdir: work})
-	im, err := rt.AttachImage("shot.png")
+	c := open(t, rt, app.ConversationOptions{})
+	im, err := c.AttachImage("shot.png")
 	if err != nil || im.Size != len(dotPNG) {
 		t.Fatalf("%v %+v", err, im)
 	}
-	if _, err := rt.Agent().Run(context.Background(), agent.Input{Message: "what is it?"}); err != nil {
+	if _, err := c.Run(context.Background(), agent.Input{Message: "what is it?"}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := srv.Requests()[0].Messages()
 	if last := msgs[len(msgs)-1]; len(last.Images) != 1 || last.Images[0].MediaType != "image/png" {
 		t.Fatalf("sent %+v", last)
 	}
-	stored, _ := rt.Store().Messages(context.Background(), rt.Agent().SessionID())
+	stored, _ := rt.Store().Messages(context.Background(), c.SessionID())
 	if len(stored[0].Images) != 1 {
 		t.Fatal("the image was not stored with the session")
 	}
 
-	plain := newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: work})
+	plain := open(t, newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: work}), app.ConversationOptions{})
 	if _, err := plain.AttachImage("shot.png"); err == nil || !strings.Contains(err.Error(), "primary-model cannot see images") {
 		t.Fatalf("err %v", err)
 	}

@@ -44,7 +44,7 @@ func TestWebExtractSummariesUseTheirOwnChain(t *testing.T) {
 		FallbackProviders: []config.FallbackProvider{{Provider: "custom", Model: "small", BaseURL: fallback.URL()}},
 	}}
 	rt := newRuntime(t, cfg, app.Options{})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "read the notes"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "read the notes"})
 	if err != nil || !res.Completed {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -73,7 +73,7 @@ func TestWebExtractRefusesLoopbackByDefault(t *testing.T) {
 		return llmtest.Reply{Text: msgs[len(msgs)-1].Content}
 	})
 	rt := newRuntime(t, newConfig(t, main.URL()), app.Options{})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "read it"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "read it"})
 	if err != nil || !strings.Contains(res.FinalResponse, "refusing to connect to 127.0.0.1 (loopback address); set web.allow_private: true") || hit.Load() {
 		t.Fatalf("%v %q hit=%v", err, res.FinalResponse, hit.Load())
 	}
@@ -97,7 +97,7 @@ func TestWebSearchIsOfferedWhenABackendIsConfigured(t *testing.T) {
 		}
 		return ""
 	}})
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "search"})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "search"})
 	if err != nil || !strings.Contains(res.FinalResponse, "1. Hermes\n   https://h.example/\n   An agent.") {
 		t.Fatalf("%v %q", err, res.FinalResponse)
 	}
