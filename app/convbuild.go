@@ -79,6 +79,7 @@ func (c *Conversation) assemble(ctx context.Context) error {
 	}
 	c.obs.add(rt.meter.observe)
 	c.obs.add(o.Observer)
+	c.compress = c.newCompressor(rt.contextWindow(chain.Current()))
 	acfg, err := c.agentConfig(chain, sess)
 	if err != nil {
 		return err
@@ -165,23 +166,7 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 		Now:                    rt.opts.Now,
 		OnTurnEnd:              c.syncMemory,
 	}
-	if rt.summarizer != nil {
-		c.compress = &compress.Compressor{
-			Summarizer:    rt.summarizer,
-			Model:         rt.summarizerModel,
-			Threshold:     cfg.Compression.Threshold,
-			ProtectFirstN: cfg.Compression.ProtectFirstN,
-			ProtectLastN:  cfg.Compression.ProtectLastN,
-			ContextLength: acfg.ContextLength,
-			Todos:         c.todos.Reminder,
-		}
-		if mem := c.memory; mem != nil {
-			// Nothing the agent learned is lost with the summarised turns.
-			c.compress.BeforeCompress = func(context.Context) error {
-				_, err := mem.Sync()
-				return err
-			}
-		}
+	if c.compress != nil {
 		acfg.Compressor = c.compress
 	}
 	acfg.AgentTools = c.agentTools()
@@ -189,6 +174,33 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 		acfg.AgentTools = append(acfg.AgentTools, c.delegateTool(acfg))
 	}
 	return acfg, nil
+}
+
+// newCompressor is the conversation's compressor over the runtime's
+// summarizer, nil when compression is off: its own, for the task list
+// it carries into summaries.
+func (c *Conversation) newCompressor(window int) *compress.Compressor {
+	rt, cfg := c.rt, c.rt.cfg
+	if rt.summarizer == nil {
+		return nil
+	}
+	cp := &compress.Compressor{
+		Summarizer:    rt.summarizer,
+		Model:         rt.summarizerModel,
+		Threshold:     cfg.Compression.Threshold,
+		ProtectFirstN: cfg.Compression.ProtectFirstN,
+		ProtectLastN:  cfg.Compression.ProtectLastN,
+		ContextLength: window,
+		Todos:         c.todos.Reminder,
+	}
+	if mem := c.memory; mem != nil {
+		// Nothing the agent learned is lost with the summarised turns.
+		cp.BeforeCompress = func(context.Context) error {
+			_, err := mem.Sync()
+			return err
+		}
+	}
+	return cp
 }
 
 // agentToolsets are the toolsets of the tools agentTools adds.
