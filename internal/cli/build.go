@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
@@ -14,10 +16,16 @@ import (
 	"github.com/hermes-go/hermes/tool/approval"
 )
 
-// runtime is one hermes run: the assembled runtime and the terminal it
-// talks to.
+// runtime is one hermes run: the assembled runtime, the conversation it
+// opened first, and the terminal it talks to.
 type runtime struct {
 	*app.Runtime
+	// conv is the conversation the run opened; a chat may move to others
+	// (/new, /resume), which it opens with open.
+	conv *app.Conversation
+	// own is what every conversation of the run gets: the approval and
+	// clarify callbacks, the preloaded skills, the rules left out.
+	own   app.ConversationOptions
 	lines *lineReader // set when a person can answer prompts
 }
 
@@ -32,6 +40,8 @@ type buildOptions struct {
 	// quiet keeps warnings found while building off stderr (the caller
 	// shows Runtime.Warnings).
 	quiet bool
+	// observer receives the conversation's events.
+	observer agent.Observer
 }
 
 // loadConfig reads HERMES_HOME's .env and config.yaml and applies flags.
@@ -79,7 +89,9 @@ func loadConfig(e *env, f *runFlags) (*config.Config, error) {
 	return cfg, nil
 }
 
-// build assembles the runtime from flags, config.yaml and the environment.
+// build assembles the runtime from flags, config.yaml and the environment,
+// and opens the run's conversation: a new session, or the one --resume
+// or --continue names.
 func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime, error) {
 	cfg, err := loadConfig(e, f)
 	if err != nil {
@@ -94,20 +106,17 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		resume = "latest"
 	}
 	opts := app.Options{
-		Source:      bo.source,
-		Resume:      resume,
-		Yolo:        f.yolo,
-		IgnoreRules: f.ignoreRules,
-		NoStream:    f.noStream,
-		Skills:      f.skills,
-		Getenv:      e.getenv,
-		OnWarning:   func(s string) { e.warn(s) },
+		Source:    bo.source,
+		NoStream:  f.noStream,
+		Getenv:    e.getenv,
+		OnWarning: func(s string) { e.warn(s) },
 	}
+	rt.own = app.ConversationOptions{IgnoreRules: f.ignoreRules, Skills: f.skills}
 	if rt.lines != nil {
-		opts.Approve, opts.Clarify = rt.askApproval, rt.askClarify
+		rt.own.Approve, rt.own.Clarify = rt.askApproval, rt.askClarify
 	}
 	if bo.approve != nil {
-		opts.Approve, opts.Clarify = bo.approve, bo.clarify
+		rt.own.Approve, rt.own.Clarify = bo.approve, bo.clarify
 	}
 	if bo.quiet {
 		opts.OnWarning = nil
@@ -116,19 +125,33 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
+	rt.conv, err = rt.open(ctx, app.ConversationOptions{Resume: resume, Yolo: f.yolo, Observer: bo.observer})
+	if err != nil {
+		rt.Close()
+		return nil, err
+	}
 	if found := rt.LocalServer(); found != nil {
 		fmt.Fprintln(e.stderr, "hermes:", found)
 	}
 	if bo.interactive {
-		rt.Agent().AttachImages(f.attach...)
+		rt.conv.AttachImages(f.attach...)
 	}
 	return rt, nil
 }
 
-// endSession records that this process is done with its session. A
+// open opens a conversation of this run: o with the run's approval and
+// clarify callbacks, preloaded skills and rules. A chat's /new and
+// /resume open theirs here too.
+func (rt *runtime) open(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error) {
+	o.Approve, o.Clarify = rt.own.Approve, rt.own.Clarify
+	o.Skills, o.IgnoreRules = rt.own.Skills, rt.own.IgnoreRules
+	return rt.Open(ctx, o)
+}
+
+// endSession records that this process is done with c's session. A
 // failure is reported, not fatal: the answer is already out.
-func (rt *runtime) endSession(stderr interface{ Write([]byte) (int, error) }, reason string) {
-	if err := rt.EndSession(reason); err != nil {
+func endSession(stderr io.Writer, c *app.Conversation, reason string) {
+	if err := c.End(reason); err != nil {
 		fmt.Fprintln(stderr, "hermes: warning:", err)
 	}
 }

@@ -25,23 +25,24 @@ func newCompressCmd(e *env, f *runFlags, asJSON *bool) *cobra.Command {
 				return &exitError{code: exitFor(err), err: err}
 			}
 			defer rt.Close()
+			conv := rt.conv
 			if c := rt.Config().Compression.Enabled; c != nil && !*c {
 				return &exitError{code: exitUsage, err: errors.New("sessions compress: compression is off (compression.enabled: false in config.yaml)")}
 			}
-			before := len(rt.Agent().History())
-			from := rt.Agent().SessionID()
-			if err := rt.Agent().Compress(ctx, focus); err != nil {
+			before := len(conv.History())
+			from := conv.SessionID()
+			if err := conv.Compress(ctx, focus); err != nil {
 				if errors.Is(err, compress.ErrNothingToCompress) {
 					err = nothingToCompress(from, before, rt.Config().Compression)
 				}
 				return &exitError{code: exitFailed, err: err}
 			}
-			after := len(rt.Agent().History())
-			v := map[string]any{"from_session": from, "session": rt.Agent().SessionID(), "messages_before": before, "messages_after": after}
+			after := len(conv.History())
+			v := map[string]any{"from_session": from, "session": conv.SessionID(), "messages_before": before, "messages_after": after}
 			if *asJSON {
 				return printJSON(e.stdout, v)
 			}
-			fmt.Fprintf(e.stdout, "compressed %d messages into %d; continue with: hermes chat --resume %s\n", before, after, rt.Agent().SessionID())
+			fmt.Fprintf(e.stdout, "compressed %d messages into %d; continue with: hermes chat --resume %s\n", before, after, conv.SessionID())
 			return nil
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/app"
@@ -19,25 +20,26 @@ import (
 // `!cmd`; Ctrl-C interrupts a running turn, and at the prompt ends the
 // chat.
 func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) error {
-	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli"})
+	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
+	rt, err := build(ctx, e, f, buildOptions{interactive: true, source: "cli", observer: prog.observe})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	prog := &progress{w: e.stderr, showText: true, verbose: f.verbose}
-	rt.Observe(prog.observe)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
-	defer rt.endSession(e.stderr, "user_exit")
-	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, rt.Endpoint(), rt.Agent().SessionID(), rt.SandboxStatus())
+	h := &lineHost{rt: rt, observe: prog.observe, w: e.stderr}
+	h.conv.Store(rt.conv)
+	defer func() { endSession(e.stderr, h.Conversation(), "user_exit") }() // the one /new or /resume left it on
+	c := rt.conv
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, c.Endpoint(), c.SessionID(), c.SandboxStatus())
 	for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
 		e.warn(w)
 	}
-	h := &lineHost{rt: rt, w: e.stderr}
-	if hist := rt.Agent().History(); len(hist) > 0 {
+	if hist := c.History(); len(hist) > 0 {
 		h.Reset(hist)
 	}
 	// during runs f with Ctrl-C interrupting the agent.
@@ -46,7 +48,7 @@ func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Regis
 		go func() {
 			select {
 			case <-sigs:
-				rt.Agent().Interrupt()
+				h.Conversation().Interrupt()
 			case <-done:
 			}
 		}()
@@ -100,7 +102,11 @@ func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Regis
 // lineHost is the line mode's side of the slash commands: text goes to
 // stderr, a turn a command asks for runs when it returns.
 type lineHost struct {
-	rt      *runtime
+	rt *runtime
+	// conv is the conversation the chat is on; /new and /resume swap it
+	// while Ctrl-C may read it.
+	conv    atomic.Pointer[app.Conversation]
+	observe agent.Observer
 	w       io.Writer
 	pending string
 	exit    bool
@@ -108,11 +114,21 @@ type lineHost struct {
 
 var _ slash.Host = (*lineHost)(nil)
 
-func (h *lineHost) Runtime() *app.Runtime { return h.rt.Runtime }
-func (h *lineHost) Send(message string)   { h.pending = message }
-func (h *lineHost) Busy() bool            { return false } // a line runs after the turn before it
-func (h *lineHost) Interrupt() bool       { return false }
-func (h *lineHost) Exit()                 { h.exit = true }
+func (h *lineHost) Runtime() *app.Runtime           { return h.rt.Runtime }
+func (h *lineHost) Conversation() *app.Conversation { return h.conv.Load() }
+func (h *lineHost) Send(message string)             { h.pending = message }
+func (h *lineHost) Busy() bool                      { return false } // a line runs after the turn before it
+func (h *lineHost) Interrupt() bool                 { return false }
+func (h *lineHost) Exit()                           { h.exit = true }
+
+// Open opens the next conversation as the chat opened its first: the
+// run's callbacks and rules, and the progress printer observing it.
+func (h *lineHost) Open(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error) {
+	o.Observer = h.observe
+	return h.rt.open(ctx, o)
+}
+
+func (h *lineHost) Swap(c *app.Conversation) *app.Conversation { return h.conv.Swap(c) }
 
 func (h *lineHost) Print(kind slash.Kind, text string) {
 	switch kind {
@@ -151,7 +167,8 @@ func (h *lineHost) Reset(history []llm.Message) {
 
 // turn runs one turn and prints how it ended.
 func (h *lineHost) turn(ctx context.Context, prog *progress, line string) {
-	res, err := h.rt.Agent().Run(ctx, agent.Input{Message: line})
+	c := h.Conversation()
+	res, err := c.Run(ctx, agent.Input{Message: line})
 	if err != nil {
 		fmt.Fprintln(h.w, "hermes:", err)
 		return
@@ -160,7 +177,7 @@ func (h *lineHost) turn(ctx context.Context, prog *progress, line string) {
 		fmt.Fprint(h.w, res.FinalResponse) // the model did not stream it
 	}
 	fmt.Fprintln(h.w)
-	h.rt.TitleSession(ctx, res, line)
+	c.TitleSession(ctx, res, line)
 	switch {
 	case res.Interrupted:
 		fmt.Fprintln(h.w, "(interrupted)")
@@ -171,7 +188,7 @@ func (h *lineHost) turn(ctx context.Context, prog *progress, line string) {
 
 // shell runs a `!cmd` line through the terminal tool and prints its output.
 func (h *lineHost) shell(ctx context.Context, command string) {
-	out, err := h.rt.RunShell(ctx, command)
+	out, err := h.Conversation().RunShell(ctx, command)
 	if err != nil {
 		fmt.Fprintln(h.w, "hermes:", err)
 		return

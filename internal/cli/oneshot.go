@@ -22,7 +22,17 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	rt, err := build(ctx, e, f, buildOptions{source: "cli"})
+	observe := func(ev agent.Event) {
+		// -z prints only the answer on stdout; what went wrong on the way
+		// still reaches stderr.
+		if ev.Kind == agent.EventWarning && ev.Depth == 0 {
+			e.warn(ev.Text)
+		}
+	}
+	if withProgress {
+		observe = (&progress{w: e.stderr, verbose: f.verbose}).observe
+	}
+	rt, err := build(ctx, e, f, buildOptions{source: "cli", observer: observe})
 	if err != nil {
 		if f.usageFile != "" {
 			if werr := writeUsage(f.usageFile, reportFrom(nil, err)); werr != nil {
@@ -32,19 +42,9 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Short() {
+	c := rt.conv
+	if st := c.SandboxStatus(); st.Short() {
 		e.warn(st) // the one line that says what is not enforced
-	}
-	if withProgress {
-		rt.Observe((&progress{w: e.stderr, verbose: f.verbose}).observe)
-	} else {
-		// -z prints only the answer on stdout; what went wrong on the way
-		// still reaches stderr.
-		rt.Observe(func(ev agent.Event) {
-			if ev.Kind == agent.EventWarning && ev.Depth == 0 {
-				e.warn(ev.Text)
-			}
-		})
 	}
 
 	// Ctrl-C interrupts the turn; the loop returns promptly with what it has.
@@ -56,18 +56,18 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	go func() {
 		select {
 		case <-sigs:
-			rt.Agent().Interrupt()
+			c.Interrupt()
 		case <-done:
 		}
 	}()
 
-	res, err := rt.Agent().Run(ctx, agent.Input{Message: prompt, Images: images})
+	res, err := c.Run(ctx, agent.Input{Message: prompt, Images: images})
 	if res != nil {
-		rt.endSession(e.stderr, string(res.ExitReason))
+		endSession(e.stderr, c, string(res.ExitReason))
 	}
 	if f.usageFile != "" {
 		report := reportFrom(res, err)
-		report.Sandbox = sandboxReportOf(rt.SandboxStatus())
+		report.Sandbox = sandboxReportOf(c.SandboxStatus())
 		report.Auxiliary = rt.UsageByTask().Auxiliary
 		if werr := writeUsage(f.usageFile, report); werr != nil {
 			fmt.Fprintln(e.stderr, "hermes:", werr)

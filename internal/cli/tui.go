@@ -19,7 +19,7 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 	bridge := &tui.Bridge{}
 	var rt *runtime
 	var buildErr error
-	start := func(ctx context.Context) (*app.Runtime, []string, error) {
+	start := func(ctx context.Context) (*app.Conversation, []string, error) {
 		// What the build says (config warnings, a local server found)
 		// goes to the banner: the UI owns the terminal.
 		var said bytes.Buffer
@@ -30,7 +30,7 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 			e.stderr.Write(said.Bytes())
 			return nil, nil, buildErr
 		}
-		st := rt.SandboxStatus()
+		st := rt.conv.SandboxStatus()
 		banner := []string{st.String()}
 		if st.Short() {
 			banner[0] = "⚠ " + banner[0]
@@ -46,13 +46,18 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 		for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
 			banner = append(banner, "warning: "+w)
 		}
-		return rt.Runtime, banner, nil
+		return rt.conv, banner, nil
 	}
 	opts := tui.Options{
 		Start: start, Commands: commands, Bridge: bridge, Version: Version,
+		// /new and /resume open theirs as build opened the first (rt is
+		// set by then: commands run once Start returned).
+		Open: func(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error) {
+			return rt.open(ctx, o)
+		},
 		HistoryPath: filepath.Join(config.Home(e.getenv), "input_history.jsonl"),
 	}
-	err := tui.Run(ctx, opts, e.stdin, e.stdout)
+	c, err := tui.Run(ctx, opts, e.stdin, e.stdout)
 	if buildErr != nil {
 		return &exitError{code: exitFor(buildErr), err: buildErr}
 	}
@@ -60,8 +65,11 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 		return nil // quit before the runtime was ready
 	}
 	defer rt.Close()
-	rt.endSession(e.stderr, "user_exit")
-	fmt.Fprintf(e.stderr, "hermes: session %s · continue with: hermes -c (or hermes chat --resume %s)\n", rt.Agent().SessionID(), rt.Agent().SessionID())
+	if c == nil {
+		c = rt.conv // opened, but the UI quit before it took it
+	}
+	endSession(e.stderr, c, "user_exit")
+	fmt.Fprintf(e.stderr, "hermes: session %s · continue with: hermes -c (or hermes chat --resume %s)\n", c.SessionID(), c.SessionID())
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

@@ -12,8 +12,8 @@ import (
 )
 
 // embedder is a program outside the module: it imports only public
-// packages, gets the runtime the CLI runs, and runs a turn with a tool of
-// its own against llmtest, through a fallback.
+// packages, gets the runtime the CLI runs, opens a conversation on it and
+// runs a turn with a tool of its own against llmtest, through a fallback.
 const embedder = `package main
 
 import (
@@ -57,7 +57,12 @@ func main() {
 		panic(err)
 	}
 	defer rt.Close()
-	res, err := rt.Agent().Run(context.Background(), agent.Input{Message: "What is the weather in Lisbon?"})
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	res, err := c.Run(context.Background(), agent.Input{Message: "What is the weather in Lisbon?"})
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +72,7 @@ func main() {
 	}
 	json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"answer": res.FinalResponse, "completed": res.Completed, "model": res.Model, "provider": res.Provider,
-		"session": res.SessionID, "offered": offered, "compressor": rt.Agent().ContextLength() > 0,
+		"session": res.SessionID, "offered": offered, "compressor": c.ContextLength() > 0,
 	})
 }
 `
