@@ -145,16 +145,16 @@ type ExitReason string
 // Exit reasons.
 const (
 	ExitText                 ExitReason = "text_response"
-	ExitMaxIterations                   = "max_iterations"
-	ExitInterrupted                     = "interrupted"
-	ExitInterruptedDuringAPI            = "interrupted_during_api_call"
-	ExitContentFilter                   = "content_filter"
-	ExitLength                          = "length"
-	ExitEmptyResponse                   = "empty_response_exhausted"
-	ExitProviderError                   = "provider_error"
-	ExitCompressionExhausted            = "compression_exhausted"
-	ExitGuardrailHalt                   = "guardrail_halt"
-	ExitInvalidResponse                 = "invalid_response"
+	ExitMaxIterations        ExitReason = "max_iterations"
+	ExitInterrupted          ExitReason = "interrupted"
+	ExitInterruptedDuringAPI ExitReason = "interrupted_during_api_call"
+	ExitContentFilter        ExitReason = "content_filter"
+	ExitLength               ExitReason = "length"
+	ExitEmptyResponse        ExitReason = "empty_response_exhausted"
+	ExitProviderError        ExitReason = "provider_error"
+	ExitCompressionExhausted ExitReason = "compression_exhausted"
+	ExitGuardrailHalt        ExitReason = "guardrail_halt"
+	ExitInvalidResponse      ExitReason = "invalid_response"
 )
 
 // Result is how a turn ended.
