@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/modelinfo"
 	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/session"
@@ -184,7 +184,7 @@ func chainRetries(n *int) int {
 
 // cacheOptions asks for prompt-caching markers on Claude models.
 func (rt *Runtime) cacheOptions() (*llm.CacheOptions, error) {
-	if rt.endpoint.APIMode != llm.AnthropicMessages && !strings.Contains(strings.ToLower(rt.endpoint.Model), "claude") {
+	if rt.endpoint.APIMode != llm.AnthropicMessages && !modelinfo.Lookup(rt.endpoint.Model).PromptCaching {
 		return nil, nil
 	}
 	ttl := rt.cfg.PromptCaching.CacheTTL
