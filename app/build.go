@@ -161,12 +161,13 @@ func (rt *Runtime) newChain() (*provider.Chain, error) {
 // chainOver builds a provider chain over entries, the primary first.
 func (rt *Runtime) chainOver(entries []provider.Endpoint) (*provider.Chain, error) {
 	return provider.NewChain(entries, provider.ChainOptions{
-		Factory:      rt.factory(),
-		Transport:    rt.transportOptions(),
-		MaxRetries:   chainRetries(rt.cfg.Agent.APIMaxRetries),
-		Resolver:     rt.resolver,
-		StaleTimeout: provider.DefaultStaleTimeout,
-		Now:          rt.opts.Now,
+		Factory:       rt.factory(),
+		Transport:     rt.transportOptions(),
+		MaxRetries:    chainRetries(rt.cfg.Agent.APIMaxRetries),
+		Resolver:      rt.resolver,
+		StaleTimeout:  provider.DefaultStaleTimeout,
+		Now:           rt.opts.Now,
+		RewriteSystem: prompt.RewriteIdentity,
 	})
 }
 

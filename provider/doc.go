@@ -28,8 +28,10 @@
 // responses, repeated transport failures, exhausted retries and
 // non-retryable errors other than a context overflow switch to the next
 // endpoint in the same call; 401/403 first re-reads the credentials
-// (key_cmd, key variable) once. Fallback is turn-scoped: ResetTurn returns
-// to the primary. A context overflow is never retried nor handled by
+// (key_cmd, key variable) once. A fallback endpoint gets the request with
+// its system prompt passed through ChainOptions.RewriteSystem (the caller's
+// hook: the package knows nothing of prompts). Fallback is turn-scoped:
+// ResetTurn returns to the primary. A context overflow is never retried nor handled by
 // fallback: it goes back to the caller, who compresses.
 //
 // Auxiliary tasks (compression, session_search, title_generation, vision,
