@@ -93,8 +93,8 @@ type Config struct {
 	// new session id (empty without a store).
 	OnCompressed func(ctx context.Context, history []llm.Message, sessionID string) error
 	// NewSessionID names the child session a compression continues in
-	// (seed: compression creates a new session whose parent is the old
-	// one). Nil keeps the session.
+	// (upstream Hermes' documented behaviour: compression continues in a
+	// new session whose parent is the old one). Nil keeps the session.
 	NewSessionID func() string
 	// LearnContextLimit remembers a context window an overflow error
 	// revealed, for later runs.
