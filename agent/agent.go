@@ -93,8 +93,8 @@ type Config struct {
 	// new session id (empty without a store).
 	OnCompressed func(ctx context.Context, history []llm.Message, sessionID string) error
 	// NewSessionID names the child session a compression continues in
-	// (seed: compression creates a new session whose parent is the old
-	// one). Nil keeps the session.
+	// (upstream Hermes' documented behaviour: compression continues in a
+	// new session whose parent is the old one). Nil keeps the session.
 	NewSessionID func() string
 	// LearnContextLimit remembers a context window an overflow error
 	// revealed, for later runs.
@@ -145,16 +145,16 @@ type ExitReason string
 // Exit reasons.
 const (
 	ExitText                 ExitReason = "text_response"
-	ExitMaxIterations                   = "max_iterations"
-	ExitInterrupted                     = "interrupted"
-	ExitInterruptedDuringAPI            = "interrupted_during_api_call"
-	ExitContentFilter                   = "content_filter"
-	ExitLength                          = "length"
-	ExitEmptyResponse                   = "empty_response_exhausted"
-	ExitProviderError                   = "provider_error"
-	ExitCompressionExhausted            = "compression_exhausted"
-	ExitGuardrailHalt                   = "guardrail_halt"
-	ExitInvalidResponse                 = "invalid_response"
+	ExitMaxIterations        ExitReason = "max_iterations"
+	ExitInterrupted          ExitReason = "interrupted"
+	ExitInterruptedDuringAPI ExitReason = "interrupted_during_api_call"
+	ExitContentFilter        ExitReason = "content_filter"
+	ExitLength               ExitReason = "length"
+	ExitEmptyResponse        ExitReason = "empty_response_exhausted"
+	ExitProviderError        ExitReason = "provider_error"
+	ExitCompressionExhausted ExitReason = "compression_exhausted"
+	ExitGuardrailHalt        ExitReason = "guardrail_halt"
+	ExitInvalidResponse      ExitReason = "invalid_response"
 )
 
 // Result is how a turn ended.

@@ -1,10 +1,11 @@
 // Package agent is the agent loop: the only package that knows the turn
-// lifecycle of the seed. An Agent takes a user message, builds (once per
-// session) the system prompt, checks whether the context needs
-// compressing, builds the API copy of the history (repaired so it follows
-// the alternation rules), adds the ephemeral layers (budget warnings),
-// makes an interruptible model call, and then either runs the requested
-// tools and loops, or returns the final answer.
+// lifecycle, as upstream Hermes documents it (Agent Loop Internals). An
+// Agent takes a user message, builds (once per session) the system
+// prompt, checks whether the context needs compressing, builds the API
+// copy of the history (repaired so it follows the alternation rules), adds
+// the ephemeral layers (budget warnings), makes an interruptible model
+// call, and then either runs the requested tools and loops, or returns the
+// final answer.
 //
 // Entry points: Chat (returns the final text), Run (returns a Result with
 // every outcome: completed, failed, interrupted, partial, the exit reason,

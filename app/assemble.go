@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/compress"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/modelinfo"
 	"github.com/hermes-go/hermes/memory"
+	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
@@ -211,12 +212,13 @@ func (rt *Runtime) buildSummarizer(ctx context.Context) error {
 // lines for the model that answers.
 func (rt *Runtime) chainOver(entries []provider.Endpoint) (*provider.Chain, error) {
 	return provider.NewChain(entries, provider.ChainOptions{
-		Factory:      rt.factory(),
-		Transport:    rt.transportOptions(),
-		MaxRetries:   chainRetries(rt.cfg.Agent.APIMaxRetries),
-		Resolver:     rt.resolver,
-		StaleTimeout: provider.DefaultStaleTimeout,
-		Now:          rt.opts.Now,
+		Factory:       rt.factory(),
+		Transport:     rt.transportOptions(),
+		MaxRetries:    chainRetries(rt.cfg.Agent.APIMaxRetries),
+		Resolver:      rt.resolver,
+		StaleTimeout:  provider.DefaultStaleTimeout,
+		Now:           rt.opts.Now,
+		RewriteSystem: prompt.RewriteIdentity,
 	})
 }
 
@@ -260,7 +262,7 @@ func registerAll(reg *tool.Registry, tools ...tool.Tool) error {
 }
 
 // cachesPrompts reports whether ep's model caches prompts when asked
-// (Claude's, on any API).
+// (the Anthropic API's, and models the table says cache, on any API).
 func cachesPrompts(ep provider.Endpoint) bool {
-	return ep.APIMode == llm.AnthropicMessages || strings.Contains(strings.ToLower(ep.Model), "claude")
+	return ep.APIMode == llm.AnthropicMessages || modelinfo.Lookup(ep.Model).PromptCaching
 }

@@ -32,7 +32,7 @@ func (f ClientFunc) Complete(ctx context.Context, req *Request, sink func(Delta)
 // APIMode names a wire format.
 type APIMode string
 
-// The three wire formats of the seed.
+// The three wire formats of upstream Hermes.
 const (
 	ChatCompletions   APIMode = "chat_completions"
 	CodexResponses    APIMode = "codex_responses"

@@ -31,7 +31,7 @@
 // terminal tool) unless its configuration marks it trusted; it gets the
 // environment Options.Environ (the caller leaves secrets out) plus its own
 // env. Every tool description and schema is scanned for prompt injection
-// as context files are (prompt.ScanContext); a tool that looks like one is
+// as context files are (untrusted.ScanContext); a tool that looks like one is
 // refused, not offered, and reported. Each call is bounded by the server's
 // timeout; its result is capped at 50,000 characters, the rest spilled to
 // a file by the executor.

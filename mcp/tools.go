@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/prompt/untrusted"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -120,7 +120,7 @@ func (c *conn) spec(name string, t *sdk.Tool) (tool.Spec, []string) {
 	if desc == "" {
 		desc = t.Title
 	}
-	threats := prompt.ScanContext(t.Name + "\n" + t.Title + "\n" + t.Description + "\n" + string(params))
+	threats := untrusted.ScanContext(t.Name + "\n" + t.Title + "\n" + t.Description + "\n" + string(params))
 	class := tool.Sequential
 	if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 		class = tool.Parallel

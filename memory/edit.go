@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/prompt/untrusted"
 )
 
 // Op is one edit.
@@ -149,7 +149,7 @@ func checkContent(op Op) string {
 				return "content may not contain a line holding only § (it separates entries)."
 			}
 		}
-		if ids := prompt.ScanStrict(content); len(ids) > 0 {
+		if ids := untrusted.ScanStrict(content); len(ids) > 0 {
 			return fmt.Sprintf("Refused: the content matches threat pattern(s) %s. Memory is loaded into every future system prompt, so it may not hold instructions like these or commands that move secrets.", strings.Join(ids, ", "))
 		}
 	case "remove":

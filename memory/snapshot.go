@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/prompt/untrusted"
 )
 
 var bar = strings.Repeat("═", 46)
@@ -28,7 +28,7 @@ func render(f *file) string {
 	}
 	shown := make([]string, len(f.entries))
 	for i, e := range f.entries {
-		if ids := prompt.ScanStrict(e); len(ids) > 0 {
+		if ids := untrusted.ScanStrict(e); len(ids) > 0 {
 			shown[i] = fmt.Sprintf("[BLOCKED: %s entry contained threat pattern(s): %s. Removed from system prompt; use memory(action=remove) to delete the original.]",
 				f.name, strings.Join(ids, ", "))
 			continue
@@ -40,7 +40,7 @@ func render(f *file) string {
 	if used > f.limit {
 		header += " ⚠ OVER BUDGET"
 	}
-	body, _ := prompt.Truncate(strings.Join(shown, Separator), max(2*f.limit, 4000), f.name)
+	body, _ := untrusted.Truncate(strings.Join(shown, Separator), max(2*f.limit, 4000), f.name)
 	return bar + "\n" + header + "\n" + bar + "\n" + body
 }
 

@@ -20,7 +20,8 @@
 //
 // Every file that enters the prompt is capped at 20,000 characters (the
 // first 70% and last 20% kept, with a marker) and scanned for prompt
-// injection; suspicious text is not dropped but fenced as untrusted data
+// injection (both by package prompt/untrusted, which memory, skills and
+// mcp use too); suspicious text is not dropped but fenced as untrusted data
 // behind a warning, with invisible characters made visible. Failures to
 // read a file never stop the build: they are returned as notes.
 //

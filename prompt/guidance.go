@@ -3,6 +3,8 @@ package prompt
 import (
 	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/llm/modelinfo"
 )
 
 const memoryGuidance = "You have persistent memory that is carried across sessions (the memory tool). " +
@@ -25,10 +27,6 @@ const toolUseEnforcement = "You MUST use your tools to take action. Do not descr
 	"calling the tool that does it. When you need information from files, commands or the web, call " +
 	"the tool instead of guessing."
 
-// toolUseModels are model-name fragments of families that, without an
-// explicit rule, often narrate actions instead of calling tools.
-var toolUseModels = []string{"gpt", "codex", "gemini", "gemma", "grok"}
-
 // guidance returns the tool-aware guidance for the offered tools.
 func (b Builder) guidance() string {
 	var parts []string
@@ -42,14 +40,10 @@ func (b Builder) guidance() string {
 	if has("todo") {
 		parts = append(parts, todoGuidance)
 	}
-	if len(b.ToolNames) > 0 {
-		model := strings.ToLower(b.Model)
-		for _, m := range toolUseModels {
-			if strings.Contains(model, m) {
-				parts = append(parts, toolUseEnforcement)
-				break
-			}
-		}
+	// Families that, without an explicit rule, often narrate actions
+	// instead of calling tools get one.
+	if len(b.ToolNames) > 0 && modelinfo.Lookup(b.Model).ToolUseGuidance {
+		parts = append(parts, toolUseEnforcement)
 	}
 	return strings.Join(parts, "\n\n")
 }

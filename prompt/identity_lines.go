@@ -85,3 +85,14 @@ func ReplaceIdentityLines(prompt, model, provider string) string {
 	out = append(out, tail...)
 	return head + strings.Join(out, "\n")
 }
+
+// RewriteIdentity is ReplaceIdentityLines for a prompt sent to another
+// model (a provider chain's fallback): only a prompt that names its model
+// or provider is rewritten; other system text, such as an auxiliary
+// task's, is returned as it is, with no identity lines added.
+func RewriteIdentity(system, model, provider string) string {
+	if !strings.Contains(system, "Model:") && !strings.Contains(system, "Provider:") {
+		return system
+	}
+	return ReplaceIdentityLines(system, model, provider)
+}

@@ -68,3 +68,21 @@ func TestIdentityMatches(t *testing.T) {
 		t.Error("missing lines should match only empty values")
 	}
 }
+
+// RewriteIdentity is the provider chain's hook for a fallback endpoint: a
+// prompt that names its model names the fallback's; an auxiliary task's
+// own system text gets no identity lines added.
+func TestRewriteIdentityForAFallback(t *testing.T) {
+	sys := "You are Hermes.\nModel: anthropic/claude-sonnet-4.5\nProvider: openrouter\nBe brief."
+	if got, want := RewriteIdentity(sys, "claude-haiku-4-5", "anthropic"), "You are Hermes.\nModel: claude-haiku-4-5\nProvider: anthropic\nBe brief."; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	built, _ := Builder{Model: "gpt-5", Provider: "openai", Now: nov30}.Build()
+	if got := RewriteIdentity(built, "gpt-4o", "azure"); !IdentityMatches(got, "gpt-4o", "azure") {
+		t.Fatalf("built prompt not rewritten:\n%s", got)
+	}
+	aux := "Summarize the conversation so far in a few sentences."
+	if got := RewriteIdentity(aux, "claude-haiku-4-5", "anthropic"); got != aux {
+		t.Fatalf("auxiliary text changed: %q", got)
+	}
+}

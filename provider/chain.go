@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/hermes-go/hermes/llm"
-	"github.com/hermes-go/hermes/prompt"
 )
 
 // RetryEvent reports a failed attempt that will be tried again on the same
@@ -70,6 +68,12 @@ type ChainOptions struct {
 	MaxRetries int
 	// Resolver refreshes credentials after a 401/403.
 	Resolver Resolver
+
+	// RewriteSystem rewrites the system prompt of a request sent to a
+	// fallback endpoint, named by model and provider; the primary gets the
+	// request as given. The assembly passes prompt.RewriteIdentity, so the
+	// prompt names the model that answers. Nil leaves the prompt as it is.
+	RewriteSystem func(system, model, provider string) string
 
 	// StaleTimeout cancels an attempt whose stream sends nothing for this
 	// long (0: off). Local endpoints are exempt: a local model may think
@@ -376,18 +380,13 @@ func (c *Chain) refresh(ctx context.Context, idx int) (bool, error) {
 }
 
 // request is the API copy of req for endpoint idx: its model and, on a
-// fallback, the system prompt's Model:/Provider: lines rewritten.
+// fallback, its system prompt passed through RewriteSystem.
 func (c *Chain) request(req *llm.Request, ep Endpoint, idx int) *llm.Request {
 	r := *req
 	r.Model = ep.Model
-	if idx > 0 && len(r.Messages) > 0 && r.Messages[0].Role == llm.RoleSystem {
+	if idx > 0 && c.opts.RewriteSystem != nil && len(r.Messages) > 0 && r.Messages[0].Role == llm.RoleSystem {
 		sys := r.Messages[0].Content
-		// Only a prompt that names its model is rewritten: an auxiliary
-		// task's own system text gets no identity lines added.
-		if !strings.Contains(sys, "Model:") && !strings.Contains(sys, "Provider:") {
-			return &r
-		}
-		if s := prompt.ReplaceIdentityLines(sys, ep.Model, ep.Provider); s != sys {
+		if s := c.opts.RewriteSystem(sys, ep.Model, ep.Provider); s != sys {
 			msgs := make([]llm.Message, len(r.Messages))
 			copy(msgs, r.Messages)
 			msgs[0].Content = s

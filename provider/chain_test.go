@@ -159,7 +159,7 @@ func TestContextOverflowGoesBackToTheCallerNotToFallback(t *testing.T) {
 	}
 }
 
-func TestRateLimitFallsBackAtOnceAndRewritesIdentity(t *testing.T) {
+func TestRateLimitFallsBackAtOnce(t *testing.T) {
 	n := newFakeNet(t).
 		on("http://primary", failAfter(llm.ErrRateLimit, 0), ok("primary again")).
 		on("http://backup", ok("from backup"), ok("second call"))
@@ -193,8 +193,8 @@ func TestRateLimitFallsBackAtOnceAndRewritesIdentity(t *testing.T) {
 	if last.model != "claude-haiku-4-5" || last.mode != llm.AnthropicMessages || last.apiKey != "k2" {
 		t.Fatalf("backup call = %+v", last)
 	}
-	if !strings.Contains(last.system, "Model: claude-haiku-4-5\nProvider: anthropic\nBe brief.") {
-		t.Fatalf("system prompt not rewritten: %q", last.system)
+	if last.system != orig {
+		t.Fatalf("system prompt changed without a RewriteSystem hook: %q", last.system)
 	}
 	if calls[0].model != "anthropic/claude-sonnet-4.5" || calls[0].system != orig {
 		t.Fatalf("primary call = %+v", calls[0])
@@ -220,6 +220,51 @@ func TestRateLimitFallsBackAtOnceAndRewritesIdentity(t *testing.T) {
 	}
 	if resp, _ := c.Complete(context.Background(), req, nil); resp.Message.Content != "primary again" {
 		t.Fatalf("next turn answered %q", resp.Message.Content)
+	}
+}
+
+// A fallback endpoint gets the system prompt as RewriteSystem returns it
+// for that endpoint; the primary, and the caller's request, keep theirs.
+func TestFallbackSendsTheSystemPromptThroughTheHook(t *testing.T) {
+	n := newFakeNet(t).
+		on("http://primary", fail(llm.ErrServer, 500), ok("primary answers")).
+		on("http://backup", ok("from backup"))
+	type rewrite struct{ system, model, provider string }
+	var mu sync.Mutex
+	var rewrites []rewrite
+	opts := (&recorder{}).options(n)
+	opts.MaxRetries = -1
+	opts.RewriteSystem = func(system, model, provider string) string {
+		mu.Lock()
+		rewrites = append(rewrites, rewrite{system, model, provider})
+		mu.Unlock()
+		return "for " + provider + "/" + model
+	}
+	c := newChain(t, opts, primary, backup)
+	req := userRequest()
+	orig := req.Messages[0].Content
+
+	if _, err := c.Complete(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	calls := n.allCalls()
+	if len(calls) != 2 || calls[0].system != orig || calls[1].system != "for anthropic/claude-haiku-4-5" {
+		t.Fatalf("calls = %+v", calls)
+	}
+	if len(rewrites) != 1 || rewrites[0] != (rewrite{orig, "claude-haiku-4-5", "anthropic"}) {
+		t.Fatalf("hook calls = %+v", rewrites)
+	}
+	if req.Messages[0].Content != orig || req.Messages[1].Content != "hi" {
+		t.Fatalf("caller's request was modified: %+v", req.Messages)
+	}
+
+	// Back on the primary, the hook is not asked.
+	c.ResetTurn()
+	if resp, err := c.Complete(context.Background(), req, nil); err != nil || resp.Message.Content != "primary answers" {
+		t.Fatalf("next turn: %v", err)
+	}
+	if got := n.allCalls(); got[len(got)-1].system != orig || len(rewrites) != 1 {
+		t.Fatalf("primary call rewritten: %+v, hook calls %d", got[len(got)-1], len(rewrites))
 	}
 }
 

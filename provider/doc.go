@@ -3,10 +3,11 @@
 //
 // Resolution turns configuration (model.*, providers.<id>, the key
 // variables) into an Endpoint: provider, model, base URL, API key and the
-// API mode (wire format), chosen in the seed's order: an explicit api_mode,
-// then the provider, then the base URL's hostname, then chat_completions;
-// a GPT-5-family or codex model on api.openai.com is upgraded to the
-// Responses API.
+// API mode (wire format), chosen in upstream Hermes' order: an explicit
+// api_mode, then the provider, then the base URL's hostname, then
+// chat_completions; a model the model table (llm/modelinfo) marks as
+// needing the Responses API (GPT-5 family, codex) is upgraded to it on
+// api.openai.com.
 //
 // Discovery (Resolver.Discover) is the one step that asks servers, and it
 // runs once, before resolution: with provider "auto" and no key anywhere,
@@ -27,16 +28,20 @@
 // responses, repeated transport failures, exhausted retries and
 // non-retryable errors other than a context overflow switch to the next
 // endpoint in the same call; 401/403 first re-reads the credentials
-// (key_cmd, key variable) once. Fallback is turn-scoped: ResetTurn returns
-// to the primary. A context overflow is never retried nor handled by
+// (key_cmd, key variable) once. A fallback endpoint gets the request with
+// its system prompt passed through ChainOptions.RewriteSystem (the caller's
+// hook: the package knows nothing of prompts). Fallback is turn-scoped:
+// ResetTurn returns to the primary. A context overflow is never retried nor handled by
 // fallback: it goes back to the caller, who compresses.
 //
 // Auxiliary tasks (compression, session_search, title_generation, vision,
 // web_extract) get their own Chain from auxiliary.<task>, with "main"
 // meaning the primary model.
 //
-// The context window (ContextLength, ContextCache) lives here too,
-// because it belongs to the endpoint; token estimates are llm.EstimateTokens.
+// The context window (ContextWindow, ContextCache) lives here too,
+// because it belongs to the endpoint: the configured value, else the model
+// table's, lowered to what the endpoint reported; token estimates are
+// llm.EstimateTokens.
 //
 // Concurrency: Endpoint, Config and the resolution functions are plain
 // values and pure apart from running key commands (and Discover, which

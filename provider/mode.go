@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/modelinfo"
 )
 
 // ParseAPIMode checks an api_mode value; "" is valid and means "derive".
@@ -17,7 +18,7 @@ func ParseAPIMode(s string) (llm.APIMode, error) {
 	return "", fmt.Errorf("unknown api_mode %q (want %s, %s or %s)", s, llm.ChatCompletions, llm.CodexResponses, llm.AnthropicMessages)
 }
 
-// ResolveAPIMode picks the wire format in the seed's order: an explicit
+// ResolveAPIMode picks the wire format in upstream Hermes' order: an explicit
 // api_mode; then the provider (anthropic, openai-codex); then the base
 // URL's hostname (api.anthropic.com or a path ending in /anthropic, the
 // ChatGPT Codex backend); else chat_completions. Afterwards a GPT-5-family
@@ -40,19 +41,10 @@ func ResolveAPIMode(explicit, providerID, baseURL, model string) (llm.APIMode, e
 		return llm.AnthropicMessages, nil
 	case host == "chatgpt.com" && strings.Contains(path, "/backend-api/codex"):
 		return llm.CodexResponses, nil
-	case host == "api.openai.com" && needsResponses(model):
+	case host == "api.openai.com" && modelinfo.Lookup(model).ResponsesAPI:
 		return llm.CodexResponses, nil
 	}
 	return llm.ChatCompletions, nil
-}
-
-// needsResponses reports a model of the GPT-5 family or a codex model.
-func needsResponses(model string) bool {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
-	return strings.HasPrefix(m, "gpt-5") || strings.Contains(m, "codex")
 }
 
 // splitURL returns the lower-cased hostname and the path without a

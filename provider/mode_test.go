@@ -6,7 +6,7 @@ import (
 	"github.com/hermes-go/hermes/llm"
 )
 
-func TestResolveAPIModeFollowsTheSeedOrder(t *testing.T) {
+func TestResolveAPIModeFollowsUpstreamOrder(t *testing.T) {
 	tests := []struct {
 		name                               string
 		explicit, provider, baseURL, model string

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/prompt/untrusted"
 )
 
 // Root is a directory skills are found in.
@@ -77,7 +77,7 @@ func Discover(roots []Root) ([]Skill, []string) {
 				notes = append(notes, fmt.Sprintf("skill %s in %s is shadowed by the one in %s", s.Name, dir, first.Dir))
 				return
 			}
-			if threats := prompt.ScanContext(s.Name + "\n" + s.Description + "\n" + body); len(threats) > 0 {
+			if threats := untrusted.ScanContext(s.Name + "\n" + s.Description + "\n" + body); len(threats) > 0 {
 				notes = append(notes, fmt.Sprintf("skill %s in %s skipped: it looks like a prompt injection (%s)", s.Name, dir, strings.Join(threats, ", ")))
 				return
 			}

@@ -23,9 +23,9 @@
 // and its files when the model asks, skills_list lists them all.
 //
 // Safety: a skill whose name, description or body looks like a prompt
-// injection (prompt.ScanContext) is left out, with a note. Everything
+// injection (untrusted.ScanContext) is left out, with a note. Everything
 // the agent writes through skill_manage, and every skill hermes skills
-// install brings in, is scanned with the stricter prompt.ScanStrict
+// install brings in, is scanned with the stricter untrusted.ScanStrict
 // first and refused when flagged. Writes go through an os.Root at
 // $HERMES_HOME/skills: a name or file that would leave it (.., an
 // absolute path, a symbolic link pointing out) is refused, and so is a

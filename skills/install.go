@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/prompt/untrusted"
 )
 
 // Limits of what an install copies.
@@ -148,9 +148,9 @@ func check(dir, name string) ([]string, []string) {
 		if bytes.IndexByte(b, 0) >= 0 {
 			return nil // binary: nothing a model reads as text
 		}
-		scan := prompt.ScanContext
+		scan := untrusted.ScanContext
 		if rel == FileName {
-			scan = prompt.ScanStrict
+			scan = untrusted.ScanStrict
 		}
 		if threats := scan(string(b)); len(threats) > 0 {
 			problems = append(problems, fmt.Sprintf("skill %s: %s %v (%s)", name, rel, ErrFlagged, strings.Join(threats, ", ")))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hermes-go/hermes/prompt"
+	"github.com/hermes-go/hermes/prompt/untrusted"
 )
 
 // writeMu serializes writes to skills directories within the process.
@@ -22,7 +22,7 @@ var ErrFlagged = errors.New("it looks like a prompt injection")
 // scanWrite refuses text that looks like a prompt injection, naming what
 // was found.
 func scanWrite(what, text string) error {
-	if threats := prompt.ScanStrict(text); len(threats) > 0 {
+	if threats := untrusted.ScanStrict(text); len(threats) > 0 {
 		return fmt.Errorf("%s refused: %w (%s); nothing was saved", what, ErrFlagged, strings.Join(threats, ", "))
 	}
 	return nil

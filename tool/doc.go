@@ -4,13 +4,13 @@
 // with each tool's concurrency Class deciding what may overlap, and the
 // results returned in the original call order whatever order they finish.
 //
-// Per call the Executor runs the seed's pipeline: resolve from the
-// registry, pre_tool_call hooks, the dangerous-command check with an
-// approval callback, the tool itself (with the call's arguments and task
-// id), post_tool_call hooks. Every failure on the way (unknown tool, bad
-// JSON, schema violation, a denied command, an error, a panic, a deadline)
-// becomes a Result the model reads; Go errors from Run are reported to the
-// model too, never dropped.
+// Per call the Executor runs upstream Hermes' documented pipeline:
+// resolve from the registry, pre_tool_call hooks, the dangerous-command
+// check with an approval callback, the tool itself (with the call's
+// arguments and task id), post_tool_call hooks. Every failure on the way
+// (unknown tool, bad JSON, schema violation, a denied command, an error, a
+// panic, a deadline) becomes a Result the model reads; Go errors from Run
+// are reported to the model too, never dropped.
 //
 // A tool is usually one function and one argument struct: New derives
 // the schema from the struct (SchemaFor: json tags name the properties,

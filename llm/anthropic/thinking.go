@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/hermes-go/hermes/llm/modelinfo"
 )
 
 // thinkingDetail is the stored form of one Anthropic reasoning block in
@@ -63,10 +65,6 @@ var thinkingBudgets = map[string]int64{
 	"high":    32000,
 }
 
-// adaptiveThinkingModels take {"type":"adaptive"} plus an output effort;
-// a budget is deprecated for them.
-var adaptiveThinkingModels = []string{"claude-opus-4-6", "claude-mythos"}
-
 // thinkingConfig returns the extended-thinking budget for effort ("" and
 // "none" leave thinking off), or, for models that deprecate budgets, the
 // effort to send with adaptive thinking.
@@ -78,13 +76,13 @@ func thinkingConfig(model, effort string) (budget int64, adaptive string, err er
 	if !ok {
 		return 0, "", fmt.Errorf("anthropic: unknown reasoning effort %q (want none, minimal, low, medium or high)", effort)
 	}
-	for _, p := range adaptiveThinkingModels {
-		if strings.HasPrefix(model, p) {
-			if effort == "minimal" {
-				effort = "low"
-			}
-			return 0, effort, nil
+	// These models take {"type":"adaptive"} plus an output effort; a
+	// budget is deprecated for them.
+	if modelinfo.Lookup(model).Has(modelinfo.AdaptiveThinking) {
+		if effort == "minimal" {
+			effort = "low"
 		}
+		return 0, effort, nil
 	}
 	return budget, "", nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/modelinfo"
 )
 
 // chatBody is the Chat Completions request body. The body is encoded here
@@ -195,7 +196,7 @@ func (c *Chat) assistantExtras(out *chatMessage, m *llm.Message, model string) {
 		if m.Reasoning != "" {
 			r := m.Reasoning
 			out.ReasoningContent = &r
-		} else if len(m.ToolCalls) > 0 && strings.Contains(strings.ToLower(model), "kimi") {
+		} else if len(m.ToolCalls) > 0 && modelinfo.Lookup(model).Has(modelinfo.EmptyReasoningOnToolCalls) {
 			// Kimi with thinking on rejects a tool-call turn that lacks
 			// reasoning_content, even an empty one.
 			empty := ""

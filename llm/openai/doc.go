@@ -42,7 +42,8 @@
 // and the Vercel AI gateway get the unified `reasoning` object and
 // reasoning_details replayed; DeepSeek/Kimi-style providers get reasoning echoed as
 // reasoning_content; OpenAI and Azure get neither; GPT-5 and o-series
-// models get max_completion_tokens instead of max_tokens.
+// models get max_completion_tokens instead of max_tokens. Which model is
+// which (reasoning, Kimi's quirk) comes from llm/modelinfo.
 //
 // Completeness. A reply is an answer only when it says it ended. A Chat
 // Completions stream needs a finish_reason or [DONE], a Responses stream

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/modelinfo"
 )
 
 // DefaultBaseURL is used when Options.BaseURL is empty.
@@ -75,21 +76,7 @@ func newFlavor(o llm.Options) flavor {
 	return f
 }
 
-// modelBase strips a gateway's vendor prefix ("openai/gpt-5" -> "gpt-5").
-func modelBase(model string) string {
-	if i := strings.LastIndexByte(model, '/'); i >= 0 {
-		model = model[i+1:]
-	}
-	return strings.ToLower(model)
-}
-
 // isReasoningModel reports whether model is an OpenAI reasoning model
 // (GPT-5 family, o-series, codex): they take max_completion_tokens and
 // reasoning effort, and return encrypted reasoning on the Responses API.
-func isReasoningModel(model string) bool {
-	m := modelBase(model)
-	if strings.HasPrefix(m, "gpt-5") || strings.Contains(m, "codex") {
-		return true
-	}
-	return len(m) >= 2 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9'
-}
+func isReasoningModel(model string) bool { return modelinfo.Lookup(model).Reasoning }

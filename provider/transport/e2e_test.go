@@ -8,11 +8,13 @@ import (
 
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
+	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/provider/transport"
 )
 
-// recorder collects waits and events; its Sleep never sleeps.
+// recorder collects waits and events; its Sleep never sleeps. Its chains
+// rewrite a fallback's system prompt as the runtime's do.
 type recorder struct {
 	waits     []time.Duration
 	retries   []provider.RetryEvent
@@ -26,6 +28,8 @@ func (r *recorder) options() provider.ChainOptions {
 		Rand:       func() float64 { return 0 },
 		OnRetry:    func(e provider.RetryEvent) { r.retries = append(r.retries, e) },
 		OnFallback: func(e provider.FallbackEvent) { r.fallbacks = append(r.fallbacks, e) },
+
+		RewriteSystem: prompt.RewriteIdentity,
 	}
 }
 

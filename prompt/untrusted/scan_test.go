@@ -1,8 +1,7 @@
-package prompt
+package untrusted
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -55,13 +54,12 @@ func TestScanLeavesOrdinaryTextAlone(t *testing.T) {
 	}
 }
 
-func TestTruncateKeepsHeadAndTail(t *testing.T) {
-	text := strings.Repeat("é", 50) + strings.Repeat("x", 50)
-	got, cut := Truncate(text, 10, "f")
-	if !cut || !strings.HasPrefix(got, "ééééééé\n\n[...truncated f: kept the first 7 and last 2 of 100 characters") || !strings.HasSuffix(got, "]\n\nxx") {
-		t.Fatalf("got %q", got)
+func TestRevealInvisibleShowsWhatWouldBeHidden(t *testing.T) {
+	got := RevealInvisible("\ufeffrun\u200b tests\u202e\U000E0041 é")
+	if want := "run<U+200B> tests<U+202E><U+E0041> é"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
-	if got, cut := Truncate("short", 10, "f"); cut || got != "short" {
-		t.Fatalf("short text changed: %q", got)
+	if s := "plain text, é"; RevealInvisible(s) != s {
+		t.Fatal("visible text changed")
 	}
 }

@@ -1,4 +1,4 @@
-package prompt
+package untrusted
 
 import (
 	"fmt"
@@ -9,7 +9,8 @@ import (
 )
 
 // A threat pattern: text that tries to steer the model from inside data
-// that enters the system prompt (context files, SOUL.md, memory).
+// that enters its context (context files, SOUL.md, memory, skills, MCP
+// tool descriptions).
 type threat struct {
 	id string
 	re *regexp.Regexp
@@ -45,12 +46,13 @@ var strictThreats = sync.OnceValue(func() []threat {
 })
 
 // ScanContext returns the ids of injection patterns found in text that
-// is about to enter the system prompt (context files, SOUL.md). Empty
-// means nothing suspicious.
+// is about to enter the model's context (context files, SOUL.md, skills,
+// MCP tool descriptions). Empty means nothing suspicious.
 func ScanContext(text string) []string { return scan(text, contextThreats()) }
 
 // ScanStrict is ScanContext plus exfiltration and persistence patterns,
-// for memory entries.
+// for text that persists and is acted on later (memory entries, skills
+// the agent writes or installs).
 func ScanStrict(text string) []string { return scan(text, strictThreats()) }
 
 func scan(text string, threats []threat) []string {
@@ -93,9 +95,10 @@ func firstInvisible(text string) (rune, bool) {
 	return 0, false
 }
 
-// revealInvisible replaces invisible characters with a visible <U+XXXX>
-// so fenced text cannot hide anything.
-func revealInvisible(text string) string {
+// RevealInvisible replaces invisible characters with a visible <U+XXXX>
+// (a leading byte order mark, an editor artefact, is dropped), so text
+// quoted as data cannot hide anything from a reader.
+func RevealInvisible(text string) string {
 	if _, ok := firstInvisible(text); !ok {
 		return text
 	}

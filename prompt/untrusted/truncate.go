@@ -1,13 +1,9 @@
-package prompt
+package untrusted
 
 import (
 	"fmt"
 	"unicode/utf8"
 )
-
-// MaxFileChars caps each file that enters the system prompt (SOUL.md,
-// each context file), in characters.
-const MaxFileChars = 20_000
 
 // Truncate shortens text longer than limit characters to its first 70%
 // and last 20% with a marker between them naming what was cut, so a huge
