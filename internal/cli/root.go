@@ -47,12 +47,19 @@ func (e *env) warn(v any) { fmt.Fprintln(e.stderr, "hermes: warning:", v) }
 
 // Main runs the hermes command line and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return run(args, &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
+}
+
+// run runs the command line in e and returns the exit status: 0 when the
+// command did what it was asked (for a prompt: the turn completed), 1
+// when it failed, 2 for a usage or setup problem (flags, config.yaml, no
+// provider), 130 when interrupted.
+func run(args []string, e *env) int {
 	root := newRoot(e)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -60,11 +67,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "hermes:", ee.err)
+			fmt.Fprintln(e.stderr, "hermes:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "hermes:", err)
+	fmt.Fprintln(e.stderr, "hermes:", err)
 	return exitUsage
 }
 
