@@ -37,6 +37,19 @@ func TestStatusLineFollowsTheMCPServers(t *testing.T) {
 		}
 	}})
 	line := func() string { s := strings.Split(h.screen(), "\n"); return s[len(s)-1] }
+	state := func(name string, want mcp.State) func() bool {
+		return func() bool {
+			for _, st := range h.rt.MCPStatus() {
+				if st.Name == name && st.State == want {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	// The servers start in the background: the broken one is down once
+	// its process has exited.
+	h.until("the broken server to go down", state("broken", mcp.Down))
 	h.update(mcpPollMsg{})
 	if l := line(); !strings.Contains(l, "MCP 0/2") || !strings.Contains(l, "broken down") {
 		t.Fatalf("status line with a broken and a slow server: %q", l)
@@ -44,14 +57,7 @@ func TestStatusLineFollowsTheMCPServers(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.until("the slow server to join", func() bool {
-		for _, st := range h.rt.MCPStatus() {
-			if st.Name == "slow" && st.State == mcp.Ready {
-				return true
-			}
-		}
-		return false
-	})
+	h.until("the slow server to join", state("slow", mcp.Ready))
 	h.update(mcpPollMsg{})
 	if l := line(); !strings.Contains(l, "MCP 1/2") || !strings.Contains(l, "broken down") {
 		t.Fatalf("status line after the slow server joined: %q", l)
