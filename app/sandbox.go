@@ -39,14 +39,9 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	var network *bool
-	switch sc.Network {
-	case "on", "off":
-		on := sc.Network == "on"
-		network = &on
-	case "":
-	default:
-		return sandbox.Policy{}, configErr(fmt.Errorf("sandbox.network: %q is not on or off", sc.Network))
+	network, err := sandbox.ParseNetworkMode(sc.Network.Mode)
+	if err != nil {
+		return sandbox.Policy{}, configErr(fmt.Errorf("sandbox.network: %w", err))
 	}
 	var roots []string
 	for _, r := range sc.WritableRoots {
@@ -56,7 +51,8 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 		roots = append(roots, r)
 	}
 	p, err := sandbox.NewPolicy(sandbox.Options{Mode: mode, Workdir: workdir, ExtraRoots: roots,
-		Home: home, HermesHome: cfg.Home, Network: network, Required: sc.Required})
+		Home: home, HermesHome: cfg.Home, Network: network, NetworkAllow: sc.Network.Allow,
+		NoDefaultAllow: sc.Network.Defaults != nil && !*sc.Network.Defaults, Required: sc.Required})
 	if err != nil {
 		return sandbox.Policy{}, configErr(err)
 	}

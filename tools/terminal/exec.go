@@ -229,8 +229,12 @@ func (t *Terminal) sandboxHint() string {
 	if e.Status.MountNamespace {
 		b.WriteString(" Credentials (HERMES_HOME, ~/.ssh, ...) cannot be read.")
 	}
-	if !p.Network {
+	switch e.Network {
+	case sandbox.NetworkOff:
 		b.WriteString(" The network is off.")
+	case sandbox.NetworkAllowlist:
+		b.WriteString(" The network reaches only allowed hosts (package registries, forges, sandbox.network.allow) through the proxy in HTTP_PROXY/HTTPS_PROXY;" +
+			" another host is refused with 403: tell the user which host is needed rather than trying another way.")
 	}
 	b.WriteString(" A refused write fails with \"Permission denied\" or \"Read-only file system\": do not try another way around it, tell the user." +
 		" Signals reach only the processes a command started itself: stop a background process with the process tool.")
