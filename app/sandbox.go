@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/tool/approval"
 )
 
 // buildPolicy is the session's sandbox: sandbox.* of config.yaml (the
@@ -19,8 +21,28 @@ func (rt *Runtime) buildPolicy() error {
 	if err != nil {
 		return err
 	}
+	if rt.opts.Approve != nil {
+		p.NetworkAsk = rt.askNetwork
+	}
 	rt.policy = p
 	return nil
+}
+
+// askNetwork asks the person at the surface about a domain a command
+// wants that sandbox.network.allow does not hold, as it asks about a
+// dangerous command; "always" adds it to sandbox.network.allow in
+// config.yaml.
+func (rt *Runtime) askNetwork(ctx context.Context, host string) (approval.Choice, error) {
+	ctx, cancel := context.WithTimeout(ctx, config.Seconds(rt.cfg.Approvals.Timeout))
+	defer cancel()
+	c, err := rt.opts.Approve(ctx, approval.Prompt{Tool: "network", Command: "connect to " + host,
+		Findings: []approval.Finding{{Key: "network:" + host, Description: "a command connects to " + host + ", which is not in sandbox.network.allow"}}})
+	if err == nil && c == approval.Always {
+		if err := config.AddNetworkAllow(filepath.Join(rt.cfg.Home, "config.yaml"), host); err != nil {
+			rt.eventWarning(fmt.Sprintf("%s is allowed for this session only: %v", host, err))
+		}
+	}
+	return c, err
 }
 
 // SandboxPolicy is the sandbox a runtime built from cfg in workdir runs
