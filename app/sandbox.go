@@ -22,7 +22,18 @@ func (rt *Runtime) buildPolicy() error {
 		return err
 	}
 	if rt.opts.Approve != nil {
-		p.NetworkAsk = rt.askNetwork
+		// One network question at a time: a surface shows one prompt, and
+		// a second would withdraw the first.
+		turn := make(chan struct{}, 1)
+		p.NetworkAsk = func(ctx context.Context, host string) (approval.Choice, error) {
+			select {
+			case turn <- struct{}{}:
+			case <-ctx.Done():
+				return approval.Deny, ctx.Err()
+			}
+			defer func() { <-turn }()
+			return rt.askNetwork(ctx, host)
+		}
 	}
 	rt.policy = p
 	return nil
