@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -61,7 +62,11 @@ func serveCommandProxy(ours *os.File, serve func(context.Context, net.Listener) 
 		waitExit(exited)
 		cancel()
 	}()
-	serve(ctx, ln)
+	if err := serve(ctx, ln); err != nil {
+		// Nobody waits for this goroutine; the command sees its proxy
+		// refuse connections from now on.
+		slog.Warn("sandbox: a command's network proxy stopped: " + err.Error())
+	}
 }
 
 // receiveListener reads the helper's message: the listener and a pidfd.

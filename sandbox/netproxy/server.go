@@ -3,10 +3,12 @@ package netproxy
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hermes-go/hermes/sandbox/netallow"
@@ -50,14 +52,26 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel() // runs first: ends the connections before waiting
+	var backoff time.Duration
 	for {
 		c, err := l.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("netproxy: accept: %w", err)
+			if !transient(err) {
+				return fmt.Errorf("netproxy: accept: %w", err)
+			}
+			// Out of descriptors: wait for some to close, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(backoff):
+				continue
+			case <-ctx.Done():
+				return nil
+			}
 		}
+		backoff = 0
 		if !s.track(c, true) {
 			c.Close()
 			continue
@@ -70,6 +84,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 			s.serveConn(ctx, c)
 		}()
 	}
+}
+
+func transient(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED)
 }
 
 // track adds or removes an open connection; it refuses to add one once
@@ -178,14 +196,17 @@ func (s *Server) ask(ctx context.Context, name string) refusal {
 	switch {
 	case err != nil:
 		choice = approval.Deny
+	case choice == approval.Session || choice == approval.Always:
+		if s.Allow != nil {
+			s.Allow.Grant(name)
+			return ""
+		}
+		fallthrough // no session to keep it in: this server's
 	case choice == approval.Once:
 		if s.once == nil {
 			s.once = map[string]bool{}
 		}
 		s.once[name] = true
-		return ""
-	case choice == approval.Session || choice == approval.Always:
-		s.Allow.Grant(name)
 		return ""
 	}
 	why := fmt.Sprintf("%s is not in sandbox.network.allow and the user refused the connection", name)

@@ -176,8 +176,8 @@ func TestAddressesAreRefusedUnlessListed(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "reached") }))
 	defer ts.Close()
 	host, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
-	asked := 0
-	ask := func(context.Context, string) (approval.Choice, error) { asked++; return approval.Always, nil }
+	var asked atomic.Int32
+	ask := func(context.Context, string) (approval.Choice, error) { asked.Add(1); return approval.Always, nil }
 	w := &world{addrs: map[string]string{ts.Listener.Addr().String(): ts.Listener.Addr().String()}}
 	for _, tt := range []struct {
 		allow []string
@@ -198,8 +198,8 @@ func TestAddressesAreRefusedUnlessListed(t *testing.T) {
 			t.Errorf("the refusal of an address must say why: %q", body)
 		}
 	}
-	if asked != 0 {
-		t.Errorf("the user was asked about an IP address %d times", asked)
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the user was asked about an IP address %d times", n)
 	}
 }
 
@@ -309,6 +309,24 @@ func TestAskingAboutADomain(t *testing.T) {
 	}
 	if q := questions(); q != "a.example.org c.example.org" {
 		t.Errorf("the next command asked %q, want a.example.org and c.example.org", q)
+	}
+}
+
+func TestWithoutAnAllowlistAnAnswerHoldsForTheServer(t *testing.T) {
+	w := &world{addrs: map[string]string{"pkg.example.org:7": echo(t)}}
+	var asked atomic.Int32
+	ask := func(context.Context, string) (approval.Choice, error) { asked.Add(1); return approval.Session, nil }
+	addr := serve(t, &Server{Ask: ask, Dial: w.dial})
+	d, _ := proxy.SOCKS5("tcp", addr, nil, proxy.Direct)
+	for range 2 {
+		c, err := d.Dial("tcp", "pkg.example.org:7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("asked %d times, want once", n)
 	}
 }
 
