@@ -127,6 +127,7 @@ type Conversation struct {
 	locks      map[string]func() error // the sessions it holds, by id
 	closers    []func() error
 	titleTried bool
+	netTurn    chan struct{} // one network question at a time
 }
 
 // ErrConversationClosed is returned by a closed conversation's turns.
@@ -138,7 +139,7 @@ var ErrConversationClosed = errors.New("app: the conversation is closed")
 // the holder's pid; so is a session that does not exist. Open is safe for
 // concurrent use; Close the conversation when done.
 func (rt *Runtime) Open(ctx context.Context, o ConversationOptions) (*Conversation, error) {
-	c := &Conversation{rt: rt, opts: o, locks: map[string]func() error{}}
+	c := &Conversation{rt: rt, opts: o, locks: map[string]func() error{}, netTurn: make(chan struct{}, 1)}
 	if err := rt.track(c); err != nil {
 		return nil, err
 	}
@@ -273,6 +274,9 @@ func (c *Conversation) Close() error {
 		errs = append(errs, closers[i]())
 	}
 	for _, id := range slices.Sorted(maps.Keys(locks)) {
+		if c.ws != nil {
+			c.ws.convs.CompareAndDelete(id, c)
+		}
 		errs = append(errs, locks[id]())
 	}
 	c.rt.untrack(c)

@@ -68,6 +68,7 @@ func (c *Conversation) release(id string) {
 	release := c.locks[id]
 	delete(c.locks, id)
 	c.mu.Unlock()
+	c.ws.convs.CompareAndDelete(id, c)
 	if release != nil {
 		if err := release(); err != nil {
 			c.warning(fmt.Sprintf("session store: %v", err))
@@ -137,6 +138,7 @@ func (c *Conversation) hold(ctx context.Context, id string) error {
 		prev() // held twice: keep one
 	}
 	c.locks[id] = release
+	c.ws.convs.Store(id, c)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +9,37 @@ import (
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/tool/approval"
 )
+
+// askNetwork asks the person at the conversation about a domain one of
+// its commands wants that sandbox.network.allow does not hold, as it
+// asks about a dangerous command, one question at a time (a surface
+// shows one prompt, and a second would withdraw the first); "always"
+// adds it to sandbox.network.allow in config.yaml. Nobody to ask is a
+// refusal.
+func (c *Conversation) askNetwork(ctx context.Context, host string) (approval.Choice, error) {
+	if c.opts.Approve == nil {
+		return approval.Deny, nil
+	}
+	select {
+	case c.netTurn <- struct{}{}:
+	case <-ctx.Done():
+		return approval.Deny, ctx.Err()
+	}
+	defer func() { <-c.netTurn }()
+	rt := c.rt
+	ctx, cancel := context.WithTimeout(ctx, config.Seconds(rt.cfg.Approvals.Timeout))
+	defer cancel()
+	choice, err := c.opts.Approve(ctx, approval.Prompt{Tool: "network", Command: "connect to " + host, SessionID: c.SessionID(),
+		Findings: []approval.Finding{{Key: "network:" + host, Description: "a command connects to " + host + ", which is not in sandbox.network.allow"}}})
+	if err == nil && choice == approval.Always {
+		if err := config.AddNetworkAllow(filepath.Join(rt.cfg.Home, "config.yaml"), host); err != nil {
+			c.warning(fmt.Sprintf("%s is allowed for this session only: %v", host, err))
+		}
+	}
+	return choice, err
+}
 
 // SandboxPolicy is the sandbox a runtime built from cfg in workdir runs
 // under (getenv finds HOME; nil is os.Getenv), for surfaces that show it
@@ -26,14 +57,9 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	var network *bool
-	switch sc.Network {
-	case "on", "off":
-		on := sc.Network == "on"
-		network = &on
-	case "":
-	default:
-		return sandbox.Policy{}, configErr(fmt.Errorf("sandbox.network: %q is not on or off", sc.Network))
+	network, err := sandbox.ParseNetworkMode(sc.Network.Mode)
+	if err != nil {
+		return sandbox.Policy{}, configErr(fmt.Errorf("sandbox.network: %w", err))
 	}
 	var roots []string
 	for _, r := range sc.WritableRoots {
@@ -43,7 +69,8 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 		roots = append(roots, r)
 	}
 	p, err := sandbox.NewPolicy(sandbox.Options{Mode: mode, Workdir: workdir, ExtraRoots: roots,
-		Home: home, HermesHome: cfg.Home, Network: network, Required: sc.Required})
+		Home: home, HermesHome: cfg.Home, Network: network, NetworkAllow: sc.Network.Allow,
+		NoDefaultAllow: sc.Network.Defaults != nil && !*sc.Network.Defaults, Required: sc.Required})
 	if err != nil {
 		return sandbox.Policy{}, configErr(err)
 	}

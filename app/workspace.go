@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tool/approval"
 	"github.com/hermes-go/hermes/tools/file"
 	"github.com/hermes-go/hermes/tools/terminal"
 )
@@ -30,6 +32,11 @@ type Workspace struct {
 	post        []tool.PostHook
 	checkpoints *checkpoint.Store // nil when checkpoints are off
 	closers     []func() error
+
+	// convs are the conversations working here, by the sessions they
+	// hold: a command's network question goes to the person of the
+	// conversation whose session ran it.
+	convs sync.Map // session id -> *Conversation
 
 	mu     sync.Mutex
 	warn   func(string) // the conversation running a turn in it now
@@ -68,6 +75,7 @@ func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
 		Now:            rt.opts.Now,
 		Sandbox:        &ws.policy,
 		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+		NetworkAsk:     ws.networkAsk,
 	})
 	ws.closers = append(ws.closers, term.Close)
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
@@ -88,6 +96,17 @@ func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// networkAsk is who is asked about a domain for a command of session:
+// the conversation holding it, or nobody (a subagent's session, a
+// session no conversation here holds), which refuses.
+func (w *Workspace) networkAsk(session string) func(ctx context.Context, host string) (approval.Choice, error) {
+	v, ok := w.convs.Load(session)
+	if !ok {
+		return nil
+	}
+	return v.(*Conversation).askNetwork
 }
 
 // Workdir is the workspace's directory.

@@ -118,16 +118,8 @@ func appendEntry(b []byte, key string) ([]byte, error) {
 	case *ast.NullNode:
 		// command_allowlist: (nothing, ~ or null): keep the key and any
 		// comment on its line, then start a list under it.
-		n := mv.Start.Position.Line
-		line := []rune(t.lines[n-1])
-		colon := mv.Start.Position.Column // the ':' is at rune index colon-1
-		rest := string(line[colon:])
-		if lit := strings.TrimSpace(rest); lit != "" && !strings.HasPrefix(lit, "#") {
-			word, _, _ := strings.Cut(lit, " ")
-			rest = strings.TrimRight(strings.Replace(rest, " "+word, "", 1), " \t")
-		}
-		t.lines[n-1] = string(line[:colon]) + rest
-		t.insertAfter(n, "  "+item)
+		clearValue(t, mv)
+		t.insertAfter(mv.Start.Position.Line, "  "+item)
 	case *ast.SequenceNode:
 		if v.IsFlowStyle {
 			return editFlow(t, v, func(items []string) []string { return append(items, quote(key)) })

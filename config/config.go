@@ -135,9 +135,10 @@ type Sandbox struct {
 	Mode string `yaml:"mode"`
 	// WritableRoots are more trees commands may write in workspace-write.
 	WritableRoots []string `yaml:"writable_roots"`
-	// Network is "on" or "off" (default: on in workspace-write, off in
-	// read-only).
-	Network string `yaml:"network"`
+	// Network is what network commands get: on, off or allowlist (the
+	// default in workspace-write: package registries, forges and
+	// Network.Allow, through a proxy), with the allowlist.
+	Network Network `yaml:"network"`
 	// Required refuses to run commands where the kernel cannot enforce
 	// the sandbox.
 	Required bool `yaml:"required"`

@@ -149,6 +149,10 @@ func TestInvalidValuesAreErrorsNamingKeyValueAndWhatIsAllowed(t *testing.T) {
 		{"gateway:\n  api_server:\n    port: 70000\n", []string{"config.yaml:3", "gateway.api_server.port", "70000"}},
 		{"gateway:\n  api_server:\n    max_concurrent_runs: 0\n", []string{"gateway.api_server.max_concurrent_runs", "at least 1"}},
 		{"gateway:\n  api_server:\n    cors_origins: [chat.example.com]\n", []string{"gateway.api_server.cors_origins[0]", "an origin"}},
+		{"sandbox:\n  network: sometimes\n", []string{"config.yaml:2", "sandbox.network:", `"sometimes"`, "on, off, allowlist", "a mapping"}},
+		{"sandbox:\n  network: [on]\n", []string{"config.yaml:2", "sandbox.network:", "[on]", "a mapping"}},
+		{"sandbox:\n  network:\n    mode: maybe\n", []string{"config.yaml:3", "sandbox.network.mode", `"maybe"`, "on, off, allowlist"}},
+		{"sandbox:\n  network:\n    allow:\n      - pypi.org\n      - https://x.org/simple\n", []string{"config.yaml:5", "sandbox.network.allow[1]", `"https://x.org/simple"`, "a domain such as"}},
 	} {
 		home := t.TempDir()
 		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)
@@ -169,6 +173,34 @@ func TestInvalidValuesAreErrorsNamingKeyValueAndWhatIsAllowed(t *testing.T) {
 	_, err := Load(home, env(nil))
 	if err == nil || strings.Count(err.Error(), "\n") != 1 || strings.Index(err.Error(), "approvals.mode") > strings.Index(err.Error(), "agent.max_turns") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestSandboxNetworkIsAModeOrAMapping(t *testing.T) {
+	f := false
+	for _, tc := range []struct {
+		doc  string
+		want Network
+	}{
+		{"sandbox:\n  network: on\n", Network{Mode: "on"}},
+		{"sandbox:\n  network: off\n", Network{Mode: "off"}},
+		{"sandbox:\n  network: allowlist\n", Network{Mode: "allowlist"}},
+		{"sandbox:\n  network:\n    mode: allowlist\n    allow: [pkg.example.org, \"*.corp.example\"]\n    defaults: false\n",
+			Network{Mode: "allowlist", Allow: []string{"pkg.example.org", "*.corp.example"}, Defaults: &f}},
+		{"sandbox:\n  network: {allow: [10.0.0.5]}\n", Network{Allow: []string{"10.0.0.5"}}},
+		{"model: m\n", Network{}},
+	} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)
+		c, err := Load(home, env(nil))
+		if err != nil || !reflect.DeepEqual(c.Sandbox.Network, tc.want) || len(c.Warnings) != 0 {
+			t.Errorf("%q: %+v (warnings %v, err %v), want %+v", tc.doc, c.Sandbox.Network, c.Warnings, err, tc.want)
+		}
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("sandbox:\n  network:\n    alow: [x.org]\n"), 0o600)
+	if c, err := Load(home, env(nil)); err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `did you mean "sandbox.network.allow"`) {
+		t.Errorf("a misspelt key: warnings %v err %v", c.Warnings, err)
 	}
 }
 

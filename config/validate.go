@@ -16,7 +16,6 @@ var (
 	terminalBackends = []string{"local"}
 	cacheTTLs        = []string{"5m", "1h", "auto"}
 	sandboxModes     = []string{"read-only", "workspace-write", "full-access"}
-	onOff            = []string{"on", "off"}
 	searchBackends   = []string{"searxng", "brave", "tavily", "exa", "firecrawl"}
 	// auxTasks are the auxiliary tasks that have a model of their own.
 	auxTasks       = []string{"compression", "session_search", "title_generation", "vision", "web_extract"}
@@ -123,7 +122,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	oneOf("terminal.backend", c.Terminal.Backend, terminalBackends)
 	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
 	oneOf("sandbox.mode", c.Sandbox.Mode, sandboxModes)
-	oneOf("sandbox.network", c.Sandbox.Network, onOff)
+	c.validateNetwork(keys, bad)
 	oneOf("display.tool_progress", c.Display.ToolProgress, toolProgress)
 	oneOf("display.busy_input_mode", c.Display.BusyInputMode, busyInputModes)
 	for i, r := range c.Sandbox.WritableRoots {

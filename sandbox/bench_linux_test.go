@@ -26,12 +26,12 @@ func BenchmarkStartTrue(b *testing.B) {
 	}
 	box := newBox(b)
 	p := box.policy(b, WorkspaceWrite)
-	offline := p
-	offline.Network = false
+	offline, online := p, p
+	offline.Network, online.Network = NetworkOff, NetworkOn
 	for _, c := range []struct {
 		name   string
 		policy *Policy
-	}{{"direct", nil}, {"sandboxed", &p}, {"sandboxed-network-off", &offline}} {
+	}{{"direct", nil}, {"sandboxed", &p}, {"sandboxed-network-on", &online}, {"sandboxed-network-off", &offline}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				cmd := exec.Command(truePath)

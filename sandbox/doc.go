@@ -6,12 +6,29 @@
 //
 // Modes (sandbox.mode, --sandbox):
 //   - read-only: commands read what they may and write nothing; the
-//     network is off unless sandbox.network turns it on.
+//     network is off unless sandbox.network says otherwise.
 //   - workspace-write (the default): the workspace (the git root, else the
 //     working directory), /tmp, $TMPDIR and sandbox.writable_roots are
 //     writable, except .git/hooks, .git/config and .hermes inside them;
 //     everything else is read-only.
 //   - full-access: no sandbox. Only this mode lifts it; --yolo never does.
+//
+// Network (sandbox.network, Policy.Network):
+//   - off: an empty network namespace, and no TCP through Landlock.
+//   - allowlist (the default in workspace-write): the command's network
+//     namespace holds loopback alone, where a proxy listens; the proxy
+//     (package netproxy) runs in hermes, dials out from the host's
+//     namespace and lets through only the hosts of Policy.NetworkAllow:
+//     netproxy.Defaults (the package registries and forges) and
+//     sandbox.network.allow. Another domain is refused with a message
+//     saying how to allow it, or, through Policy.NetworkAsk, asked about.
+//     HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h), NO_PROXY (loopback)
+//     and their lower-case forms point at the proxy; a command that
+//     ignores them reaches nothing: no route but loopback, no DNS. The
+//     proxy lives as long as the command's own process; what it leaves
+//     running in the background loses the network then. Without a network
+//     namespace the allowlist cannot be held, and the network is off.
+//   - on: the host's network.
 //
 // In every mode short of full-access the agent's own keys and the user's
 // credentials (HERMES_HOME, ~/.ssh, cloud and package-registry credential
@@ -30,7 +47,7 @@
 // its place, so the multi-threaded parent is never restricted and the
 // command's process is the one the caller started (same pid, process
 // group, cancellation). The helper starts in new user, mount and (network
-// off) network namespaces and then:
+// off or allowlist) network namespaces and then:
 //   - makes every mount private, so nothing reaches the host;
 //   - binds the read-only paths that lie in writable roots (and the
 //     start-up files of Protected there) over themselves read-only, and
@@ -40,6 +57,11 @@
 //     first if it is missing, so that no hook can be added either;
 //   - mounts an empty read-only tmpfs over each hidden directory and
 //     /dev/null over each hidden file;
+//   - in allowlist mode, brings loopback up, listens on 127.0.0.1 and
+//     hands the listener, with a pidfd of itself, to hermes over a socket
+//     pair (an extra file of the command), and sets the proxy variables;
+//     hermes serves the proxy on that listener until the pidfd reports
+//     the command's exit;
 //   - enforces Landlock: read and execute everywhere, every file right
 //     beneath the writable roots (workspace-write), writes to /dev/null
 //     and the terminal devices, no TCP bind or connect when the network is

@@ -337,7 +337,7 @@ func TestHiddenSocketsCannotBeReached(t *testing.T) {
 	}
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)
-	p.Network = true // pathname sockets are reachable unless hidden
+	p.Network = NetworkOn // pathname sockets are reachable unless hidden
 	daemon, other := filepath.Join(b.victim, "daemon.sock"), filepath.Join(b.victim, "other.sock")
 	for _, path := range []string{daemon, other} {
 		ln, err := net.Listen("unix", path)
@@ -445,11 +445,11 @@ func TestNetworkOffBlocksTCPAndNetworkOnAllowsIt(t *testing.T) {
 			}
 			b := newBox(t)
 			p := b.policy(t, WorkspaceWrite)
-			p.Network = false
+			p.Network = NetworkOff
 			if out, code := b.runWith(t, sys.st, p, "", connect, port, "off"); code == 0 || strings.Contains(out, "connected") {
 				t.Errorf("network off: the connection went through (exit %d):\n%s", code, out)
 			}
-			p.Network = true
+			p.Network = NetworkOn
 			if out, code := b.runWith(t, sys.st, p, "", connect, port, "on"); code != 0 || !strings.Contains(out, "connected") {
 				t.Fatalf("network on: exit %d:\n%s", code, out)
 			}
@@ -473,11 +473,11 @@ func TestNetworkOffBlocksUDP(t *testing.T) {
 	send := `echo "hello $2" > /dev/udp/127.0.0.1/$1 && echo sent`
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)
-	p.Network = false
+	p.Network = NetworkOff
 	if out, code := b.run(t, p, "", send, port, "off"); code == 0 {
 		t.Errorf("network off: a UDP datagram was sent:\n%s", out)
 	}
-	p.Network = true
+	p.Network = NetworkOn
 	if out, code := b.run(t, p, "", send, port, "on"); code != 0 {
 		t.Fatalf("network on: exit %d:\n%s", code, out)
 	}
@@ -507,11 +507,11 @@ func TestNetworkOffBlocksMultipathTCP(t *testing.T) {
 	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262); s.connect(("127.0.0.1", int(sys.argv[1]))); print(s.recv(64).decode())' "$1"`
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)
-	p.Network = true
+	p.Network = NetworkOn
 	if out, code := b.run(t, p, "", connect, port); code != 0 || !strings.Contains(out, "listener-answer") {
 		t.Skipf("no multipath TCP here (exit %d): %s", code, out)
 	}
-	p.Network = false
+	p.Network = NetworkOff
 	if out, _ := b.run(t, p, "", connect, port); strings.Contains(out, "listener-answer") {
 		t.Errorf("network off: a multipath TCP connection went through:\n%s", out)
 	}

@@ -43,6 +43,11 @@ func runHelper() {
 	if pl.Probe {
 		os.Exit(0)
 	}
+	if pl.NetProxyFD > 0 {
+		if err := startNetProxy(pl.NetProxyFD); err != nil {
+			helperFail(exitCannotRun, "network allowlist: "+err.Error())
+		}
+	}
 	if pl.Landlock > 0 {
 		if err := restrictSelf(pl); err != nil {
 			helperFail(exitCannotRun, "landlock: "+err.Error())

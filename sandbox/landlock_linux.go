@@ -27,15 +27,21 @@ var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 // ruleset is the Landlock configuration and rules for pl: read and
 // execute everywhere; every file right beneath the writable roots in
 // workspace-write and on pl.Files; no TCP bind or connect when the
-// network is off; signals and abstract UNIX sockets (an X11 display, a
+// network is off (or an allowlist without its network namespace); signals and abstract UNIX sockets (an X11 display, a
 // session bus) only within the command's own processes.
 func ruleset(pl plan) (landlock.Config, []landlock.Rule) {
 	abi := min(pl.Landlock, len(abiConfigs))
 	full := abiConfigs[abi-1]
 	cfg := landlock.Config{HandledAccessFS: full.HandledAccessFS, Scoped: full.Scoped}
-	if !pl.Policy.Network {
+	switch {
+	case pl.NetProxyFD > 0:
+		// Allowlist: the command's network namespace holds loopback only,
+		// so TCP stays free there (a test server on localhost works);
+		// sockets by path, which could reach the host, are refused where
+		// the ABI can.
+	case !pl.Policy.Network.on():
 		cfg.HandledAccessNet = full.HandledAccessNet
-	} else {
+	default:
 		// Connecting to UNIX sockets by path is network access too; left
 		// alone while the network is on.
 		cfg.HandledAccessFS &^= ll.AccessFSResolveUnix

@@ -1,11 +1,15 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/sandbox/netallow"
+	"github.com/hermes-go/hermes/tool/approval"
 )
 
 // Mode is how much a sandboxed command may do.
@@ -58,11 +62,24 @@ type Policy struct {
 	// Protected are paths the file tools never write short of
 	// full-access, besides Hidden and ReadOnly: shell start-up files.
 	Protected []string
-	// Network allows network connections.
-	Network bool
+	// Network is what network a command gets: off (the zero value), on,
+	// or allowlist (see NetworkMode).
+	Network NetworkMode
+	// NetworkAllow are the hosts a command reaches in allowlist mode, as
+	// netallow.ParsePattern reads them: domains, *.suffix patterns, IP
+	// addresses.
+	NetworkAllow []string
+	// NetworkAsk asks the user, in allowlist mode, about a domain
+	// NetworkAllow does not hold; nil refuses it. A domain allowed for the
+	// session ("session", "always") stays allowed for every command of
+	// this Policy and its copies; saving "always" is the hook's business.
+	NetworkAsk func(ctx context.Context, host string) (approval.Choice, error) `json:"-"`
 	// Required refuses to run a command the kernel cannot sandbox fully
 	// (see Status.Enforcement) instead of running it with less.
 	Required bool
+
+	allow *netallow.Allowlist // NetworkAllow and the hosts granted since
+	dial  dialFunc            // the proxy's dialer; nil dials directly
 }
 
 // Options are the inputs of NewPolicy.
@@ -79,9 +96,16 @@ type Options struct {
 	// Scratch are the temporary directories that stay writable (default
 	// /tmp and $TMPDIR).
 	Scratch []string
-	// Network overrides the mode's default (on in workspace-write, off in
-	// read-only).
-	Network *bool
+	// Network overrides the mode's default (allowlist in workspace-write,
+	// off in read-only); "" keeps it.
+	Network NetworkMode
+	// NetworkAllow are hosts allowed besides netallow.Defaults
+	// (sandbox.network.allow).
+	NetworkAllow []string
+	// NoDefaultAllow leaves netallow.Defaults out of the allowlist.
+	NoDefaultAllow bool
+	// NetworkAsk is Policy.NetworkAsk.
+	NetworkAsk func(ctx context.Context, host string) (approval.Choice, error)
 	// Required is Policy.Required.
 	Required bool
 }
@@ -137,9 +161,9 @@ func NewPolicy(o Options) (Policy, error) {
 	if o.Scratch == nil {
 		o.Scratch = []string{"/tmp", os.TempDir()}
 	}
-	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Network: o.Mode != ReadOnly, Required: o.Required}
-	if o.Network != nil {
-		p.Network = *o.Network
+	p := Policy{Mode: o.Mode, Workspace: Resolve(Workspace(o.Workdir)), Required: o.Required}
+	if err := p.netOptions(o); err != nil {
+		return Policy{}, err
 	}
 	roots := append(append([]string{p.Workspace}, o.Scratch...), o.ExtraRoots...)
 	for _, r := range roots {

@@ -112,6 +112,12 @@ func (l Level) String() string {
 type Enforcement struct {
 	Mode  Mode
 	Level Level
+	// Network is the network commands get: the policy's, except that an
+	// allowlist this system cannot hold (no network namespace) is off.
+	Network NetworkMode
+	// Allowed is, in allowlist mode, how many hosts and patterns the
+	// allowlist holds.
+	Allowed int
 	// Missing names what the kernel cannot enforce, one phrase each.
 	Missing []string
 	// Status is what the verdict was drawn from.
@@ -137,12 +143,22 @@ func (e Enforcement) String() string {
 
 // Enforcement says how much of p this system enforces.
 func (s Status) Enforcement(p Policy) Enforcement {
-	e := Enforcement{Mode: p.Mode, Status: s}
+	e := Enforcement{Mode: p.Mode, Network: p.Network, Status: s}
 	if e.Mode == "" {
 		e.Mode = WorkspaceWrite
 	}
 	if p.Mode == FullAccess {
+		e.Network = NetworkOn
 		return e
+	}
+	if e.Network == "" {
+		e.Network = NetworkOff
+	}
+	if e.Network == NetworkAllowlist {
+		e.Allowed = len(p.NetworkAllow)
+		if s.OS == "linux" && !s.NetNamespace {
+			e.Network, e.Allowed = NetworkOff, 0
+		}
 	}
 	switch {
 	case s.OS != "linux":
@@ -166,7 +182,14 @@ func (s Status) Enforcement(p Policy) Enforcement {
 		}
 		e.Missing = append(e.Missing, what+": no mount namespace")
 	}
-	if !p.Network {
+	if p.Network == NetworkAllowlist && e.Network == NetworkOff {
+		switch {
+		case s.LandlockABI < abiNet:
+			e.Missing = append(e.Missing, fmt.Sprintf("the network is not restricted: the allowlist needs a network namespace, and Landlock ABI %d < %d cannot block it either", s.LandlockABI, abiNet))
+		default:
+			e.Missing = append(e.Missing, "the network allowlist needs a network namespace, so commands get no network (and only TCP is blocked, not UDP)")
+		}
+	} else if !p.Network.on() && p.Network != NetworkAllowlist {
 		switch {
 		case !s.NetNamespace && s.LandlockABI < abiNet:
 			e.Missing = append(e.Missing, fmt.Sprintf("the network is not blocked (no network namespace, Landlock ABI %d < %d)", s.LandlockABI, abiNet))

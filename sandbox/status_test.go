@@ -11,9 +11,11 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 	all := Status{OS: "linux", LandlockABI: 7, UserNamespace: true, MountNamespace: true, NetNamespace: true, Helper: true}
 	policy := Policy{Mode: WorkspaceWrite, Hidden: []string{"/h/.ssh"}, ReadOnly: []string{"/w/.git/hooks"}}
 	offline := policy
-	offline.Network = false
+	offline.Network = NetworkOff
 	online := policy
-	online.Network = true
+	online.Network = NetworkOn
+	allowlist := policy
+	allowlist.Network, allowlist.NetworkAllow = NetworkAllowlist, []string{"pypi.org", "*.example.com"}
 	with := func(f func(*Status)) Status { s := all; f(&s); return s }
 	tests := []struct {
 		name    string
@@ -30,6 +32,9 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 		{"no mount namespace", with(func(s *Status) { s.MountNamespace = false }), policy, Partial, "hidden paths"},
 		{"no network namespace, network off", with(func(s *Status) { s.NetNamespace = false }), offline, Partial, "only TCP"},
 		{"no network namespace, network on", with(func(s *Status) { s.NetNamespace = false }), online, Full, ""},
+		{"allowlist", all, allowlist, Full, ""},
+		{"no network namespace, allowlist", with(func(s *Status) { s.NetNamespace = false }), allowlist, Partial, "allowlist needs a network namespace, so commands get no network"},
+		{"old Landlock, allowlist", with(func(s *Status) { s.NetNamespace, s.LandlockABI = false, 3 }), allowlist, Partial, "network is not restricted"},
 		{"old Landlock, network off", with(func(s *Status) { s.NetNamespace, s.LandlockABI = false, 3 }), offline, Partial, "network is not blocked"},
 		{"no truncate right", with(func(s *Status) { s.LandlockABI = 2 }), online, Partial, "truncating"},
 		{"root without a user namespace", with(func(s *Status) { s.Root, s.UserNamespace = true, false }), online, Partial, "as root"},
@@ -48,6 +53,30 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 				t.Errorf("String() = %q, want one line", s)
 			}
 		})
+	}
+}
+
+func TestEnforcementSaysWhichNetworkCommandsGet(t *testing.T) {
+	all := Status{OS: "linux", LandlockABI: 7, UserNamespace: true, MountNamespace: true, NetNamespace: true, Helper: true}
+	noNetNS := all
+	noNetNS.NetNamespace = false
+	allow := []string{"pypi.org", "*.example.com"}
+	for _, tt := range []struct {
+		name    string
+		st      Status
+		p       Policy
+		network NetworkMode
+		allowed int
+	}{
+		{"allowlist", all, Policy{Mode: WorkspaceWrite, Network: NetworkAllowlist, NetworkAllow: allow}, NetworkAllowlist, 2},
+		{"allowlist without a network namespace", noNetNS, Policy{Mode: WorkspaceWrite, Network: NetworkAllowlist, NetworkAllow: allow}, NetworkOff, 0},
+		{"the zero policy", all, Policy{Mode: WorkspaceWrite}, NetworkOff, 0},
+		{"on", all, Policy{Mode: WorkspaceWrite, Network: NetworkOn}, NetworkOn, 0},
+		{"full-access", all, Policy{Mode: FullAccess, Network: NetworkAllowlist}, NetworkOn, 0},
+	} {
+		if e := tt.st.Enforcement(tt.p); e.Network != tt.network || e.Allowed != tt.allowed {
+			t.Errorf("%s: network %q allowing %d, want %q allowing %d", tt.name, e.Network, e.Allowed, tt.network, tt.allowed)
+		}
 	}
 }
 

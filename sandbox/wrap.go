@@ -30,6 +30,9 @@ type plan struct {
 	Files []string `json:",omitempty"`
 	// Probe: set up the namespaces and mounts, then exit 0.
 	Probe bool `json:",omitempty"`
+	// NetProxyFD is, in allowlist mode, the helper's end of the socket
+	// it hands its proxy listener to hermes over; 0 means none.
+	NetProxyFD int `json:",omitempty"`
 }
 
 var helperReady atomic.Bool

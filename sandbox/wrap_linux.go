@@ -21,8 +21,16 @@ func wrap(cmd *exec.Cmd, pl plan, st Status) error {
 	if cmd.Path == helperPath && len(cmd.Args) > 1 && cmd.Args[1] == helperArg {
 		return fmt.Errorf("sandbox: the command is wrapped already")
 	}
+	var err error
+	undo := func() {}
+	if pl.Policy.Network == NetworkAllowlist && st.NetNamespace {
+		if undo, err = attachProxy(cmd, &pl); err != nil {
+			return err
+		}
+	}
 	b, err := json.Marshal(pl)
 	if err != nil {
+		undo()
 		return fmt.Errorf("sandbox: encode plan: %w", err)
 	}
 	cmd.Env = append(cmd.Environ(), planEnv+"="+string(b))
@@ -33,7 +41,10 @@ func wrap(cmd *exec.Cmd, pl plan, st Status) error {
 		c := *cmd.SysProcAttr
 		attr = &c
 	}
-	addNamespaces(attr, namespaces(st, pl.Policy.Network))
+	addNamespaces(attr, namespaces(st, pl.Policy.Network.on()))
+	if pl.NetProxyFD > 0 {
+		addNetAdmin(attr)
+	}
 	cmd.SysProcAttr = attr
 	return nil
 }

@@ -183,7 +183,11 @@ func openStore(home string, redact func(string) string) (*session.Store, error) 
 // answer, or anything but o/s/a, is a deny.
 func (rt *runtime) askApproval(ctx context.Context, p approval.Prompt) (approval.Choice, error) {
 	w := rt.lines.prompt
-	fmt.Fprintf(w, "\n⚠️  DANGEROUS COMMAND: %s\n    %s\n[o]nce | [s]ession | [a]lways | [d]eny\nChoice [o/s/a/D]: ", p.Description(), p.Command)
+	title := "DANGEROUS COMMAND"
+	if p.Tool == "network" {
+		title = "NETWORK ACCESS"
+	}
+	fmt.Fprintf(w, "\n⚠️  %s: %s\n    %s\n[o]nce | [s]ession | [a]lways | [d]eny\nChoice [o/s/a/D]: ", title, p.Description(), p.Command)
 	line, err := rt.lines.read(ctx)
 	if err != nil {
 		return approval.Deny, err
@@ -204,6 +208,11 @@ func (rt *runtime) askApproval(ctx context.Context, p approval.Prompt) (approval
 // every command of the kinds found, not only this one, in every session.
 func (rt *runtime) sayAlways(p approval.Prompt) {
 	w := rt.lines.prompt
+	if p.Tool == "network" {
+		fmt.Fprintf(w, "From now on, in every session, commands may %s: saved to sandbox.network.allow in %s\n",
+			p.Command, filepath.Join(rt.Config().Home, "config.yaml"))
+		return
+	}
 	fmt.Fprintln(w, "From now on, in every session, any command matching these patterns runs without asking, not only this one:")
 	undo := make([]string, len(p.Findings))
 	for i, f := range p.Findings {

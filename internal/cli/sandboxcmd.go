@@ -18,7 +18,7 @@ func newSandboxCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var mode string
 	status := &cobra.Command{
-		Use: "status", Short: "Show the sandbox mode, its writable roots and hidden paths, and what this kernel enforces", Args: cobra.NoArgs,
+		Use: "status", Short: "Show the sandbox mode, its writable roots, hidden paths and network, and what this kernel enforces", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := app.LoadConfig(e.getenv)
 			if err != nil {
@@ -39,11 +39,16 @@ func newSandboxCmd(e *env) *cobra.Command {
 				return &exitError{code: exitFor(err), err: err}
 			}
 			enf := p.Enforcement()
+			allow := p.NetworkAllow
+			if enf.Network != sandbox.NetworkAllowlist {
+				allow = nil
+			}
 			if asJSON {
 				return printJSON(e.stdout, map[string]any{
 					"mode": p.Mode, "enforced": enf.Level.String(), "missing": enf.Missing, "kernel": enf.Status.String(),
 					"workspace": p.Workspace, "writable_roots": p.WritableRoots, "read_only": p.ReadOnly,
-					"hidden": p.Hidden, "protected": p.Protected, "network": p.Network, "required": p.Required,
+					"hidden": p.Hidden, "protected": p.Protected, "network": enf.Network, "network_allowed": enf.Allowed,
+					"network_allow": allow, "required": p.Required,
 				})
 			}
 			printPolicy(e.stdout, p, enf)
@@ -62,9 +67,9 @@ func printPolicy(w io.Writer, p sandbox.Policy, enf sandbox.Enforcement) {
 	if p.Mode == sandbox.FullAccess {
 		return
 	}
-	net := "off"
-	if p.Network {
-		net = "on"
+	net := string(enf.Network)
+	if enf.Network == sandbox.NetworkAllowlist {
+		net = fmt.Sprintf("allowlist of %d hosts (sandbox.network.allow adds more): %s", enf.Allowed, strings.Join(p.NetworkAllow, ", "))
 	}
 	fmt.Fprintf(w, "workspace       %s\n", p.Workspace)
 	if p.Mode == sandbox.WorkspaceWrite {

@@ -38,10 +38,15 @@ type sandboxReport struct {
 	Mode     string   `json:"mode"`
 	Enforced string   `json:"enforced"` // full, partial, none, off
 	Missing  []string `json:"missing,omitempty"`
+	// Network is on, off or allowlist; NetworkAllowed counts the
+	// allowlist's hosts.
+	Network        string `json:"network"`
+	NetworkAllowed int    `json:"network_allowed,omitempty"`
 }
 
 func sandboxReportOf(e sandbox.Enforcement) *sandboxReport {
-	return &sandboxReport{Mode: string(e.Mode), Enforced: e.Level.String(), Missing: e.Missing}
+	return &sandboxReport{Mode: string(e.Mode), Enforced: e.Level.String(), Missing: e.Missing,
+		Network: string(e.Network), NetworkAllowed: e.Allowed}
 }
 
 func reportFrom(res *agent.Result, err error) usageReport {

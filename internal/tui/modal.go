@@ -157,6 +157,9 @@ func (m *Model) answerApproval(c approval.Choice) {
 	md.approval.reply <- c
 	verb := map[approval.Choice]string{approval.Once: "approved once", approval.Session: "approved for this session",
 		approval.Always: "approved always (command_allowlist in config.yaml; undo with hermes approvals revoke)", approval.Deny: "denied"}[c]
+	if md.approval.prompt.Tool == "network" && c == approval.Always {
+		verb = "approved always (sandbox.network.allow in config.yaml)"
+	}
 	kind := infoBlock
 	if c == approval.Deny {
 		kind = warnBlock
@@ -257,7 +260,11 @@ func (m *Model) modalView(width int) string {
 	var b strings.Builder
 	inner := max(20, width-4)
 	if p := md.approval; p != nil {
-		b.WriteString(t.warning.Bold(true).Render("⚠ Dangerous command") + "\n")
+		title := "⚠ Dangerous command"
+		if p.prompt.Tool == "network" {
+			title = "⚠ Network access"
+		}
+		b.WriteString(t.warning.Bold(true).Render(title) + "\n")
 		for _, l := range firstLines(p.prompt.Command, 6, inner) {
 			b.WriteString("  " + l + "\n")
 		}

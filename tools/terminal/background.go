@@ -115,11 +115,11 @@ func (p *process) kill() {
 // startBackground starts command in its own process group, detached from
 // any call's context: it lives until it exits, is killed, or the Terminal
 // is closed.
-func (t *Terminal) startBackground(task, command, dir string) (*process, error) {
+func (t *Terminal) startBackground(session, task, command, dir string) (*process, error) {
 	p := &process{task: task, command: command, dir: dir, log: newLogBuffer(t.opts.LogBuffer), done: make(chan struct{}), now: t.opts.Now}
 	// The pwd side file is not needed: a background process never moves
 	// the task's directory.
-	cmd, err := t.command(context.Background(), command, dir, os.DevNull)
+	cmd, err := t.command(context.Background(), session, command, dir, os.DevNull)
 	if err != nil {
 		return nil, err
 	}

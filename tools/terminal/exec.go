@@ -77,7 +77,7 @@ func (t *Terminal) passedThrough(name string) bool {
 // command builds the child: its own process group, killed as a group when
 // ctx ends, under the sandbox when there is one. pwdFile is where the
 // shell records its final directory; the sandbox lets it write there.
-func (t *Terminal) command(ctx context.Context, command, dir, pwdFile string) (*exec.Cmd, error) {
+func (t *Terminal) command(ctx context.Context, session, command, dir, pwdFile string) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, t.opts.Shell, "-c", script)
 	cmd.Dir = dir
 	cmd.Env = t.environ("__HERMES_CMD="+command, "__HERMES_PWD_FILE="+pwdFile)
@@ -89,7 +89,11 @@ func (t *Terminal) command(ctx context.Context, command, dir, pwdFile string) (*
 		if pwdFile != os.DevNull {
 			files = []string{pwdFile}
 		}
-		if err := t.opts.Sandbox.Wrap(cmd, files...); err != nil {
+		p := *t.opts.Sandbox
+		if t.opts.NetworkAsk != nil {
+			p.NetworkAsk = t.opts.NetworkAsk(session)
+		}
+		if err := p.Wrap(cmd, files...); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +124,7 @@ func killGroup(pid int) error {
 	return err
 }
 
-func (t *Terminal) runForeground(ctx context.Context, task, command, dir string, timeout time.Duration) tool.Result {
+func (t *Terminal) runForeground(ctx context.Context, session, task, command, dir string, timeout time.Duration) tool.Result {
 	pwdFile, err := os.CreateTemp("", "hermes-pwd-*")
 	if err != nil {
 		return tool.Error("terminal: create working-directory file: " + err.Error())
@@ -131,7 +135,7 @@ func (t *Terminal) runForeground(ctx context.Context, task, command, dir string,
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, err := t.command(runCtx, command, dir, pwdPath)
+	cmd, err := t.command(runCtx, session, command, dir, pwdPath)
 	if err != nil {
 		return tool.Error("terminal: " + err.Error())
 	}
@@ -229,8 +233,12 @@ func (t *Terminal) sandboxHint() string {
 	if e.Status.MountNamespace {
 		b.WriteString(" Credentials (HERMES_HOME, ~/.ssh, ...) cannot be read.")
 	}
-	if !p.Network {
+	switch e.Network {
+	case sandbox.NetworkOff:
 		b.WriteString(" The network is off.")
+	case sandbox.NetworkAllowlist:
+		b.WriteString(" The network reaches only allowed hosts (package registries, forges, sandbox.network.allow) through the proxy in HTTP_PROXY/HTTPS_PROXY;" +
+			" another host is refused with 403: tell the user which host is needed rather than trying another way.")
 	}
 	b.WriteString(" A refused write fails with \"Permission denied\" or \"Read-only file system\": do not try another way around it, tell the user." +
 		" Signals reach only the processes a command started itself: stop a background process with the process tool.")

@@ -1,11 +1,13 @@
 package terminal
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"time"
 
 	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/tool/approval"
 )
 
 // Defaults used when an Options field is zero.
@@ -37,6 +39,10 @@ type Options struct {
 	// Sandbox confines every command, foreground and background, to the
 	// policy (see sandbox.Policy.Wrap); nil runs them unsandboxed.
 	Sandbox *sandbox.Policy
+	// NetworkAsk, when set, gives the person to ask about a domain outside
+	// the sandbox's network allowlist for a command of session sessionID
+	// (sandbox.Policy.NetworkAsk); nil for a session nobody attends.
+	NetworkAsk func(sessionID string) func(ctx context.Context, host string) (approval.Choice, error)
 	// Shell is the shell binary; empty means bash, or sh when bash is
 	// not installed.
 	Shell string

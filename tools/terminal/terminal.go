@@ -100,7 +100,7 @@ func (t *Terminal) runCommand(ctx context.Context, call tool.Call, a terminalArg
 		return tool.Error("terminal: " + err.Error()), nil
 	}
 	if a.Background {
-		p, err := t.startBackground(call.TaskID, a.Command, dir)
+		p, err := t.startBackground(call.SessionID, call.TaskID, a.Command, dir)
 		if err != nil {
 			return tool.Error("terminal: start background process: " + err.Error()), nil
 		}
@@ -111,5 +111,5 @@ func (t *Terminal) runCommand(ctx context.Context, call tool.Call, a terminalArg
 		}
 		return tool.Text(msg), nil
 	}
-	return t.runForeground(ctx, call.TaskID, a.Command, dir, timeout), nil
+	return t.runForeground(ctx, call.SessionID, call.TaskID, a.Command, dir, timeout), nil
 }
