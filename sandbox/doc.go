@@ -43,13 +43,13 @@
 // mapped, each to itself: `id -u` prints the same inside as outside, root
 // stays 0. The helper then:
 //   - makes every mount private, so nothing reaches the host;
-//   - makes every mount read-only and nodev, except the writable roots
-//     (workspace-write), the side files and the ordinary devices
-//     (/dev/null, zero, full, random, urandom, tty): outside the writable
-//     roots chmod, chown, utimes and xattrs fail with EROFS, and no other
-//     device node (disks, consoles, virtual terminals) opens; as with any
-//     two file systems, a hard link or a rename between two writable
-//     roots fails with EXDEV;
+//   - makes every mount read-only, except the writable roots
+//     (workspace-write) and the side files, and every mount nodev, except
+//     the ordinary devices (/dev/null, zero, full, random, urandom, tty):
+//     outside the writable roots chmod, chown, utimes and xattrs fail
+//     with EROFS, and no other device node (disks, consoles, virtual
+//     terminals) opens; as between any two file systems, a hard link or a
+//     rename from one writable root to another fails with EXDEV;
 //   - mounts a devpts of the command's own over /dev/pts and its ptmx
 //     over /dev/ptmx: a command can make pseudo-terminals but reaches
 //     none of the host's, the terminal hermes runs in among them;
