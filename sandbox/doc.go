@@ -46,9 +46,30 @@
 // the helper it applies the policy to itself and executes the command in
 // its place, so the multi-threaded parent is never restricted and the
 // command's process is the one the caller started (same pid, process
-// group, cancellation). The helper starts in new user, mount and (network
-// off or allowlist) network namespaces and then:
+// group, cancellation).
+//
+// The command starts in a session of its own, without a controlling
+// terminal, leading its own process group: /dev/tty does not open, and
+// the terminal hermes runs in is not the command's to type into. Wrap
+// refuses a command whose standard streams or extra files include a
+// terminal, and one asked to join another process group or to get a
+// controlling terminal.
+//
+// The helper starts in new user, mount and (network off or allowlist)
+// network namespaces. In the user namespace only the user's own uid and gid are
+// mapped, each to itself: `id -u` prints the same inside as outside, root
+// stays 0. The helper then:
 //   - makes every mount private, so nothing reaches the host;
+//   - makes every mount read-only, except the writable roots
+//     (workspace-write) and the side files, and every mount nodev, except
+//     the ordinary devices (/dev/null, zero, full, random, urandom, tty):
+//     outside the writable roots chmod, chown, utimes and xattrs fail
+//     with EROFS, and no other device node (disks, consoles, virtual
+//     terminals) opens; as between any two file systems, a hard link or a
+//     rename from one writable root to another fails with EXDEV;
+//   - mounts a devpts of the command's own over /dev/pts and its ptmx
+//     over /dev/ptmx: a command can make pseudo-terminals but reaches
+//     none of the host's, the terminal hermes runs in among them;
 //   - binds the read-only paths that lie in writable roots (and the
 //     start-up files of Protected there) over themselves read-only, and
 //     their parents below the outermost root over themselves, so that
@@ -63,16 +84,23 @@
 //     hermes serves the proxy on that listener until the pidfd reports
 //     the command's exit;
 //   - enforces Landlock: read and execute everywhere, every file right
-//     beneath the writable roots (workspace-write), writes to /dev/null
-//     and the terminal devices, no TCP bind or connect when the network is
-//     off, and signals only to the command's own processes;
-//   - drops its own capabilities and executes the command.
+//     beneath the writable roots (workspace-write), writes to the
+//     ordinary devices and pseudo-terminals, ioctl on no device but those
+//     (ABI 5; on the pseudo-terminals only where they are the command's
+//     own), no TCP bind or connect when the network is off, and signals
+//     only to the command's own processes;
+//   - installs a seccomp filter under which ioctl TIOCSTI (typing into a
+//     terminal) and TIOCLINUX fail with EPERM, in every system call ABI
+//     of the machine;
+//   - empties its bounding set, then its ambient, effective, permitted
+//     and inheritable capabilities, and executes the command, which
+//     holds no capability at all (no_new_privs keeps it so).
 //
 // Landlock makes the boundary independent of how a command writes (an
 // interpreter, find -exec, a rename, truncate): outside the writable roots
 // nothing can be created, changed or deleted. It also forbids the command
-// to mount or unmount, so the binds stay. In the user namespace root keeps
-// its uid but holds no capability over the host.
+// to mount or unmount, so the binds stay. Without a user namespace (root
+// only) a command runs as the host's root, without capabilities.
 //
 // The parent decides the plan from Probe and the helper enforces all of it
 // or stops before the command runs; Status.Enforcement says, for a Policy,

@@ -129,7 +129,7 @@ var writers = []struct {
 	{"mv over", `echo pwned > "$TMPFILE" && mv "$TMPFILE" "$1"`, "mv"},
 	{"ln over", `ln -sf /etc/hostname "$1"`, "ln"},
 	{"truncate", `truncate -s 0 "$1"`, "truncate"},
-	{"hard link", `ln "$1" "$TMPFILE.l" && echo pwned > "$TMPFILE.l"`, "ln"},
+	{"hard link", `ln "$1" "$WS/hard-link" && echo pwned > "$WS/hard-link"`, "ln"},
 	{"dd", `echo pwned | dd of="$1" conv=notrunc`, "dd"},
 	{"rm -rf", `rm -rf "$1"`, "rm"},
 	{"find -exec", `find "$(dirname "$1")" -maxdepth 1 -name "$(basename "$1")" -exec sh -c 'echo pwned > "$0"' {} \;`, "find"},
@@ -148,8 +148,10 @@ func TestWritesOutsideTheWritableRootsFailWhateverTheCommand(t *testing.T) {
 			}
 			b := newBox(t)
 			p := b.policy(t, WorkspaceWrite)
-			// TMPFILE is in the scratch directory, writable.
-			script := "TMPFILE=" + filepath.Join(b.scratch, "t") + "; " + w.script
+			// TMPFILE is in the scratch directory, writable; WS is the
+			// workspace. (A hard link between two writable roots fails
+			// like one between file systems: each is a mount of its own.)
+			script := "TMPFILE=" + filepath.Join(b.scratch, "t") + "; WS=" + b.ws + "; " + w.script
 			inside := filepath.Join(b.ws, "file")
 			if out, code := b.run(t, p, "", script, inside); code != 0 || !changed(inside) {
 				t.Fatalf("the same command on a workspace file must work (exit %d):\n%s", code, out)

@@ -7,8 +7,6 @@ import (
 	"os"
 	"runtime"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Exit codes of a helper that could not run the command, as a shell
@@ -36,7 +34,7 @@ func runHelper() {
 	// it, so it must stay the goroutine's thread until then.
 	runtime.LockOSThread()
 	if pl.Mounts {
-		if err := mountPolicy(pl.Policy); err != nil {
+		if err := mountPolicy(pl.Policy, pl.Files); err != nil {
 			helperFail(exitCannotRun, err.Error())
 		}
 	}
@@ -53,10 +51,13 @@ func runHelper() {
 			helperFail(exitCannotRun, "landlock: "+err.Error())
 		}
 	}
-	// The helper's own capability (a user namespace's CAP_SYS_ADMIN, see
-	// addNamespaces) must not reach the command.
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, syscall.EINVAL) {
-		helperFail(exitCannotRun, "drop ambient capabilities: "+err.Error())
+	if err := refuseTerminalInjection(); err != nil {
+		helperFail(exitCannotRun, err.Error())
+	}
+	// The helper's own capabilities (those of its user namespace, see
+	// addNamespaces, or root's) must not reach the command.
+	if err := dropCapabilities(); err != nil {
+		helperFail(exitCannotRun, err.Error())
 	}
 	if len(os.Args) < 4 {
 		helperFail(exitCannotRun, "no command")

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -22,13 +23,21 @@ const (
 
 // Devices every command may open for writing (and use as terminals);
 // Landlock would refuse `> /dev/null` otherwise.
-var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+var deviceFiles = append(slices.Clip(ordinaryDevices), ptyFiles...)
+
+// ptyFiles make pseudo-terminals: the command's own where it has a mount
+// namespace (ownPTYs), the host's, the terminal hermes runs in among
+// them, where it has none.
+var ptyFiles = []string{"/dev/ptmx", "/dev/pts"}
 
 // ruleset is the Landlock configuration and rules for pl: read and
 // execute everywhere; every file right beneath the writable roots in
-// workspace-write and on pl.Files; no TCP bind or connect when the
-// network is off (or an allowlist without its network namespace); signals and abstract UNIX sockets (an X11 display, a
-// session bus) only within the command's own processes.
+// workspace-write and on pl.Files; ioctl on the ordinary devices and,
+// where they are the command's own, the pseudo-terminals, on no other
+// device (ABI 5); no TCP bind or connect when the network is off (or an
+// allowlist without its network namespace); signals and abstract UNIX
+// sockets (an X11 display, a session bus) only within the command's own
+// processes.
 func ruleset(pl plan) (landlock.Config, []landlock.Rule) {
 	abi := min(pl.Landlock, len(abiConfigs))
 	full := abiConfigs[abi-1]
@@ -49,8 +58,13 @@ func ruleset(pl plan) (landlock.Config, []landlock.Rule) {
 	fs := cfg.HandledAccessFS
 	rules := []landlock.Rule{
 		landlock.PathAccess(accessRead&fs, "/"),
-		landlock.PathAccess((ll.AccessFSReadFile|accessWrite|ll.AccessFSIoctlDev)&fs, deviceFiles...).IgnoreIfMissing(),
+		landlock.PathAccess((ll.AccessFSReadFile|accessWrite|ll.AccessFSIoctlDev)&fs, ordinaryDevices...).IgnoreIfMissing(),
 	}
+	ptys := (ll.AccessFSReadFile | accessWrite) & fs
+	if pl.Mounts {
+		ptys |= ll.AccessFSIoctlDev & fs
+	}
+	rules = append(rules, landlock.PathAccess(ptys, ptyFiles...).IgnoreIfMissing())
 	if pl.Policy.Mode != ReadOnly && len(pl.Policy.WritableRoots) > 0 {
 		rules = append(rules, landlock.PathAccess(fs&^ll.AccessFSIoctlDev, pl.Policy.WritableRoots...).IgnoreIfMissing())
 	}

@@ -34,12 +34,24 @@ type mountOp struct {
 
 // mountPolicy gives this process (in its own mount namespace) the
 // policy's view of the file system: nothing propagates to or from the
-// host, the read-only paths inside writable roots are read-only, the
+// host, everything outside the writable roots and the side files is
+// read-only, only the ordinary devices and pseudo-terminals of its own
+// open, the read-only paths inside writable roots are read-only, the
 // hidden ones empty.
-func mountPolicy(p Policy) error {
+func mountPolicy(p Policy, files []string) error {
 	wd, wdErr := os.Getwd()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
+	}
+	writable := files
+	if p.Mode != ReadOnly {
+		writable = append(slices.Clip(p.WritableRoots), files...)
+	}
+	if err := readOnlyTree(writable); err != nil {
+		return err
+	}
+	if err := ownPTYs(); err != nil {
+		return err
 	}
 	for _, op := range mountOps(p) {
 		if err := op.apply(); err != nil {
@@ -58,7 +70,7 @@ func mountPolicy(p Policy) error {
 
 // mountOps lists the mounts p needs, parents before children. Paths that
 // do not exist need none; read-only paths outside the writable roots need
-// none either, Landlock keeps everything there read-only.
+// none either, readOnlyTree made everything there read-only.
 func mountOps(p Policy) []mountOp {
 	var roots []string
 	if p.Mode != ReadOnly {

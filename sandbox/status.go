@@ -33,6 +33,7 @@ type Status struct {
 const (
 	abiTruncate = 3 // LANDLOCK_ACCESS_FS_TRUNCATE
 	abiNet      = 4 // TCP bind and connect
+	abiIoctlDev = 5 // LANDLOCK_ACCESS_FS_IOCTL_DEV
 	abiScope    = 6 // signals and abstract UNIX sockets
 )
 
@@ -182,6 +183,9 @@ func (s Status) Enforcement(p Policy) Enforcement {
 		}
 		e.Missing = append(e.Missing, what+": no mount namespace")
 	}
+	if !s.MountNamespace {
+		e.Missing = append(e.Missing, "modes, owners, times and xattrs outside the writable roots can change, and device nodes (the host's pseudo-terminals among them) open: no mount namespace")
+	}
 	if p.Network == NetworkAllowlist && e.Network == NetworkOff {
 		switch {
 		case s.LandlockABI < abiNet:
@@ -200,7 +204,7 @@ func (s Status) Enforcement(p Policy) Enforcement {
 	if !s.UserNamespace {
 		what := "other processes' environments, the agent's keys among them, stay readable in /proc"
 		if s.Root {
-			what = "commands run as root with every capability and " + what
+			what = "commands run as the host's root (without capabilities) and " + what
 		}
 		e.Missing = append(e.Missing, what+": no user namespace")
 	}

@@ -30,6 +30,7 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 		{"no Landlock", with(func(s *Status) { s.LandlockABI = 0 }), policy, None, "no Landlock"},
 		{"no helper", with(func(s *Status) { s.Helper = false }), policy, None, "MaybeRunHelper"},
 		{"no mount namespace", with(func(s *Status) { s.MountNamespace = false }), policy, Partial, "hidden paths"},
+		{"no mount namespace, nothing hidden", with(func(s *Status) { s.MountNamespace = false }), Policy{Mode: WorkspaceWrite}, Partial, "modes, owners, times and xattrs"},
 		{"no network namespace, network off", with(func(s *Status) { s.NetNamespace = false }), offline, Partial, "only TCP"},
 		{"no network namespace, network on", with(func(s *Status) { s.NetNamespace = false }), online, Full, ""},
 		{"allowlist", all, allowlist, Full, ""},
@@ -37,7 +38,7 @@ func TestEnforcementSaysWhatIsMissing(t *testing.T) {
 		{"old Landlock, allowlist", with(func(s *Status) { s.NetNamespace, s.LandlockABI = false, 3 }), allowlist, Partial, "network is not restricted"},
 		{"old Landlock, network off", with(func(s *Status) { s.NetNamespace, s.LandlockABI = false, 3 }), offline, Partial, "network is not blocked"},
 		{"no truncate right", with(func(s *Status) { s.LandlockABI = 2 }), online, Partial, "truncating"},
-		{"root without a user namespace", with(func(s *Status) { s.Root, s.UserNamespace = true, false }), online, Partial, "as root"},
+		{"root without a user namespace", with(func(s *Status) { s.Root, s.UserNamespace = true, false }), online, Partial, "host's root"},
 		{"no user namespace", with(func(s *Status) { s.UserNamespace = false }), online, Partial, "environments"},
 	}
 	for _, tt := range tests {

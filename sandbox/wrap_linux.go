@@ -21,6 +21,9 @@ func wrap(cmd *exec.Cmd, pl plan, st Status) error {
 	if cmd.Path == helperPath && len(cmd.Args) > 1 && cmd.Args[1] == helperArg {
 		return fmt.Errorf("sandbox: the command is wrapped already")
 	}
+	if err := noTerminal(cmd); err != nil {
+		return err
+	}
 	var err error
 	undo := func() {}
 	if pl.Policy.Network == NetworkAllowlist && st.NetNamespace {
@@ -41,6 +44,10 @@ func wrap(cmd *exec.Cmd, pl plan, st Status) error {
 		c := *cmd.SysProcAttr
 		attr = &c
 	}
+	if err := newSession(attr); err != nil {
+		undo()
+		return err
+	}
 	addNamespaces(attr, namespaces(st, pl.Policy.Network.on()))
 	if pl.NetProxyFD > 0 {
 		addNetAdmin(attr)
@@ -56,11 +63,13 @@ func namespaces(st Status, network bool) nsSet {
 	return nsSet{user: st.UserNamespace, mount: st.MountNamespace, net: st.NetNamespace && !network}
 }
 
-// addNamespaces sets the clone flags for ns. In a user namespace root
-// keeps its identity (every id maps to itself) but holds capabilities
-// over that namespace only; another user keeps its own ids, and the
-// helper alone holds CAP_SYS_ADMIN there, as an ambient capability it
-// drops before executing the command.
+// addNamespaces sets the clone flags for ns. In a user namespace the
+// user keeps their own uid and gid, the only ones mapped there (root
+// stays 0, and holds no capability over the host). The helper needs
+// CAP_SYS_ADMIN there to mount and CAP_SETPCAP to empty the bounding set:
+// root has them in its namespace, another user gets them as ambient
+// capabilities; the helper drops every capability before executing the
+// command (dropCapabilities).
 func addNamespaces(attr *syscall.SysProcAttr, ns nsSet) {
 	if ns.mount {
 		attr.Cloneflags |= syscall.CLONE_NEWNS
@@ -73,16 +82,13 @@ func addNamespaces(attr *syscall.SysProcAttr, ns nsSet) {
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER
 	uid, gid := os.Getuid(), os.Getgid()
-	if uid == 0 {
-		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-		attr.UidMappings, attr.GidMappings = all, all
-		attr.GidMappingsEnableSetgroups = true
-		return
-	}
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	// Dropping a supplementary group could lift a "group may not" mode.
 	attr.GidMappingsEnableSetgroups = false
-	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN)
+	if uid != 0 {
+		attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP)
+	}
 }
 
 func probe() Status {

@@ -5,6 +5,10 @@
 //   - Each command runs under bash -c (sh when bash is missing) in its own
 //     process group. A timeout or a cancelled context kills the whole group,
 //     so children a command left behind die with it.
+//   - A command's standard input is empty (/dev/null) and its output is
+//     captured through pipes: the terminal hermes runs in is never one of
+//     its standard streams (under the sandbox it is not its controlling
+//     terminal either: see package sandbox).
 //   - The working directory persists per task id: a command that runs `cd`
 //     moves the task's directory for the next call. The directory is read
 //     back from the shell through a side file written by an EXIT trap, so it
