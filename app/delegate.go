@@ -18,7 +18,8 @@ import (
 func (rt *Runtime) delegateTool(parent agent.Config) tool.Tool {
 	cfg := rt.cfg
 	d := cfg.Delegation
-	childApprover := approval.New(approval.Options{Mode: cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove, Allowlist: cfg.CommandAllowlist})
+	childApprover := approval.New(approval.Options{Mode: cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove, Allowlist: cfg.CommandAllowlist,
+		WritableRoots: rt.policy.WritableRoots})
 	var opts delegate.Options
 	opts = delegate.Options{
 		Client: parent.Client, Model: parent.Model, Provider: parent.Provider, APIMode: parent.APIMode,

@@ -34,6 +34,7 @@ func (rt *Runtime) approverFor(ask func(context.Context, approval.Prompt) (appro
 			rt.rememberAlways(key)
 			return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
 		},
+		WritableRoots: rt.policy.WritableRoots,
 	})
 }
 
