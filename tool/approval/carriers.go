@@ -162,6 +162,17 @@ func suPayloads(name string, args []string) []payload {
 	if len(ops) > 0 {
 		ops = ops[1:] // the user
 	}
+	b := path.Base(strings.ToLower(shell))
+	if hasCmd && (shell == "" || shells[b]) {
+		// The shell's command, with the operands as $0, $1, ...
+		params := ops
+		if len(params) == 0 && shell == "" {
+			params = []string{"sh"}
+		} else if len(params) == 0 {
+			params = []string{b}
+		}
+		return []payload{{text: cmd, params: params}}
+	}
 	var args2 []string
 	if hasCmd {
 		args2 = append(args2, "-c", quoteWord(cmd))
@@ -172,7 +183,6 @@ func suPayloads(name string, args []string) []payload {
 	invoke := func(program string) payload {
 		return payload{text: strings.Join(append([]string{program}, args2...), " ")}
 	}
-	b := path.Base(strings.ToLower(shell))
 	switch {
 	case shell == "" && len(args2) == 0:
 		return nil // an interactive shell

@@ -83,7 +83,7 @@ func (d *detector) guess(cmd string, depth int) { d.inspect(payload{text: cmd}, 
 
 func (d *detector) inspect(p payload, depth int, strict bool) {
 	if depth > maxDepth {
-		d.add(dgUnparsable)
+		d.add(hlTooDeep)
 		return
 	}
 	key := p.text

@@ -23,7 +23,8 @@
 // returns), keeping a # the shell reads inside a word (after a carriage
 // return or a non-breaking space) from becoming a comment. A command the
 // shell cannot parse is refused (hardline): what it runs cannot be
-// known, and a shell runs the lines before the error; text that is only
+// known, and a shell runs the lines before the error; so are carriers
+// nested deeper than the check follows (six levels); text that is only
 // guessed to be a command (decoded data, strings in interpreter code)
 // falls back to the older lexer and asks when anything in it looks
 // dangerous. Words that are only data (a grep pattern, an echo into a

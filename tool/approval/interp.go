@@ -93,7 +93,7 @@ var (
 // interpreterCode checks a program: what it deletes, writes, runs.
 func (d *detector) interpreterCode(lang, code string, depth int) {
 	if depth >= maxDepth {
-		d.add(dgUnparsable)
+		d.add(hlTooDeep)
 		return
 	}
 	risky := false

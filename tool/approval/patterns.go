@@ -26,6 +26,7 @@ var (
 	hlKillAll       = Finding{"kill_all_processes", "kill every process (kill -1)", true}
 	hlPower         = Finding{"shutdown", "shut down or reboot the machine", true}
 	hlDiskutilErase = Finding{"diskutil_erase", "erase a disk (diskutil)", true}
+	hlTooDeep       = Finding{"unparsable", "command too deeply nested to check", true}
 	hlUnparsed      = Finding{"unparsed_command", "command the shell cannot parse (unbalanced quotes or an unfinished construct), so what it runs cannot be known", true}
 )
 
@@ -53,7 +54,6 @@ var (
 	dgFindExecRm      = Finding{"find_exec_rm", "find -exec rm", false}
 	dgFindDelete      = Finding{"find_delete", "find -delete", false}
 	dgGitForcePush    = Finding{"git_force_push", "git push --force (rewrites remote history)", false}
-	dgUnparsable      = Finding{"unparsable", "command too deeply nested to check", false}
 
 	dgUnparsedDanger  = Finding{"unparsed_dangerous", "command the shell parser cannot read, with words that look dangerous", false}
 	dgComputedName    = Finding{"computed_command_name", "command name computed at run time (variable, substitution, brace expansion, alias)", false}
@@ -92,11 +92,11 @@ var systemFilePrefixes = []string{"/etc/", "/usr/", "/bin/", "/sbin/", "/boot/",
 // patterns lists every pattern, hardline first.
 var patterns = []Finding{
 	hlDeleteRoot, hlDeleteSystem, hlDeleteHome, hlFormat, hlBlockWrite, hlWipeDevice, hlForkBomb,
-	hlKillAll, hlPower, hlDiskutilErase, hlUnparsed,
+	hlKillAll, hlPower, hlDiskutilErase, hlTooDeep, hlUnparsed,
 	dgRecursiveDelete, dgDeleteSystem, dgWorldWritable, dgChownRoot, dgDiskCopy, dgSQLDrop,
 	dgSQLDeleteAll, dgSQLTruncate, dgSystemConfig, dgSensitiveFile, dgServiceStop, dgForceKill,
 	dgKillall, dgRemotePipe, dgRemoteProcSubst, dgRemoteCmdSubst, dgDecodedPipe, dgCloudMetadata,
-	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush, dgUnparsable,
+	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush,
 	dgUnparsedDanger, dgComputedName, dgInterpreterCode, dgShellStdin, dgScriptWriteRun, dgGitResetHard,
 	dgGitClean, dgGitDiscard, dgGitPushDelete, dgGitBranchDelete, dgGitStashDrop, dgGitInlineAlias, dgGitConfigRun,
 	dgWipeFile, dgChmodNone, dgChattr, dgChownRecursive, dgKillPattern, dgContainerStop,
