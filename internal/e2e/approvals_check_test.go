@@ -112,14 +112,28 @@ func TestApprovalsCheckJudgesCarriedCommandsAsTheirPayload(t *testing.T) {
 		{"killall -l", "harmless", ""},
 		{"killall -V", "harmless", ""},
 		{"pkill -f nginx", "harmless", ""},
+		{deepNest("ls", 8), "blocked", "unparsable"},
+		{deepNest("ls", 5), "harmless", ""},
 	} {
-		t.Run(tc.cmd, func(t *testing.T) {
+		name := tc.cmd
+		if len(name) > 40 {
+			name = name[:40] + "..."
+		}
+		t.Run(name, func(t *testing.T) {
 			verdict, keys := checkVerdict(t, home, work, tc.cmd)
 			if verdict != tc.verdict || tc.key != "" && !slices.Contains(keys, tc.key) {
 				t.Errorf("verdict %s %v, want %s %s", verdict, keys, tc.verdict, tc.key)
 			}
 		})
 	}
+}
+
+// deepNest wraps cmd in n levels of sh -c.
+func deepNest(cmd string, n int) string {
+	for range n {
+		cmd = "sh -c " + shellQuote(cmd)
+	}
+	return cmd
 }
 
 // srvWorkspace is a fresh workspace under /srv, a system directory.
