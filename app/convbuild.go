@@ -69,7 +69,7 @@ func (c *Conversation) assemble(ctx context.Context) error {
 			return approval.Deny, errors.New(reason)
 		}
 	}
-	c.approver = rt.approverFor(ask, o.Yolo, c.warning)
+	c.approver = rt.approverFor(ask, o.Yolo, c.ws.policy.WritableRoots, c.warning)
 	c.todos = &todo.Store{}
 	if !c.fresh {
 		c.todos = c.readTodos(ctx, sess.ID)

@@ -32,7 +32,7 @@ func (c *Conversation) delegateOptions(parent agent.Config) delegate.Options {
 	return delegate.Options{
 		Parent: parent,
 		ChildApprover: approval.New(approval.Options{Mode: rt.cfg.Approvals.Mode, Yolo: d.SubagentAutoApprove,
-			Shared: rt.always}),
+			Shared: rt.always, WritableRoots: c.ws.policy.WritableRoots}),
 		MaxIterations:         d.MaxIterations,
 		MaxConcurrentChildren: d.MaxConcurrentChildren,
 		MaxSpawnDepth:         d.MaxSpawnDepth,

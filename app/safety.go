@@ -14,8 +14,9 @@ import (
 // person asks with ask (nil: nobody is there, so such commands are
 // denied unless yolo; hardline commands are refused either way). Keys
 // approved "always" go to the runtime's allowlist, which every
-// conversation and subagent consults, and to config.yaml.
-func (rt *Runtime) approverFor(ask func(context.Context, approval.Prompt) (approval.Choice, error), yolo bool, warn func(string)) *approval.Approver {
+// conversation and subagent consults, and to config.yaml. roots are the
+// writable roots of the conversation's sandbox.
+func (rt *Runtime) approverFor(ask func(context.Context, approval.Prompt) (approval.Choice, error), yolo bool, roots []string, warn func(string)) *approval.Approver {
 	return approval.New(approval.Options{
 		Mode:      rt.cfg.Approvals.Mode,
 		Yolo:      yolo,
@@ -23,6 +24,9 @@ func (rt *Runtime) approverFor(ask func(context.Context, approval.Prompt) (appro
 		Timeout:   config.Seconds(rt.cfg.Approvals.Timeout),
 		Ask:       ask,
 		OnWarning: warn,
+		// A file deleted inside the workspace is never a system file,
+		// wherever the workspace lies (/srv, /opt, ...).
+		WritableRoots: roots,
 	})
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -94,7 +95,11 @@ func newApprovalsCmd(e *env) *cobra.Command {
 	check := &cobra.Command{
 		Use: "check [--json] -- COMMAND...", Short: "Print the approval verdict for a command without running it", Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := checkCommand(strings.Join(args, " "))
+			roots, err := writableRoots(e)
+			if err != nil {
+				return err
+			}
+			v := checkCommand(strings.Join(args, " "), roots)
 			if asJSON {
 				return jsonEncoder(e.stdout).Encode(v)
 			}
@@ -126,9 +131,30 @@ type checkedFinding struct {
 	Hardline    bool   `json:"hardline"`
 }
 
-func checkCommand(command string) verdict {
+// writableRoots are the trees a command run from the working directory
+// may write, so that the verdict is the one a session there gets.
+func writableRoots(e *env) ([]string, error) {
+	cfg, err := app.LoadConfig(e.getenv)
+	if err != nil {
+		return nil, &exitError{code: exitFor(err), err: err}
+	}
+	for _, w := range cfg.Warnings {
+		e.warn(w)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("approvals check: working directory: %w", err)}
+	}
+	p, err := app.SandboxPolicy(cfg, wd, e.getenv)
+	if err != nil {
+		return nil, &exitError{code: exitFor(err), err: err}
+	}
+	return p.WritableRoots, nil
+}
+
+func checkCommand(command string, roots []string) verdict {
 	v := verdict{Command: command, Verdict: "harmless", Findings: []checkedFinding{}}
-	for _, f := range approval.Check(command) {
+	for _, f := range approval.CheckIn(command, roots) {
 		v.Findings = append(v.Findings, checkedFinding{f.Key, f.Description, f.Hardline})
 	}
 	switch {

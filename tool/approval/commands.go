@@ -81,13 +81,13 @@ func (d *detector) segment(c command, seg segment, depth int) {
 	case "kill":
 		d.kill(c, seg)
 	case "pkill":
-		d.add(dgKillPattern)
+		d.pkill(c)
 		if slices.ContainsFunc(low, func(a string) bool { return a == "-9" || a == "-kill" || a == "-sigkill" }) ||
 			argAfter(low, "--signal", "9", "kill", "sigkill") {
 			d.add(dgForceKill)
 		}
 	case "killall":
-		d.add(dgKillall)
+		d.killall(c)
 	case "tee":
 		for _, o := range ops {
 			d.writeTarget(cleanTarget(strings.ToLower(o)))
@@ -130,15 +130,17 @@ func (d *detector) segment(c command, seg segment, depth int) {
 func (d *detector) rm(c command) {
 	recursive := c.hasFlag("rR", "--recursive")
 	for _, o := range c.operands() {
-		d.deleteTarget(d.resolvePath(strings.ToLower(o)), recursive)
+		d.deleteTarget(d.resolvePath(o), recursive)
 	}
 	if recursive {
 		d.add(dgRecursiveDelete)
 	}
 }
 
-// deleteTarget checks one path a command deletes.
-func (d *detector) deleteTarget(t string, recursive bool) {
+// deleteTarget checks one path (clean, in its own case) a command
+// deletes.
+func (d *detector) deleteTarget(p string, recursive bool) {
+	t := strings.ToLower(p)
 	switch {
 	case recursive && t == "/":
 		d.add(hlDeleteRoot)
@@ -146,9 +148,38 @@ func (d *detector) deleteTarget(t string, recursive bool) {
 		d.add(hlDeleteSystem)
 	case recursive && t == "~":
 		d.add(hlDeleteHome)
-	case !recursive && strings.HasPrefix(t, "/") && hasAnyPrefix(t+"/", systemFilePrefixes):
+	case !recursive && strings.HasPrefix(t, "/") && hasAnyPrefix(t+"/", systemFilePrefixes) && !d.inRoot(p):
 		d.add(dgDeleteSystem)
 	}
+}
+
+// userRoots keeps the writable roots that can hold a user's work: clean
+// absolute paths that are neither the root nor a system directory.
+func userRoots(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		if !strings.HasPrefix(r, "/") {
+			continue
+		}
+		r = path.Clean(r)
+		low := strings.ToLower(r)
+		if r == "/" || systemDirs[low] || slices.Contains(systemFilePrefixes, low+"/") {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// inRoot reports whether the clean path p is a writable root or lies
+// inside one.
+func (d *detector) inRoot(p string) bool {
+	for _, r := range d.roots {
+		if p == r || strings.HasPrefix(p, r+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // resolvePath is cleanTarget, relative to the directory the command
@@ -156,9 +187,6 @@ func (d *detector) deleteTarget(t string, recursive bool) {
 func (d *detector) resolvePath(p string) string {
 	if d.cwd != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") {
 		p = path.Join(d.cwd, p)
-		if strings.HasPrefix(p, "~") {
-			return cleanTarget(p)
-		}
 	}
 	return cleanTarget(p)
 }
@@ -169,9 +197,9 @@ func (d *detector) cd(c command) {
 	case len(ops) == 0:
 		d.cwd = "~"
 	case strings.HasPrefix(ops[0], "/") || ops[0] == "~" || strings.HasPrefix(ops[0], "~/"):
-		d.cwd = cleanTarget(strings.ToLower(ops[0]))
+		d.cwd = cleanTarget(ops[0])
 	case d.cwd != "" && ops[0] != "-" && !strings.HasPrefix(ops[0], "$"):
-		d.cwd = cleanTarget(path.Join(d.cwd, strings.ToLower(ops[0])))
+		d.cwd = cleanTarget(path.Join(d.cwd, ops[0]))
 	default:
 		d.cwd = ""
 	}
@@ -340,7 +368,7 @@ func (d *detector) find(c command, depth int) {
 	}
 	if deletes && !slices.ContainsFunc(c.args, func(a string) bool { return slices.Contains(findFilters, a) }) {
 		for _, s := range starts {
-			d.deleteTarget(d.resolvePath(strings.ToLower(s)), true)
+			d.deleteTarget(d.resolvePath(s), true)
 		}
 	}
 }
@@ -382,7 +410,7 @@ func (d *detector) runWords(words []string, depth int) {
 	}
 	d.segment(c, segment{words: words}, depth)
 	for _, p := range c.payloads {
-		d.check(p, depth+1)
+		d.run(p, depth+1)
 	}
 	d.interpreter(c, segment{}, depth)
 }

@@ -20,8 +20,16 @@ const maxDepth = 6
 // and shell carriers (sh -c, eval, $(...), echo ... | sh, base64-decoded
 // pipelines) are undone first, while words that are only data stay data:
 // echo "rm -rf /" is harmless, sh -c "rm -rf /" is refused.
-func Check(cmd string) []Finding {
-	var d detector
+func Check(cmd string) []Finding { return CheckIn(cmd, nil) }
+
+// CheckIn is Check for a command that runs where writableRoots (the
+// workspace and the sandbox's other writable trees) may be written: a
+// path inside one of them belongs to the user's work and is never a
+// system directory, even when the root lies under /srv, /opt or /root. A
+// root that is itself a system directory (/, /usr, /home, ...) is
+// ignored.
+func CheckIn(cmd string, writableRoots []string) []Finding {
+	d := detector{roots: userRoots(writableRoots)}
 	d.check(cmd, 0)
 	slices.SortStableFunc(d.out, func(a, b Finding) int {
 		switch {
@@ -38,8 +46,17 @@ func Check(cmd string) []Finding {
 type detector struct {
 	out  []Finding
 	seen map[string]bool // texts already checked: carriers often repeat a payload
+	// unparsed are the texts among seen the shell parser rejected.
+	unparsed map[string]bool
 	// cwd is the directory the command has cd'd to, when known ("" if not).
 	cwd string
+	// roots are the writable roots, clean and absolute.
+	roots []string
+	// gitAliases are the aliases git config defined earlier in the
+	// command line, gitRuns the commands of the settings it wrote that run
+	// one (core.pager, ...): later git commands run them.
+	gitAliases map[string]string
+	gitRuns    []string
 }
 
 func (d *detector) add(f Finding) {
@@ -51,27 +68,53 @@ func (d *detector) add(f Finding) {
 	d.out = append(d.out, f)
 }
 
-func (d *detector) check(cmd string, depth int) {
+// check checks text a shell runs. Text the shell cannot parse is
+// refused: what it runs cannot be known, and a shell still runs the
+// lines before the error.
+func (d *detector) check(cmd string, depth int) { d.inspect(payload{text: cmd}, depth, true) }
+
+// run checks what a carrier hands a shell, with its positional
+// parameters.
+func (d *detector) run(p payload, depth int) { d.inspect(p, depth, true) }
+
+// guess checks text that may be a command (decoded data, a string in
+// interpreter code): text that does not parse is only looked at.
+func (d *detector) guess(cmd string, depth int) { d.inspect(payload{text: cmd}, depth, false) }
+
+func (d *detector) inspect(p payload, depth int, strict bool) {
 	if depth > maxDepth {
-		d.add(dgUnparsable)
+		d.add(hlTooDeep)
 		return
 	}
-	if d.seen[cmd] {
+	key := p.text
+	if p.params != nil {
+		key += "\x00" + strings.Join(p.params, "\x00")
+	}
+	if d.seen[key] {
+		if strict && d.unparsed[key] {
+			d.add(hlUnparsed)
+		}
 		return
 	}
 	if d.seen == nil {
-		d.seen = map[string]bool{}
+		d.seen, d.unparsed = map[string]bool{}, map[string]bool{}
 	}
-	d.seen[cmd] = true
-	text := normalizeText(cmd)
+	d.seen[key] = true
+	text := normalizeText(p.text)
 	f, err := parseShell(text)
 	if err != nil {
-		d.checkText(text, depth)
+		d.unparsed[key] = true
+		if strict {
+			d.add(hlUnparsed)
+		}
+		d.checkUnparsed(text, depth, strict)
 		return
 	}
 	d.textPatterns(text, false)
 	cwd := d.cwd
-	newWalker(d, text, depth).run(f)
+	w := newWalker(d, text, depth)
+	w.params = p.params
+	w.run(f)
 	d.cwd = cwd
 }
 
@@ -79,25 +122,27 @@ func (d *detector) check(cmd string, depth int) {
 // question.
 var reLooksDangerous = lazyre.New(`(?i)(^|[^\w.-])(rm|dd|mkfs\S*|chmod|chown|chattr|truncate|shred|kill|pkill|killall|shutdown|reboot|halt|poweroff|sudo|su|doas|eval|exec|source|sh|bash|zsh|dash|curl|wget|git|docker|systemctl|python\d*|perl|ruby|node|php|awk|find|xargs|mv|cp|tee|sed|ln|drop|delete|base64|nc)([^\w.-]|$)|>|\$\(|` + "`")
 
-// checkText checks a command the shell parser rejects with the
-// hand-written lexer, and asks when anything in it looks dangerous.
-func (d *detector) checkText(cmd string, depth int) {
+// checkUnparsed checks a command the shell parser rejects with the
+// hand-written lexer, so that the findings name what it would run; a
+// guess that looks dangerous asks (a command a shell runs is refused
+// already).
+func (d *detector) checkUnparsed(cmd string, depth int, refused bool) {
 	n := len(d.out)
 	d.textPatterns(cmd, true)
-	if len(d.out) == n && reLooksDangerous().MatchString(cmd) {
+	if !refused && len(d.out) == n && reLooksDangerous().MatchString(cmd) {
 		defer d.add(dgUnparsedDanger)
 	}
 	p := lex(cmd)
 	for _, sub := range p.subs {
-		d.check(sub, depth+1)
+		d.guess(sub, depth+1)
 	}
 	for _, pl := range p.pipelines {
 		cmds := make([]command, len(pl))
 		for i, seg := range pl {
 			cmds[i] = normalize(seg)
 			d.segment(cmds[i], seg, depth)
-			for _, payload := range cmds[i].payloads {
-				d.check(payload, depth+1)
+			for _, p := range cmds[i].payloads {
+				d.inspect(p, depth+1, false)
 			}
 		}
 		d.pipeline(pl, cmds, depth)
@@ -238,7 +283,7 @@ func (d *detector) pipeline(pl pipeline, cmds []command, depth int) {
 			}
 		}
 		if first := cmds[0]; first.name == "echo" || first.name == "printf" {
-			d.check(strings.Join(pl[0].words[1:], " "), depth+1)
+			d.guess(strings.Join(pl[0].words[1:], " "), depth+1)
 		}
 	}
 	// Decode base64 payloads wherever they are decoded: the text is
@@ -255,7 +300,7 @@ func (d *detector) pipeline(pl pipeline, cmds []command, depth int) {
 		}
 		for _, b := range blobs {
 			if text, ok := decodeBase64(b); ok {
-				d.check(text, depth+1)
+				d.guess(text, depth+1)
 			}
 		}
 	}

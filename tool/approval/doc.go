@@ -8,16 +8,34 @@
 // subshells), every simple command is visited in the order the shell
 // would run it, and words are expanded where the command itself makes
 // them known (X=rm; $X, brace expansion, $'...', printf and base64
-// payloads, aliases, cd). A name only known when it runs, inline
-// interpreter code, shells fed code by a heredoc or find -exec sh -c,
-// destructive git, file wipes and writes to credential stores ask. Text
-// is normalised first (fullwidth and look-alike letters, invisible
-// characters, carriage returns); a command that does not parse falls
-// back to the older lexer and asks when anything in it looks dangerous.
-// Words that are only data (a grep pattern, an echo into a file) do not
-// trigger. The result matches two tables:
+// payloads, aliases, cd). Commands carried in another command's options
+// are judged as the payload they run, read the way the carrier reads
+// its options (getopt_long's clusters, attached values and unique
+// abbreviations): su and runuser (-c, --command, --session-command, the
+// last one winning; -s; the arguments after the user; runuser -u),
+// env -S in every spelling, split as env splits it, and shells with
+// options between -c and the command, which gets the arguments after it
+// as $0, $1, ... A name only known when it runs, inline interpreter
+// code, shells fed code by a heredoc or find -exec sh -c, destructive
+// git, git config writing a shell alias or a command setting, file wipes
+// and writes to credential stores ask. Text is normalised first
+// (fullwidth and look-alike letters, invisible characters, carriage
+// returns), keeping a # the shell reads inside a word (after a carriage
+// return or a non-breaking space) from becoming a comment. A command the
+// shell cannot parse is refused (hardline): what it runs cannot be
+// known, and a shell runs the lines before the error; so are carriers
+// nested deeper than the check follows (six levels); text that is only
+// guessed to be a command (decoded data, strings in interpreter code)
+// falls back to the older lexer and asks when anything in it looks
+// dangerous. Words that are only data (a grep pattern, an echo into a
+// file, env -S/bin/echo reboot) do not trigger, nor does signalling
+// processes by name (pkill -f nginx) or listing signals (killall -l);
+// a pkill pattern matching every process is kill -1. CheckIn also knows
+// the writable roots (the workspace, the sandbox's other writable
+// trees): a file deleted inside one is never a system file, wherever the
+// root lies. The result matches two tables:
 // hardline patterns, refused whatever the settings (rm -rf /, mkfs, dd to a
-// disk, fork bombs, shutdown, kill -1, ...), and dangerous patterns, which
+// disk, fork bombs, shutdown, kill -1, unparsable text, ...), and dangerous patterns, which
 // need approval (recursive rm, chmod 777, curl | sh, git push --force,
 // DROP TABLE, writes to /etc or ~/.ssh, ...). Each pattern has a stable
 // key; approvals and the command_allowlist remember keys, not commands.

@@ -1,6 +1,8 @@
 package approval
 
 import (
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -12,7 +14,13 @@ var gitCommandSettings = []string{"core.sshcommand", "core.pager", "core.editor"
 
 func (d *detector) git(c command, depth int) {
 	args := c.args
-	aliases := map[string]string{}
+	aliases := maps.Clone(d.gitAliases)
+	if aliases == nil {
+		aliases = map[string]string{}
+	}
+	for _, v := range d.gitRuns {
+		d.check(strings.TrimPrefix(strings.TrimSpace(v), "!"), depth+1)
+	}
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if args[0] == "-c" && len(args) > 1 {
 			d.gitSetting(args[1], aliases, depth)
@@ -22,11 +30,25 @@ func (d *detector) git(c command, depth int) {
 		}
 		args = args[1:]
 	}
+	// An alias runs only when it is invoked: a shell alias (!cmd) runs
+	// cmd with the arguments, another stands for git arguments and may
+	// name an alias in turn.
+	for range 8 {
+		if len(args) == 0 {
+			return
+		}
+		v, ok := aliases[strings.ToLower(args[0])]
+		if !ok {
+			break
+		}
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(v), "!"); ok {
+			d.check(cmd+" "+shellJoin(args[1:]), depth+1)
+			return
+		}
+		args = append(strings.Fields(v), args[1:]...)
+	}
 	if len(args) == 0 {
 		return
-	}
-	if v, ok := aliases[strings.ToLower(args[0])]; ok && !strings.HasPrefix(v, "!") {
-		args = append(strings.Fields(v), args[1:]...)
 	}
 	sub := command{name: args[0], args: args[1:]}
 	ops := sub.operands()
@@ -74,26 +96,75 @@ func (d *detector) git(c command, depth int) {
 		if len(ops) > 0 && (ops[0] == "drop" || ops[0] == "clear") {
 			d.add(dgGitStashDrop)
 		}
+	case "config":
+		d.gitConfig(sub.args)
 	}
 }
 
-// gitSetting checks one -c key=value: an alias, or a setting that runs
-// a command. A shell alias (!cmd) is checked as the command it runs.
+// gitSetting checks one -c key=value: an alias (checked when invoked),
+// or a setting that runs a command.
 func (d *detector) gitSetting(kv string, aliases map[string]string, depth int) {
 	k, v, _ := strings.Cut(kv, "=")
 	k = strings.ToLower(k)
 	if name, ok := strings.CutPrefix(k, "alias."); ok {
 		d.add(dgGitInlineAlias)
 		aliases[name] = v
-		if cmd, ok := strings.CutPrefix(strings.TrimSpace(v), "!"); ok {
-			d.check(cmd, depth+1)
-		}
 		return
 	}
-	for _, s := range gitCommandSettings {
-		if k == s {
-			d.add(dgGitInlineAlias)
-			d.check(v, depth+1)
+	if slices.Contains(gitCommandSettings, k) {
+		d.add(dgGitInlineAlias)
+		d.check(strings.TrimPrefix(strings.TrimSpace(v), "!"), depth+1)
+	}
+}
+
+// gitConfigValueFlags are git config options that take a value.
+var gitConfigValueFlags = []string{"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+
+// gitConfigReads are git config's forms that write nothing.
+var gitConfigReads = []string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool",
+	"--list", "-l", "--unset", "--unset-all", "--remove-section", "--rename-section", "-e", "--edit",
+	"get", "list", "unset", "edit", "rename-section", "remove-section"}
+
+// gitConfig asks when git config writes a shell alias or a setting that
+// runs a command: it runs later, from a git command that looks
+// harmless. Defining one runs nothing yet; the rest of the command line
+// knows it, so invoking it there is checked as what it runs.
+func (d *detector) gitConfig(args []string) {
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case slices.Contains(gitConfigReads, a) && (strings.HasPrefix(a, "-") || len(ops) == 0):
+			return
+		case slices.Contains(gitConfigValueFlags, a):
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			ops = append(ops, a)
 		}
+	}
+	if len(ops) > 0 && ops[0] == "set" {
+		ops = ops[1:]
+	}
+	if len(ops) < 2 {
+		return
+	}
+	key, value := strings.ToLower(ops[0]), ops[1]
+	if name, ok := strings.CutPrefix(key, "alias."); ok {
+		if strings.HasPrefix(strings.TrimSpace(value), "!") {
+			d.add(dgGitConfigRun)
+		}
+		if d.gitAliases == nil {
+			d.gitAliases = map[string]string{}
+		}
+		d.gitAliases[name] = value
+		return
+	}
+	if slices.Contains(gitCommandSettings, key) {
+		d.add(dgGitConfigRun)
+		d.gitRuns = append(d.gitRuns, value)
 	}
 }

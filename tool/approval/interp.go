@@ -93,7 +93,7 @@ var (
 // interpreterCode checks a program: what it deletes, writes, runs.
 func (d *detector) interpreterCode(lang, code string, depth int) {
 	if depth >= maxDepth {
-		d.add(dgUnparsable)
+		d.add(hlTooDeep)
 		return
 	}
 	risky := false
@@ -116,7 +116,7 @@ func (d *detector) interpreterCode(lang, code string, depth int) {
 	}
 	d.add(dgInterpreterCode)
 	for _, m := range reRunString().FindAllStringSubmatch(code, -1) {
-		d.check(unescapeCode(m[1]+m[2]), depth+1)
+		d.guess(unescapeCode(m[1]+m[2]), depth+1)
 	}
 	for _, m := range reRunList().FindAllStringSubmatch(code, -1) {
 		var words []string
@@ -126,18 +126,18 @@ func (d *detector) interpreterCode(lang, code string, depth int) {
 		for _, s := range reStrLit().FindAllStringSubmatch(m[3], -1) {
 			words = append(words, s[1]+s[2])
 		}
-		d.check(shellJoin(words), depth+1)
+		d.guess(shellJoin(words), depth+1)
 	}
 	for _, m := range reCodeShell().FindAllString(code, -1) {
 		if strings.HasPrefix(m, "`") {
-			d.check(strings.Trim(m, "`"), depth+1)
+			d.guess(strings.Trim(m, "`"), depth+1)
 		}
 	}
 	for _, m := range reTreePath().FindAllStringSubmatch(code, -1) {
-		d.check("rm -rf "+shellJoin([]string{m[1] + m[2]}), depth+1)
+		d.guess("rm -rf "+shellJoin([]string{m[1] + m[2]}), depth+1)
 	}
 	for _, m := range reFilePath().FindAllStringSubmatch(code, -1) {
-		d.check("rm "+shellJoin([]string{m[1] + m[2]}), depth+1)
+		d.guess("rm "+shellJoin([]string{m[1] + m[2]}), depth+1)
 	}
 }
 

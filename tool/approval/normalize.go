@@ -14,7 +14,6 @@ var envAssign = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 var wrapperArgFlags = map[string]string{
 	"sudo":    "-u -g -C -D -h -p -U -r -t -T --user --group --chdir --host --prompt --role --type",
 	"doas":    "-u -C",
-	"env":     "-u -C --unset --chdir",
 	"exec":    "-a",
 	"nice":    "-n --adjustment",
 	"ionice":  "-c -n -p --class --classdata",
@@ -43,8 +42,8 @@ type command struct {
 	name string
 	args []string
 	// payloads are command strings the segment makes a shell run:
-	// sh -c "...", eval ..., env -S "...".
-	payloads []string
+	// sh -c "...", su -c "...", eval ..., env -S "...".
+	payloads []payload
 	// lookup is set for command -v / type, which only look a name up.
 	lookup bool
 	// at is the index of the program's name in the segment's words.
@@ -66,6 +65,17 @@ func normalizeWords(words []string) command {
 			continue
 		}
 		name := path.Base(strings.ToLower(first))
+		if name == "env" {
+			rest, split, runs := envArgs(w[1:])
+			switch {
+			case !runs:
+				return command{}
+			case split != nil:
+				return command{name: "env", at: at(), payloads: []payload{*split}}
+			}
+			w = rest
+			continue
+		}
 		if !wrappers[name] {
 			break
 		}
@@ -74,27 +84,21 @@ func normalizeWords(words []string) command {
 		}
 		w = w[1:]
 		argFlags := " " + wrapperArgFlags[name] + " "
-		var envSplit string
 		for len(w) > 0 && strings.HasPrefix(w[0], "-") && w[0] != "-" {
 			f := w[0]
 			w = w[1:]
 			if f == "--" {
 				break
 			}
-			if name == "env" && (f == "-S" || f == "--split-string") && len(w) > 0 {
-				envSplit = w[0]
-				w = w[1:]
-				continue
-			}
 			if strings.Contains(argFlags, " "+f+" ") && len(w) > 0 {
 				w = w[1:]
 			}
 		}
-		if envSplit != "" {
-			return command{name: "env", at: at(), payloads: []string{"env " + envSplit + " " + strings.Join(w, " ")}}
-		}
 		switch name {
-		case "timeout": // timeout DURATION cmd
+		case "timeout": // timeout DURATION cmd; a word that is no duration runs nothing
+			if len(w) > 0 && !isDuration(w[0]) {
+				return command{}
+			}
 			if len(w) > 0 {
 				w = w[1:]
 			}
@@ -109,31 +113,8 @@ func normalizeWords(words []string) command {
 	}
 	c := command{name: path.Base(strings.ToLower(w[0])), at: at()}
 	c.args = append(c.args, w[1:]...)
-	c.payloads = carrierPayloads(c, w[1:])
+	c.payloads = carrierPayloads(c.name, w[1:])
 	return c
-}
-
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "ksh": true, "dash": true, "ash": true, "fish": true, "mksh": true, "csh": true, "tcsh": true}
-
-// carrierPayloads returns the command text a shell carrier will run.
-// rawArgs keep their case: the payload is parsed again.
-func carrierPayloads(c command, rawArgs []string) []string {
-	switch {
-	case shells[c.name], c.name == "su", c.name == "runuser":
-		for i, a := range rawArgs {
-			if v, ok := strings.CutPrefix(a, "--command="); ok {
-				return []string{v}
-			}
-			if a == "--command" || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c")) {
-				if i+1 < len(rawArgs) {
-					return []string{rawArgs[i+1]}
-				}
-			}
-		}
-	case c.name == "eval":
-		return []string{strings.Join(rawArgs, " ")}
-	}
-	return nil
 }
 
 // readsStdin reports whether a shell or interpreter stage of a pipeline
@@ -199,7 +180,7 @@ func (c command) operands() []string {
 // root (//, /., /*, /../).
 func cleanTarget(a string) string {
 	for _, h := range []string{"${home}", "$home"} {
-		if strings.HasPrefix(a, h) {
+		if len(a) >= len(h) && strings.EqualFold(a[:len(h)], h) {
 			a = "~" + a[len(h):]
 		}
 	}

@@ -26,6 +26,8 @@ var (
 	hlKillAll       = Finding{"kill_all_processes", "kill every process (kill -1)", true}
 	hlPower         = Finding{"shutdown", "shut down or reboot the machine", true}
 	hlDiskutilErase = Finding{"diskutil_erase", "erase a disk (diskutil)", true}
+	hlTooDeep       = Finding{"unparsable", "command too deeply nested to check", true}
+	hlUnparsed      = Finding{"unparsed_command", "command the shell cannot parse (unbalanced quotes or an unfinished construct), so what it runs cannot be known", true}
 )
 
 // Dangerous patterns: run only with approval.
@@ -52,7 +54,6 @@ var (
 	dgFindExecRm      = Finding{"find_exec_rm", "find -exec rm", false}
 	dgFindDelete      = Finding{"find_delete", "find -delete", false}
 	dgGitForcePush    = Finding{"git_force_push", "git push --force (rewrites remote history)", false}
-	dgUnparsable      = Finding{"unparsable", "command too deeply nested to check", false}
 
 	dgUnparsedDanger  = Finding{"unparsed_dangerous", "command the shell parser cannot read, with words that look dangerous", false}
 	dgComputedName    = Finding{"computed_command_name", "command name computed at run time (variable, substitution, brace expansion, alias)", false}
@@ -66,6 +67,7 @@ var (
 	dgGitBranchDelete = Finding{"git_branch_force_delete", "force-delete a branch (git branch -D)", false}
 	dgGitStashDrop    = Finding{"git_stash_drop", "drop stashed changes (git stash drop/clear)", false}
 	dgGitInlineAlias  = Finding{"git_inline_alias", "git alias or command setting given on the command line (git -c alias.x=...)", false}
+	dgGitConfigRun    = Finding{"git_config_command", "git config defines a shell alias or a setting that runs a command (alias.x=!..., core.pager, ...)", false}
 	dgWipeFile        = Finding{"wipe_file", "empty or destroy a file's contents (truncate, shred, > file, sed -i d)", false}
 	dgChmodNone       = Finding{"chmod_remove_all", "remove all permissions recursively (chmod -R 000)", false}
 	dgChattr          = Finding{"chattr", "change file attributes (chattr)", false}
@@ -90,13 +92,13 @@ var systemFilePrefixes = []string{"/etc/", "/usr/", "/bin/", "/sbin/", "/boot/",
 // patterns lists every pattern, hardline first.
 var patterns = []Finding{
 	hlDeleteRoot, hlDeleteSystem, hlDeleteHome, hlFormat, hlBlockWrite, hlWipeDevice, hlForkBomb,
-	hlKillAll, hlPower, hlDiskutilErase,
+	hlKillAll, hlPower, hlDiskutilErase, hlTooDeep, hlUnparsed,
 	dgRecursiveDelete, dgDeleteSystem, dgWorldWritable, dgChownRoot, dgDiskCopy, dgSQLDrop,
 	dgSQLDeleteAll, dgSQLTruncate, dgSystemConfig, dgSensitiveFile, dgServiceStop, dgForceKill,
 	dgKillall, dgRemotePipe, dgRemoteProcSubst, dgRemoteCmdSubst, dgDecodedPipe, dgCloudMetadata,
-	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush, dgUnparsable,
+	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush,
 	dgUnparsedDanger, dgComputedName, dgInterpreterCode, dgShellStdin, dgScriptWriteRun, dgGitResetHard,
-	dgGitClean, dgGitDiscard, dgGitPushDelete, dgGitBranchDelete, dgGitStashDrop, dgGitInlineAlias,
+	dgGitClean, dgGitDiscard, dgGitPushDelete, dgGitBranchDelete, dgGitStashDrop, dgGitInlineAlias, dgGitConfigRun,
 	dgWipeFile, dgChmodNone, dgChattr, dgChownRecursive, dgKillPattern, dgContainerStop,
 }
 

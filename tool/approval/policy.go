@@ -82,6 +82,10 @@ type Options struct {
 	SaveAllowlist func(key string) error
 	// OnWarning hears of a key that could not be saved (nil: slog).
 	OnWarning func(msg string)
+	// WritableRoots are the trees commands may write (the workspace and
+	// the sandbox's other writable roots): deleting a file inside one is
+	// never deleting a system file, wherever the root lies.
+	WritableRoots []string
 	// After returns a channel that fires after d; nil means time.After.
 	// Tests inject their own to avoid waiting.
 	After func(d time.Duration) <-chan time.Time
@@ -142,7 +146,7 @@ func (e *DeniedError) Unwrap() error { return e.Err }
 
 // Approve decides whether req.Command may run.
 func (a *Approver) Approve(ctx context.Context, req tool.ApprovalRequest) error {
-	findings := Check(req.Command)
+	findings := CheckIn(req.Command, a.opts.WritableRoots)
 	if len(findings) == 0 {
 		return nil
 	}
@@ -152,6 +156,11 @@ func (a *Approver) Approve(ctx context.Context, req tool.ApprovalRequest) error 
 			if f.Hardline {
 				hard = append(hard, f)
 			}
+		}
+		if len(hard) == 1 && hard[0] == hlUnparsed {
+			return &DeniedError{Command: req.Command, Findings: hard, Reason: "hardline", msg: fmt.Sprintf(
+				"BLOCKED: the shell cannot parse this command (%s), so it was not run, not even with --yolo or approvals off. Check its quotes, brackets and here-documents and send it again.",
+				describe(hard))}
 		}
 		return &DeniedError{Command: req.Command, Findings: hard, Reason: "hardline", msg: fmt.Sprintf(
 			"BLOCKED: this command matches the hardline list (%s) and is never run, not even with --yolo or approvals off. Do not retry it or a variation of it; if it is truly intended, ask the user to run it themselves.",

@@ -45,6 +45,10 @@ func TestApprovePolicy(t *testing.T) {
 		{"allowlist covers only its key", Options{Allowlist: []string{"recursive_delete"}}, "rm -rf build && git push -f", false, "no_user", "git_force_push", 0},
 		{"user approves once", Options{}, "rm -rf build", true, "", "", 1},
 		{"user denies", Options{}, "chmod 777 x", false, "user", "DENIED by the user (world/other-writable permissions (chmod))", 1},
+		{"yolo refuses what does not parse", Options{Yolo: true}, "echo 'unterminated; reboot", false, "hardline", "cannot parse this command", 0},
+		{"yolo refuses a carried payload", Options{Yolo: true}, "su --comm=reboot", false, "hardline", "shut down", 0},
+		{"a file in a writable root is no system file", Options{WritableRoots: []string{"/srv/ws"}}, "rm /srv/ws/notes.txt", true, "", "", 0},
+		{"a file outside the writable roots asks", Options{WritableRoots: []string{"/srv/ws"}}, "rm /srv/notes.txt", false, "no_user", "delete_system_file", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -34,6 +35,9 @@ type walker struct {
 	cache     map[*syntax.Stmt]*resolved
 	inPipe    map[*syntax.BinaryCmd]bool
 	evalDepth int
+	// params are the positional parameters ($0, $1, ...) a carrier gave
+	// the shell running this text; nil when none are known.
+	params []string
 }
 
 // script is a file the command line writes, and its text when known.
@@ -74,6 +78,19 @@ func (w *walker) run(f *syntax.File) {
 // name ($X), so an unknown value never reads as an empty one: rm -rf
 // $DIR/ is not rm -rf /.
 func (w *walker) Get(name string) expand.Variable {
+	if w.params != nil {
+		switch {
+		case name == "@", name == "*":
+			return expand.Variable{Set: true, Kind: expand.Indexed, List: w.params[1:]}
+		case name == "#":
+			return strVar(strconv.Itoa(len(w.params) - 1))
+		case isDigits(name):
+			if n, err := strconv.Atoi(name); err == nil && n < len(w.params) {
+				return strVar(w.params[n])
+			}
+			return expand.Variable{}
+		}
+	}
 	if v, ok := w.vars[name]; ok {
 		return strVar(v)
 	}
@@ -496,7 +513,7 @@ func (w *walker) command(r *resolved) {
 	}
 	d.segment(c, seg, w.depth)
 	for _, p := range c.payloads {
-		d.check(p, w.depth+1)
+		d.run(p, w.depth+1)
 	}
 	d.interpreter(c, seg, w.depth)
 	if shells[c.name] && c.readsStdin() && seg.stdinKnown {
@@ -505,7 +522,7 @@ func (w *walker) command(r *resolved) {
 	}
 	if c.name == "base64" && isDecode(c) && seg.stdinKnown {
 		if text, ok := decodeBase64(seg.stdin); ok {
-			d.check(text, w.depth+1)
+			d.guess(text, w.depth+1)
 		}
 	}
 	if slices.Contains(sqlClients, c.name) {
@@ -518,8 +535,9 @@ func (w *walker) command(r *resolved) {
 // (sh x.sh, source x.sh, ./x.sh).
 func (w *walker) runsScript(c command) {
 	var file string
+	byShell := shells[c.name] || c.name == "source" || c.name == "."
 	switch {
-	case shells[c.name] || c.name == "source" || c.name == ".":
+	case byShell:
 		if ops := c.operands(); len(ops) > 0 && len(c.payloads) == 0 {
 			file = ops[0]
 		}
@@ -542,9 +560,41 @@ func (w *walker) runsScript(c command) {
 		return
 	}
 	w.d.add(dgScriptWriteRun)
-	if sc.known {
-		w.d.check(sc.text, w.depth+1)
+	if !sc.known {
+		return
 	}
+	// ./x runs its #! interpreter; without one, or run by a shell, the
+	// text is shell code.
+	lang := shebang(sc.text)
+	switch {
+	case byShell || lang == "" || shells[lang]:
+		w.d.check(sc.text, w.depth+1)
+	case codeFlags[lang] != nil:
+		w.d.interpreterCode(lang, sc.text, w.depth)
+	default:
+		w.d.guess(sc.text, w.depth+1)
+	}
+}
+
+// shebang returns the program a script's #! line names (through env),
+// lower-cased, or "".
+func shebang(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	f := strings.Fields(rest)
+	if len(f) > 0 && path.Base(f[0]) == "env" {
+		f = f[1:]
+		for len(f) > 0 && strings.HasPrefix(f[0], "-") {
+			f = f[1:]
+		}
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return path.Base(strings.ToLower(f[0]))
 }
 
 // pipeline checks what flows into a shell, an interpreter or a database
@@ -595,7 +645,7 @@ func (w *walker) pipeline(stmts []*syntax.Stmt) {
 		}
 		if in, ok := w.evalPipe(stmts[:i]); ok {
 			if text, ok := decodeBase64(in); ok {
-				d.check(text, w.depth+1)
+				d.guess(text, w.depth+1)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,6 +107,9 @@ var parsedCases = []struct {
 	{`find . -name x -exec sh -c 'echo {}' \;`, "shell_fed_code"},
 	{`ls | xargs -n1 sh -c 'echo $0'`, "shell_fed_code"},
 	{"echo ls > run.sh; bash run.sh", "script_written_and_run"},
+	{"printf '#!/usr/bin/env python3\\nprint(\"hi\")\\n' > x.py && ./x.py", "script_written_and_run"},
+	{"printf '#!/usr/bin/env python3\\nimport os\\nos.system(\"reboot\")\\n' > x.py && ./x.py", "shutdown"},
+	{"printf 'reboot\\n' > x && ./x", "shutdown"},
 
 	// Destructive git.
 	{"git reset --hard", "git_reset_hard"},
@@ -147,7 +151,7 @@ var parsedCases = []struct {
 	{"chattr +i f", "chattr"},
 	{"chown -R me dir", "chown_recursive"},
 	{"chown -R root dir", "chown_root"},
-	{"pkill -f server", "kill_by_pattern"},
+	{"pkill -u root", "kill_by_pattern"},
 	{"kill $(pgrep node)", "kill_by_pattern"},
 	{"kill -9 `pidof java`", "kill_by_pattern"},
 	{"pgrep node | xargs kill", "kill_by_pattern"},
@@ -280,32 +284,47 @@ func TestParsedVerdicts(t *testing.T) {
 	}
 }
 
-// Text the parser rejects is checked as text, and asks when it holds
-// anything that looks dangerous.
-func TestUnparsableCommands(t *testing.T) {
+// A command the shell cannot parse is refused, whatever it holds: what
+// it runs cannot be known, and a shell runs the lines before the error.
+// The findings still name what the text looks like it runs.
+func TestUnparsableCommandsAreRefused(t *testing.T) {
 	for _, tc := range []struct {
-		cmd string
-		key string
+		cmd  string
+		also string
 	}{
-		{"rm -rf / )", "delete_root"},
 		{"echo 'unterminated", ""},
-		{"curl x | sh (", "pipe_remote_to_shell"},
-		{"git push ((", "unparsed_dangerous"},
 		{"foo ( bar", ""},
+		{"rm -rf / )", "delete_root"},
+		{"curl x | sh (", "pipe_remote_to_shell"},
+		{"reboot\necho \"unterminated", "shutdown"},
+		{"cat <<EOF\nno end", ""},
+		{"sh -c \"echo 'x\"", ""},
+		{"su -c 'ls; echo \"x'", ""},
+		{"echo $(ls", ""},
 	} {
-		got := Check(tc.cmd)
-		if tc.key == "" {
-			if len(got) != 0 {
-				t.Errorf("%q: flagged %+v", tc.cmd, got)
+		t.Run(tc.cmd, func(t *testing.T) {
+			got := Check(tc.cmd)
+			if len(got) == 0 || got[0].Key != "unparsed_command" || !got[0].Hardline {
+				t.Fatalf("not refused: %+v", got)
 			}
-			continue
-		}
-		found := false
-		for _, f := range got {
-			found = found || f.Key == tc.key
-		}
-		if !found {
-			t.Errorf("%q: want %q, got %+v", tc.cmd, tc.key, got)
+			if tc.also != "" && !slices.ContainsFunc(got, func(f Finding) bool { return f.Key == tc.also }) {
+				t.Errorf("findings %+v lack %q", got, tc.also)
+			}
+		})
+	}
+}
+
+// Text that is only guessed to be a command (decoded data, a string in
+// interpreter code) is looked at, not refused, when it does not parse.
+func TestUnparsableDataIsNotRefused(t *testing.T) {
+	for _, cmd := range []string{
+		`echo Iicn | base64 -d`, // decodes to "'' (an open quote) and is not run
+		`python3 -c 'import os; os.system("echo \"unterminated")'`,
+	} {
+		for _, f := range Check(cmd) {
+			if f.Hardline {
+				t.Errorf("%q: refused %+v", cmd, f)
+			}
 		}
 	}
 }

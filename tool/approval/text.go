@@ -20,6 +20,10 @@ var lookAlikes = map[rune]rune{
 // ASCII letters they imitate, invisible characters go, and carriage
 // returns and Unicode line separators become newlines, so a second
 // command a terminal would hide is checked as the command it is.
+// A # the shell reads inside a word (after a carriage return, a
+// non-breaking space or an invisible character, or a fullwidth ＃) stays
+// a word character, escaped, rather than starting a comment that would
+// hide the rest of the line from the check.
 func normalizeText(s string) string {
 	plain := true
 	for i := 0; i < len(s); i++ {
@@ -33,11 +37,23 @@ func normalizeText(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
+	last := byte(0) // the last byte written
+	wordStart := true
 	for _, r := range s {
+		rawBreak := wordStart
+		wordStart = isWordBreak(r)
 		switch {
+		case r == '#' || r == '\uff03':
+			if (r != '#' || !rawBreak) && (last == 0 || isWordBreak(rune(last))) {
+				b.WriteByte('\\')
+			}
+			b.WriteByte('#')
+			last = '#'
+			continue
 		case r == '\r', r == '\u2028', r == '\u2029', r == '\u0085':
 			b.WriteByte('\n')
 		case r == '\u200b', r == '\u200c', r == '\u200d', r == '\u2060', r == '\ufeff', r == '\u00ad':
+			continue
 		case r >= '\uff01' && r <= '\uff5e':
 			b.WriteRune(r - 0xfee0)
 		case r == '\u3000', r == '\u00a0', r >= '\u2000' && r <= '\u200a':
@@ -48,6 +64,19 @@ func normalizeText(s string) string {
 			}
 			b.WriteRune(r)
 		}
+		if n := b.Len(); n > 0 {
+			last = b.String()[n-1]
+		}
 	}
 	return b.String()
+}
+
+// isWordBreak reports whether the shell starts a new word after r, where
+// a # begins a comment.
+func isWordBreak(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>':
+		return true
+	}
+	return false
 }
