@@ -100,36 +100,25 @@ func (s *SessionMCP) Status() []mcp.Status { return s.m.Status() }
 // Close stops the servers (their processes end) and removes their tools.
 func (s *SessionMCP) Close() error { return s.m.Close() }
 
-// over is base with the servers' tools added: only those of servers past
-// their first start (a server registers its tools one by one before it
-// counts as started, so none is offered half listed), and in place of a
-// configured server of the same name.
+// over is base with the servers' tools on top, as a view that follows
+// both: only the tools of servers past their first start (a server
+// registers its tools one by one before it counts as started, so none is
+// offered half listed), in place of a configured server of the same
+// name.
 func (s *SessionMCP) over(base *tool.Registry) (*tool.Registry, error) {
-	own, starting := map[string]bool{}, map[string]bool{}
+	own := map[string]bool{}
 	for _, n := range s.names {
 		own[mcp.Toolset(n)] = true
 	}
-	for _, st := range s.m.Status() {
-		if st.State == mcp.Starting {
-			starting[mcp.Toolset(st.Name)] = true
-		}
-	}
-	reg := &tool.Registry{}
-	for _, n := range base.Names() {
-		if t, ok := base.Get(n); ok && !own[t.Spec().Toolset] {
-			if err := reg.Register(t); err != nil {
-				return nil, err
+	started := tool.Where(s.reg, func(t tool.Tool) bool {
+		ts := t.Spec().Toolset
+		for _, st := range s.m.Status() {
+			if mcp.Toolset(st.Name) == ts {
+				return st.State != mcp.Starting
 			}
 		}
-	}
-	for _, n := range s.reg.Names() {
-		t, ok := s.reg.Get(n)
-		if !ok || starting[t.Spec().Toolset] {
-			continue
-		}
-		if err := reg.Register(t); err != nil {
-			return nil, fmt.Errorf("MCP server tools: %w", err)
-		}
-	}
-	return reg, nil
+		return true
+	})
+	configured := tool.Where(base, func(t tool.Tool) bool { return !own[t.Spec().Toolset] })
+	return tool.Stack(started, configured), nil
 }

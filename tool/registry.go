@@ -23,9 +23,9 @@ type Registry struct {
 	gen   atomic.Uint64
 
 	// layers are read after tools, the first that has a name wins;
-	// toolsets, when set, narrows what the layers show.
-	layers   []*Registry
-	toolsets []string
+	// keep, when set, narrows what the layers show.
+	layers []*Registry
+	keep   func(Tool) bool
 }
 
 // Stack returns a registry over layers: a name resolves in the first
@@ -38,10 +38,17 @@ func Stack(layers ...*Registry) *Registry { return &Registry{layers: layers} }
 // Narrow returns a view of r with only the tools whose toolset is in
 // toolsets (all of r when toolsets is empty), following r's changes.
 func Narrow(r *Registry, toolsets []string) *Registry {
-	if len(toolsets) == 0 {
+	if len(toolsets) == 0 || slices.Contains(toolsets, "all") {
 		return r
 	}
-	return &Registry{layers: []*Registry{r}, toolsets: slices.Clone(toolsets)}
+	toolsets = slices.Clone(toolsets)
+	return Where(r, func(t Tool) bool { return slices.Contains(toolsets, t.Spec().Toolset) })
+}
+
+// Where returns a view of r with only the tools keep accepts, asked at
+// each read, following r's changes.
+func Where(r *Registry, keep func(Tool) bool) *Registry {
+	return &Registry{layers: []*Registry{r}, keep: keep}
 }
 
 // Generation counts the changes made to the registry and the registries
@@ -55,9 +62,9 @@ func (r *Registry) Generation() uint64 {
 	return g
 }
 
-// inToolsets reports whether a layer's tool passes the view's toolsets.
+// inToolsets reports whether a layer's tool passes the view's filter.
 func (r *Registry) inToolsets(t Tool) bool {
-	return len(r.toolsets) == 0 || slices.Contains(r.toolsets, "all") || slices.Contains(r.toolsets, t.Spec().Toolset)
+	return r.keep == nil || r.keep(t)
 }
 
 // NewRegistry returns a registry holding tools.
