@@ -3,19 +3,22 @@ package app
 import (
 	"context"
 	"os"
-	"strings"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/redact"
+	"github.com/hermes-go/hermes/redact/harvest"
 )
 
 // newRedactor knows the secrets hermes holds, to mask them by value in tool
 // output, requests and the session store: model.api_key, every value of
-// HERMES_HOME/.env, the providers' key variables, and, when the runtime
-// reads the process environment (Options.Getenv unset), every variable
-// whose name marks a secret (redact.SecretName). The resolved endpoints'
-// keys and key_cmd output join it as they are read (addKeys, runKeyCmd).
+// HERMES_HOME/.env, the providers' key variables, the secrets of the
+// workspace's credential files (.env, private keys, .netrc, ...:
+// harvest.Workspace), and, when the runtime reads the process environment
+// (Options.Getenv unset), every variable whose name marks a secret or
+// whose value is shaped like one (harvest.Environ). The resolved
+// endpoints' keys and key_cmd output join it as they are read (addKeys,
+// runKeyCmd).
 func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.Redactor {
 	secrets := []string{rt.cfg.APIKey}
 	for _, v := range dot {
@@ -27,13 +30,13 @@ func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.R
 		}
 	}
 	if processEnv {
-		for _, kv := range os.Environ() {
-			if name, v, ok := strings.Cut(kv, "="); ok && redact.SecretName(name) {
-				secrets = append(secrets, v)
-			}
-		}
+		secrets = append(secrets, harvest.Environ(os.Environ())...)
 	}
-	return redact.New(secrets...)
+	found, err := harvest.Workspace(context.Background(), rt.workdir, harvest.Limits{})
+	if err != nil {
+		rt.warn(err.Error())
+	}
+	return redact.New(append(secrets, found...)...)
 }
 
 // keyVariables names every variable a provider key may be read from: the
