@@ -14,12 +14,12 @@ import (
 // output, requests and the session store: model.api_key, every value of
 // HERMES_HOME/.env, the providers' key variables, the secrets of the
 // workspace's credential files (.env, private keys, .netrc, ...:
-// harvest.Workspace), and, when the runtime reads the process environment
-// (Options.Getenv unset), every variable whose name marks a secret or
-// whose value is shaped like one (harvest.Environ). The resolved
-// endpoints' keys and key_cmd output join it as they are read (addKeys,
-// runKeyCmd).
-func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.Redactor {
+// harvest.Workspace), and every variable of the process environment,
+// which commands inherit whatever Options.Getenv is, whose name marks a
+// secret or whose value is shaped like one (harvest.Environ). The
+// resolved endpoints' keys and key_cmd output join it as they are read
+// (addKeys, runKeyCmd).
+func (rt *Runtime) newRedactor(dot map[string]string) *redact.Redactor {
 	secrets := []string{rt.cfg.APIKey}
 	for _, v := range dot {
 		secrets = append(secrets, v)
@@ -29,9 +29,7 @@ func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.R
 			secrets = append(secrets, rt.getenv(name))
 		}
 	}
-	if processEnv {
-		secrets = append(secrets, harvest.Environ(os.Environ())...)
-	}
+	secrets = append(secrets, harvest.Environ(os.Environ())...)
 	found, err := harvest.Workspace(context.Background(), rt.workdir, harvest.Limits{})
 	if err != nil {
 		rt.warn(err.Error())

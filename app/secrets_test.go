@@ -134,13 +134,9 @@ func TestProcessEnvironmentSecretsAreMaskedWhenACommandPrintsThem(t *testing.T) 
 			Arguments: `{"command":"echo \"[$HERMES_TEST_DB_PASSWORD]<$HERMES_TEST_SESSION>\"; rev dump.txt; echo; cut -d. -f2 session.txt | base64; echo; echo \"$HERMES_TEST_GREETING\""}`}}},
 		llmtest.Reply{Text: "done"},
 	)
-	cfg := newConfig(t, srv.URL())
-	// No Options.Getenv: the runtime reads the process environment.
-	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
+	// Options.Getenv is given, as the command line gives it: the process
+	// environment, which commands inherit, is learned all the same.
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: work})
 	if _, err := rt.Agent().Chat(context.Background(), "print it"); err != nil {
 		t.Fatal(err)
 	}
