@@ -125,15 +125,16 @@ type harvester struct {
 	buf     []byte
 }
 
-// visit returns the walk's callback; with defer, ignored directories are
-// kept for later rather than entered.
+// visit returns the walk's callback; with deferIgnored (the walk of the
+// workspace itself), ignored directories are kept for later rather than
+// entered.
 func (h *harvester) visit(deferIgnored bool) func(gitignore.Entry, error) error {
 	return func(e gitignore.Entry, err error) error {
 		if err != nil {
-			if e.Rel == "" {
+			if e.Rel == "" && deferIgnored {
 				return err // the workspace itself cannot be read
 			}
-			return nil
+			return nil // nor can a command read what is in it
 		}
 		if h.entries++; h.entries > h.lim.Entries {
 			return h.limit("entries", fmt.Sprintf("%d entries", h.lim.Entries))
@@ -164,7 +165,7 @@ func (h *harvester) visit(deferIgnored bool) func(gitignore.Entry, error) error 
 			return nil
 		}
 		if h.bytes += int64(len(data)); h.bytes > h.lim.Bytes {
-			return h.limit("bytes", fmt.Sprintf("%d KiB read", h.lim.Bytes>>10))
+			return h.limit("bytes", size(h.lim.Bytes)+" read")
 		}
 		for _, v := range extract(k, string(data)) {
 			for _, s := range redact.Candidates(v) {
@@ -172,7 +173,7 @@ func (h *harvester) visit(deferIgnored bool) func(gitignore.Entry, error) error 
 					continue
 				}
 				if h.secrets += len(s); h.secrets > h.lim.Secrets {
-					return h.limit("secrets", fmt.Sprintf("%d KiB of secrets", h.lim.Secrets>>10))
+					return h.limit("secrets", size(int64(h.lim.Secrets))+" of secrets")
 				}
 				if h.seen == nil {
 					h.seen = map[string]bool{}
@@ -187,6 +188,17 @@ func (h *harvester) visit(deferIgnored bool) func(gitignore.Entry, error) error 
 
 func (h *harvester) limit(what, bound string) error {
 	return &LimitError{Dir: h.dir, Limit: what, Bound: bound}
+}
+
+// size writes n bytes for a reader: 1 MiB, 16 KiB, 89 bytes.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // read returns up to lim.File bytes of the regular file at path (through

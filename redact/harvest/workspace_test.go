@@ -187,6 +187,9 @@ func TestWorkspaceStopsAtItsLimits(t *testing.T) {
 			t.Errorf("%+v: err %v, want the %s limit", tc.lim, err, tc.limit)
 			continue
 		}
+		if !strings.Contains(err.Error(), ws) || !strings.Contains(err.Error(), le.Bound) {
+			t.Errorf("%+v: %q does not say where or which limit", tc.lim, err)
+		}
 		if len(found) != tc.found {
 			t.Errorf("%+v: found %d secrets before the limit, want %d", tc.lim, len(found), tc.found)
 		}
