@@ -2,8 +2,8 @@ package redact
 
 import "strings"
 
-// maxTokenShaped is the longest value TokenShaped accepts: beyond it a
-// value is a blob, not a credential.
+// maxTokenShaped is the longest value TokenShaped accepts but for a
+// private key: beyond it a value is a blob, not a credential.
 const maxTokenShaped = 4096
 
 // TokenShaped reports a value that is a credential by its shape alone,
@@ -11,7 +11,7 @@ const maxTokenShaped = 4096
 //
 //   - a token of a known format (ghp_…, sk-…, xoxb-…, AKIA…, a JWT, …)
 //     that makes up the whole value;
-//   - a PEM private key;
+//   - a PEM private key, however long;
 //   - an opaque random string: 16 to 4096 characters of the base64 and
 //     base64url alphabets (padding only at the end, not starting like a
 //     path or an option) holding a run of 16 or more letters and digits
@@ -26,12 +26,12 @@ const maxTokenShaped = 4096
 // out on purpose, as it names commits and content far more often than it
 // holds a key.
 func TokenShaped(v string) bool {
+	if HasPrivateKey(v) {
+		return true
+	}
 	v = strings.TrimSpace(v)
 	if len(v) < 16 || len(v) > maxTokenShaped {
 		return false
-	}
-	if HasPrivateKey(v) {
-		return true
 	}
 	if tk, end := tokenAt(v, 0); tk != nil && end == len(v) {
 		return true

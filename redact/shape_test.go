@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,13 @@ func TestTokenShapedKnowsCredentialsByShape(t *testing.T) {
 		if !TokenShaped(v) {
 			t.Errorf("TokenShaped(%q) = false", v)
 		}
+	}
+	long := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIJKAIBAAKCAgEAz8Vq3Lm2Xw8Rt4Yv6A9f3kZ\n", 150) + "-----END RSA PRIVATE KEY-----\n"
+	if !TokenShaped(long) {
+		t.Errorf("a private key of %d bytes is not token-shaped", len(long))
+	}
+	if TokenShaped(strings.Repeat("Zx81kLmQ93hTr7Yw", 300)) {
+		t.Errorf("a blob of 4,800 bytes is token-shaped")
 	}
 }
 
