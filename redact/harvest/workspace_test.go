@@ -72,14 +72,30 @@ func TestWorkspaceLearnsEveryKindOfCredentialFile(t *testing.T) {
 			`","identitytoken":"` + dockerIdentity + `"}},"credsStore":"desktop"}`,
 		"gcp/service-account.json": `{"type":"service_account","project_id":"shop-prod","private_key":"` + jsonKey +
 			`","client_email":"` + saClientEmail + `"}`,
-		"config/master.key":   masterKey + "\n",
-		"infra/prod.tfvars":   "region = \"eu-west-1\"\ndb_password = \"" + tfvarsSecret + "\"\ninstance_count = 3\n",
-		"k8s/app-secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ndata:\n  token: " + k8sData + "\n",
+		"config/master.key":       masterKey + "\n",
+		"infra/prod.tfvars":       "region = \"eu-west-1\"\ndb_password = \"" + tfvarsSecret + "\"\ninstance_count = 3\n",
+		"k8s/app-secret.yaml":     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ndata:\n  token: " + k8sData + "\n",
+		"services/api/prod.env":   "API_SIGNING=" + "Pr0dEnvS1gn4tur3Xq" + "\n",
+		".envrc":                  "use nix\nexport DIRENV_SECRET=" + "D1r3nvS3cr3tQ8zLm" + "\n",
+		"worker/.dev.vars":        "WORKER_KEY=" + "D3vV4rsK3yQ8zLm2" + "\n",
+		".yarnrc.yml":             "nodeLinker: node-modules\nnpmAuthToken: " + "Y4rnAuthT0k3nQ8zL" + "\n",
+		".cargo/credentials.toml": "[registry]\ntoken = \"" + "C4rg0T0k3nQ8zLm2Wx" + "\"\n",
+		".gem/credentials":        "---\n:rubygems_api_key: " + "G3mAp1K3yQ8zLm2Wx" + "\n",
+		"keys/apple.p8":           ecPEM,
+		"keys/server.ppk": "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: test\nPublic-Lines: 2\n" +
+			"AAAAC3NzaC1lZDI1NTE5AAAAIGjc11k9gb2U3wZBHSA7uT1t\nXAbh9Me76smxjGIvhBR6\nPrivate-Lines: 1\n" +
+			"AAAAIPPzzmYPv/C9VdWL/DoZTHvKoqu+MfZB/nVSWNzXnzvF\nPrivate-MAC: 6c0ffee0ddba11\n",
 		"node_modules/x/.env": "HIDDEN=" + hiddenSecret + "\n",
 		"src/main.go":         "package main\n\nconst password = \"" + hiddenSecret + "\"\n",
 		"README.md":           "SECRET=" + hiddenSecret + "\n",
 	})
 	if err := os.Symlink(outside, filepath.Join(ws, ".env.shared")); err != nil {
+		t.Fatal(err)
+	}
+	// A link to a directory is not followed.
+	elsewhere := t.TempDir()
+	writeTree(t, elsewhere, map[string]string{".env": "HIDDEN=" + hiddenSecret + "\n"})
+	if err := os.Symlink(elsewhere, filepath.Join(ws, "linked")); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Mkfifo(filepath.Join(ws, ".env.fifo"), 0o600); err != nil {
@@ -107,6 +123,13 @@ func TestWorkspaceLearnsEveryKindOfCredentialFile(t *testing.T) {
 		"master.key":               {masterKey},
 		"tfvars":                   {tfvarsSecret},
 		"a file named for secrets": {k8sData},
+		"*.env":                    {"Pr0dEnvS1gn4tur3Xq"},
+		".envrc":                   {"D1r3nvS3cr3tQ8zLm"},
+		".dev.vars":                {"D3vV4rsK3yQ8zLm2"},
+		".yarnrc.yml":              {"Y4rnAuthT0k3nQ8zL"},
+		"credentials.toml":         {"C4rg0T0k3nQ8zLm2Wx"},
+		".gem/credentials":         {"G3mAp1K3yQ8zLm2Wx"},
+		"PuTTY key":                {"AAAAIPPzzmYPv/C9VdWL/DoZTHvKoqu+MfZB/nVSWNzXnzvF"},
 	}
 	for kind, values := range want {
 		for _, v := range values {
@@ -116,7 +139,8 @@ func TestWorkspaceLearnsEveryKindOfCredentialFile(t *testing.T) {
 		}
 	}
 	for _, v := range []string{
-		hiddenSecret, // in node_modules, source and prose
+		hiddenSecret, // in node_modules, a linked directory, source and prose
+		"AAAAC3NzaC1lZDI1NTE5AAAAIGjc11k9gb2U3wZBHSA7uT1t", // a PuTTY key's public lines
 		"3000", "production", "shop", "eu-west-1", "me", "__token__", "desktop", "shop-prod",
 		"https://registry.npmjs.org/",
 		"MIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVOb3RBU2VjcmV0MAoGCCqGSM49BAMC",     // a certificate
