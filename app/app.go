@@ -49,9 +49,9 @@ type Options struct {
 	OnWarning func(string)
 
 	// Getenv reads the environment for provider keys (default os.Getenv;
-	// HERMES_HOME/.env fills what it leaves unset). Left unset, the
-	// process environment is also where secrets to mask are gathered
-	// from: every variable whose name marks one (redact.SecretName).
+	// HERMES_HOME/.env fills what it leaves unset). Secrets to mask are
+	// gathered from the process environment whatever it is, as commands
+	// inherit that (harvest.Environ).
 	Getenv func(string) string
 	// HTTPClient carries every model call (default http.DefaultClient).
 	HTTPClient *http.Client
@@ -125,8 +125,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	processEnv := opts.Getenv == nil
-	if processEnv {
+	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
 	if cfg.Home == "" {
@@ -146,7 +145,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 	}
 	rt.getenv = getenv
 	if cfg.Security.RedactSecrets == nil || *cfg.Security.RedactSecrets {
-		rt.redactor = rt.newRedactor(dot, processEnv)
+		rt.redactor = rt.newRedactor(dot)
 		rt.redact = rt.redactor.String
 	}
 	rt.always = approval.NewAllowlist(cfg.CommandAllowlist, func(key string) error {

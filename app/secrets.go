@@ -3,20 +3,22 @@ package app
 import (
 	"context"
 	"os"
-	"strings"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/redact"
+	"github.com/hermes-go/hermes/redact/harvest"
 )
 
 // newRedactor knows the secrets hermes holds, to mask them by value in tool
 // output, requests and the session store: model.api_key, every value of
-// HERMES_HOME/.env, the providers' key variables, and, when the runtime
-// reads the process environment (Options.Getenv unset), every variable
-// whose name marks a secret (redact.SecretName). The resolved endpoints'
-// keys and key_cmd output join it as they are read (addKeys, runKeyCmd).
-func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.Redactor {
+// HERMES_HOME/.env, the providers' key variables, and every variable of
+// the process environment, which commands inherit whatever
+// Options.Getenv is, whose name marks a secret or whose value is shaped
+// like one (harvest.Environ). The resolved endpoints' keys and key_cmd
+// output join it as they are read (addKeys, runKeyCmd), and each
+// workspace's credential files as it opens (learnWorkspace).
+func (rt *Runtime) newRedactor(dot map[string]string) *redact.Redactor {
 	secrets := []string{rt.cfg.APIKey}
 	for _, v := range dot {
 		secrets = append(secrets, v)
@@ -26,14 +28,24 @@ func (rt *Runtime) newRedactor(dot map[string]string, processEnv bool) *redact.R
 			secrets = append(secrets, rt.getenv(name))
 		}
 	}
-	if processEnv {
-		for _, kv := range os.Environ() {
-			if name, v, ok := strings.Cut(kv, "="); ok && redact.SecretName(name) {
-				secrets = append(secrets, v)
-			}
-		}
-	}
+	secrets = append(secrets, harvest.Environ(os.Environ())...)
 	return redact.New(secrets...)
+}
+
+// learnWorkspace adds the secrets of a workspace's credential files
+// (.env, private keys, .netrc, ...: harvest.Workspace) to the redactor,
+// before any command or file tool of it can read them.
+func (rt *Runtime) learnWorkspace(dir string) {
+	if rt.redactor == nil {
+		return
+	}
+	found, err := harvest.Workspace(context.Background(), dir, harvest.Limits{})
+	if err != nil {
+		rt.warn(err.Error())
+	}
+	if len(found) > 0 {
+		rt.redactor.Add(found...)
+	}
 }
 
 // keyVariables names every variable a provider key may be read from: the

@@ -2,7 +2,12 @@ package app_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,40 +115,115 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestProcessEnvironmentSecretsAreMaskedWhenACommandPrintsThem(t *testing.T) {
-	const secret = "pg-Kq9Zx81kLmQ93hTr7Yw"
+	const (
+		secret = "pg-Kq9Zx81kLmQ93hTr7Yw"
+		// A JWT under a name that says nothing: its shape gives it away.
+		jwt      = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIiwic2NvcGUiOiJhZG1pbiJ9.Zx81kLmQ93hTr7Yw2pN5vB8cX1zA4sD6fG9hJ0kL3qE"
+		greeting = "hello-from-the-environment-2024"
+	)
 	t.Setenv("HERMES_TEST_DB_PASSWORD", secret)
-	t.Setenv("HERMES_TEST_GREETING", "Zq8Wv2Xm6Kp0Lt4Rn9Ys-not-a-secret-name")
+	t.Setenv("HERMES_TEST_SESSION", jwt)
+	t.Setenv("HERMES_TEST_GREETING", greeting)
 	work := t.TempDir()
-	// The secret reaches a file some other way; the command prints it reversed.
+	// The secrets reach files some other way; commands print them encoded.
 	writeFile(t, filepath.Join(work, "dump.txt"), secret+"\n")
+	writeFile(t, filepath.Join(work, "session.txt"), jwt+"\n")
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "env", Name: "terminal",
-			Arguments: `{"command":"echo \"[$HERMES_TEST_DB_PASSWORD]\"; rev dump.txt; echo \"$HERMES_TEST_GREETING\""}`}}},
+			Arguments: `{"command":"echo \"[$HERMES_TEST_DB_PASSWORD]<$HERMES_TEST_SESSION>\"; rev dump.txt; echo; cut -d. -f2 session.txt | base64; echo; echo \"$HERMES_TEST_GREETING\""}`}}},
 		llmtest.Reply{Text: "done"},
 	)
-	cfg := newConfig(t, srv.URL())
-	// No Options.Getenv: the runtime reads the process environment.
-	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
+	// Options.Getenv is given, as the command line gives it: the process
+	// environment, which commands inherit, is learned all the same.
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: work})
 	if _, err := open(t, rt, app.ConversationOptions{}).Chat(context.Background(), "print it"); err != nil {
 		t.Fatal(err)
 	}
 	msgs := srv.Requests()[1].Messages()
 	out := msgs[len(msgs)-1].Content
-	if !strings.Contains(out, "[]") {
-		t.Errorf("a secret-named variable reached the command's environment: %q", out)
+	if !strings.Contains(out, "[]<>") {
+		t.Errorf("a secret variable reached the command's environment: %q", out)
 	}
 	if strings.Contains(out, reverse(secret)[:12]) || !strings.Contains(out, "[REDACTED]") {
 		t.Errorf("the reversed password reached the model: %q", out)
 	}
-	if !strings.Contains(out, "Zq8Wv2Xm6Kp0Lt4Rn9Ys-not-a-secret-name") {
-		t.Errorf("a variable whose name marks no secret was masked: %q", out)
+	payload := base64.StdEncoding.EncodeToString([]byte(strings.Split(jwt, ".")[1] + "\n"))
+	if strings.Contains(out, payload[:16]) {
+		t.Errorf("the JWT's payload reached the model in base64: %q", out)
+	}
+	if !strings.Contains(out, greeting) {
+		t.Errorf("a variable with neither a secret name nor a secret shape was masked: %q", out)
 	}
 }
+
+func TestWorkspaceSecretsAreMaskedByValue(t *testing.T) {
+	const dotenv = "q7Lm2Xw8Rt4Yv6A9f3kZ" // no shape a rule knows
+	work := t.TempDir()
+	key := newECKey(t)
+	writeFile(t, filepath.Join(work, ".gitignore"), ".env\n")
+	writeFile(t, filepath.Join(work, ".env"), "PORT=3000\nSIGNING="+dotenv+"\n")
+	writeFile(t, filepath.Join(work, "id_ecdsa"), key)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{
+			{ID: "b64", Name: "terminal", Arguments: `{"command":"base64 .env"}`},
+			{ID: "cut", Name: "terminal", Arguments: `{"command":"cut -d= -f2 .env | rev"}`},
+			{ID: "key", Name: "terminal", Arguments: `{"command":"sed -n 2p id_ecdsa; rev id_ecdsa | tail -n 3"}`},
+		}},
+		llmtest.Reply{Text: "done"},
+	)
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: work})
+	res, err := open(t, rt, app.ConversationOptions{}).Run(context.Background(), agent.Input{Message: "show me"})
+	if err != nil || !res.Completed {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	leaks := []string{
+		base64.StdEncoding.EncodeToString([]byte("PORT=3000\nSIGNING=" + dotenv))[16:36],
+		reverse(dotenv)[:12],
+	}
+	for _, l := range strings.Split(key, "\n") {
+		if len(l) > 0 && l[0] != '-' {
+			leaks = append(leaks, l[:12], reverse(l)[:12])
+		}
+	}
+	check := func(where string, msgs []llm.Message) {
+		t.Helper()
+		for _, m := range msgs {
+			if m.Role != llm.RoleTool {
+				continue
+			}
+			for _, l := range leaks {
+				if strings.Contains(m.Content, l) {
+					t.Errorf("%s: tool result %s holds %q: %q", where, m.ToolCallID, l, m.Content)
+				}
+			}
+			if m.ToolCallID == "cut" && !strings.Contains(m.Content, "0003") {
+				t.Errorf("%s: a .env value that is no secret was masked: %q", where, m.Content)
+			}
+		}
+	}
+	check("request", srv.Requests()[1].Messages())
+	stored, err := rt.Store().Messages(context.Background(), res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("store", stored)
+}
+
+func newECKey(t *testing.T) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
 func reverse(s string) string {
 	b := []byte(s)
 	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
@@ -151,3 +231,31 @@ func reverse(s string) string {
 	}
 	return string(b)
 }
+
+// A conversation opened in another directory learns that workspace's
+// credential files as it opens, before its commands can read them.
+func TestAConversationsOwnWorkspaceSecretsAreMasked(t *testing.T) {
+	const dotenv = "Zp4Qm8Lx2Wv7Rt5Ky3Nb"
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, ".env"), "TOKEN="+dotenv+"\n")
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "b64", Name: "terminal", Arguments: `{"command":"base64 .env; rev .env"}`}}},
+		llmtest.Reply{Text: "done"},
+	)
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: t.TempDir()})
+	c := open(t, rt, app.ConversationOptions{Workdir: other})
+	if _, err := c.Run(context.Background(), agent.Input{Message: "show me"}); err != nil {
+		t.Fatal(err)
+	}
+	got := toolResults(srv.Requests()[1])["b64"]
+	if got == "" || strings.Contains(string(srv.Requests()[1].Body), dotenv[:12]) {
+		t.Fatalf("the other workspace's secret reached the model: %q", got)
+	}
+	for _, form := range []string{base64.StdEncoding.EncodeToString([]byte("TOKEN=" + dotenv))[:16], reverse(dotenv)[:12]} {
+		if strings.Contains(string(srv.Requests()[1].Body), form) {
+			t.Fatalf("a form of the secret reached the model: %s in %q", form, got)
+		}
+	}
+}
+

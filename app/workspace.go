@@ -67,6 +67,7 @@ func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
 		return nil, err
 	}
 	ws.policy = p
+	rt.learnWorkspace(cmpOr(p.Workspace, ws.workdir))
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput:      cfg.Terminal.MaxOutput,

@@ -47,77 +47,51 @@ func (s *Store) scan(ctx context.Context, prev *manifest, store bool) ([]entry, 
 		bytes   int64
 	)
 	storeDir := s.dir + string(filepath.Separator)
-	_, ign := gitignore.Repo(s.workspace)
-	var walk func(abs, rel string, ign *gitignore.Set) error
-	walk = func(abs, rel string, ign *gitignore.Set) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		des, err := os.ReadDir(abs)
+	err := gitignore.Walk(ctx, s.workspace, func(ge gitignore.Entry, err error) error {
 		if err != nil {
-			if rel != "" && errors.Is(err, fs.ErrPermission) {
+			if ge.Rel != "" && errors.Is(err, fs.ErrPermission) {
 				return nil // unreadable directories cannot be snapshotted or restored
 			}
 			return fmt.Errorf("checkpoint: %w", err)
 		}
-		for _, de := range des {
-			if de.Name() == ".gitignore" {
-				ign = ign.With(filepath.Join(abs, ".gitignore"), rel)
-				break
+		if ge.Ignored {
+			return fs.SkipDir
+		}
+		typ := ge.Type
+		if typ.IsDir() {
+			if strings.HasPrefix(storeDir, ge.Path+string(filepath.Separator)) {
+				return fs.SkipDir // the store itself, when it lives in the workspace
+			}
+			return nil
+		}
+		if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+			return nil // sockets, devices, pipes
+		}
+		info, err := ge.Info()
+		if err != nil {
+			return nil // gone since the directory was read
+		}
+		e := entry{Path: ge.Rel, Mode: uint32(info.Mode().Perm()), Size: info.Size(), MTime: info.ModTime().UnixNano()}
+		if typ&fs.ModeSymlink != 0 {
+			if e.Link, err = os.Readlink(ge.Path); err != nil {
+				return nil
+			}
+			e.Size = 0
+		} else {
+			bytes += e.Size
+			if p, ok := known[ge.Rel]; ok && p.Hash != "" && p.Size == e.Size && p.MTime == e.MTime && p.Mode == e.Mode && e.MTime < trustBefore {
+				e.Hash = p.Hash
+			} else {
+				toHash = append(toHash, len(entries))
 			}
 		}
-		for _, de := range des {
-			name := de.Name()
-			if name == ".git" {
-				continue
-			}
-			cabs := filepath.Join(abs, name)
-			crel := name
-			if rel != "" {
-				crel = rel + "/" + name
-			}
-			typ := de.Type()
-			if ign.Ignored(crel, typ.IsDir()) {
-				continue
-			}
-			if typ.IsDir() {
-				if strings.HasPrefix(storeDir, cabs+string(filepath.Separator)) || cabs+string(filepath.Separator) == storeDir {
-					continue // the store itself, when it lives in the workspace
-				}
-				if err := walk(cabs, crel, ign); err != nil {
-					return err
-				}
-				continue
-			}
-			if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
-				continue // sockets, devices, pipes
-			}
-			info, err := de.Info()
-			if err != nil {
-				continue // gone since the directory was read
-			}
-			e := entry{Path: crel, Mode: uint32(info.Mode().Perm()), Size: info.Size(), MTime: info.ModTime().UnixNano()}
-			if typ&fs.ModeSymlink != 0 {
-				if e.Link, err = os.Readlink(cabs); err != nil {
-					continue
-				}
-				e.Size = 0
-			} else {
-				bytes += e.Size
-				if p, ok := known[crel]; ok && p.Hash != "" && p.Size == e.Size && p.MTime == e.MTime && p.Mode == e.Mode && e.MTime < trustBefore {
-					e.Hash = p.Hash
-				} else {
-					toHash = append(toHash, len(entries))
-				}
-			}
-			entries = append(entries, e)
-			if len(entries) > s.opts.MaxFiles || bytes > s.opts.MaxBytes {
-				return &TooLargeError{Workspace: s.workspace, MaxFiles: s.opts.MaxFiles, MaxBytes: s.opts.MaxBytes, Files: len(entries), Bytes: bytes}
-			}
+		entries = append(entries, e)
+		if len(entries) > s.opts.MaxFiles || bytes > s.opts.MaxBytes {
+			return &TooLargeError{Workspace: s.workspace, MaxFiles: s.opts.MaxFiles, MaxBytes: s.opts.MaxBytes, Files: len(entries), Bytes: bytes}
 		}
 		return nil
-	}
-	if err := walk(s.workspace, "", ign); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := s.hashAll(ctx, entries, toHash, store); err != nil {

@@ -11,7 +11,18 @@
 // counts, prose and code stay as they are. A Redactor masks by value as
 // well: the secrets it is told (New, Add) wherever they appear, also cut
 // short, reversed, in hex, URL- or JSON-escaped, or in base64, then applies
-// String. SecretName tells the environment variables that hold secrets.
+// String. Any piece of 12 bytes or more cut out of a known secret (a field
+// of a JWT, a line of a private key) is masked in all these forms too. A
+// private key is learned by the lines of its body, not its BEGIN and END
+// lines, which every key of its kind shares.
+//
+// SecretName tells the environment variables whose name says they hold a
+// secret, SecretField the fields of configuration files, and TokenShaped
+// the values that are credentials by their shape alone: a known token
+// format, a private key, or a random string of the base64 alphabets that
+// is not hexadecimal (commit hashes, UUIDs and digests are not).
+// SecretVariable is SecretName or TokenShaped. Package harvest finds the
+// secrets of a workspace's credential files and of an environment.
 //
 // A mask keeps a short public prefix where a key format has one
 // ("sk-proj-…[REDACTED]", "ghp_…[REDACTED]") so a reader can tell which

@@ -23,3 +23,10 @@ func SecretName(name string) bool {
 	}
 	return false
 }
+
+// SecretField reports whether the name of a field in a configuration file
+// (password, _authToken, aws_secret_access_key, npmAuthToken, auth) says
+// it holds a credential, by its words as the assignment rule reads them:
+// pass, password, passphrase, pw, secret, credential, auth, token, key and
+// their compounds (api_key, clientSecret). keyboard or monkey are not.
+func SecretField(name string) bool { return keyKind(name) != notSecret }

@@ -40,7 +40,10 @@ func New(secrets ...string) *Redactor {
 // fewer than 5 distinct bytes, or words, paths, host names and versions
 // (localhost, production, anthropic/claude-sonnet-4, /run/user/1000). A
 // URL adds its password, user name, query values and path segments that
-// pass the same test, never its host.
+// pass the same test, never its host. A PEM private key adds each line of
+// its body, not its BEGIN and END lines, which every key of its kind
+// shares: a line cut out of the key (sed -n 2p, cut) is masked in every
+// form, the whole key as well, as its lines.
 func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -51,7 +54,7 @@ func (r *Redactor) Add(secrets ...string) {
 	}
 	added := false
 	for _, s := range secrets {
-		for _, c := range candidates(s) {
+		for _, c := range Candidates(s) {
 			if old != nil && old.known[c] || contains(list, c) {
 				continue
 			}
@@ -84,10 +87,14 @@ func (r *Redactor) String(s string) string {
 	return String(s)
 }
 
-// candidates returns the secrets value holds: itself, or for a URL its
-// credential parts; nothing when it cannot be told from ordinary text.
-func candidates(value string) []string {
+// Candidates returns the secrets Add learns from value (see Add): value
+// itself, the credential parts of a URL or the body lines of a private
+// key; nothing when it cannot be told from ordinary text.
+func Candidates(value string) []string {
 	v := strings.TrimSpace(value)
+	if HasPrivateKey(v) {
+		return PrivateKeyLines(v)
+	}
 	if strings.Contains(v, "://") {
 		if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.Host != "" {
 			return urlSecrets(u)
@@ -135,4 +142,35 @@ func maskable(v string) bool {
 		}
 	}
 	return distinct >= 5
+}
+
+// PrivateKeyLines returns the body lines of the PEM private keys in v
+// that pass Add's test, without their BEGIN and END lines and the headers
+// of an encrypted key (Proc-Type: ..., DEK-Info: ...). Lines may be broken
+// by line feeds, by the escape \n of a one-line variable or a JSON
+// string, or by spaces.
+func PrivateKeyLines(v string) []string {
+	v = strings.ReplaceAll(v, `\n`, "\n")
+	var out []string
+	for {
+		i := strings.Index(v, "-----BEGIN ")
+		if i < 0 {
+			return out
+		}
+		j := strings.Index(v[i:], "PRIVATE KEY-----")
+		if j < 0 {
+			return out
+		}
+		v = v[i+j+len("PRIVATE KEY-----"):]
+		k := strings.Index(v, "-----END ")
+		if k < 0 {
+			k = len(v) // cut off before its END line
+		}
+		for _, f := range strings.Fields(v[:k]) {
+			if !strings.HasSuffix(f, ":") && maskable(f) {
+				out = append(out, f)
+			}
+		}
+		v = v[k:]
+	}
 }

@@ -2,6 +2,8 @@
 // (gitignore(5)): the rules of a directory's .gitignore apply below it,
 // ! negates, the last matching rule wins. A Set is never modified once
 // built, so it may be shared by goroutines walking a tree in parallel.
+// Walk walks a tree with the rules in force at each entry, reporting
+// ignored entries rather than hiding them.
 package gitignore
 
 import (

@@ -24,8 +24,9 @@
 //     enforced and cannot be turns each command into an error result, and
 //     one enforced partly or not at all is said once, in the first
 //     command's result. Without it commands run unsandboxed.
-//   - A command's environment leaves out the inherited variables whose
-//     names mark secrets (redact.SecretName) unless
+//   - A command's environment leaves out the inherited variables that
+//     hold secrets, by their name or by the shape of their value (a JWT
+//     in SESSION_JWT: redact.SecretVariable), unless
 //     Options.EnvPassthrough names them.
 //
 // Concurrency: a Terminal is safe for concurrent use. Its terminal tool is

@@ -48,15 +48,15 @@ func (t *Terminal) resolveDir(task, workdir string) (string, error) {
 	return filepath.Clean(workdir), nil
 }
 
-// environ is the child environment: ours without the variables whose
-// names mark secrets (unless passed through), then the configured
-// extras, then settings that keep tools from waiting on a pager or a
-// prompt.
+// environ is the child environment: ours without the variables that hold
+// secrets, by name or by the shape of their value (unless passed
+// through), then the configured extras, then settings that keep tools
+// from waiting on a pager or a prompt.
 func (t *Terminal) environ(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !redact.SecretName(name) || t.passedThrough(name) {
+		name, value, _ := strings.Cut(kv, "=")
+		if !redact.SecretVariable(name, value) || t.passedThrough(name) {
 			env = append(env, kv)
 		}
 	}

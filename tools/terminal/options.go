@@ -32,9 +32,9 @@ type Options struct {
 	// Env is added to the process environment ("KEY=value"), as given.
 	Env []string
 	// EnvPassthrough names the inherited variables a command keeps
-	// although their names mark them as secrets (redact.SecretName);
-	// path.Match patterns ("AWS_*") work too. Other such variables are
-	// left out of every command's environment.
+	// although their names or values mark them as secrets
+	// (redact.SecretVariable); path.Match patterns ("AWS_*") work too.
+	// Other such variables are left out of every command's environment.
 	EnvPassthrough []string
 	// Sandbox confines every command, foreground and background, to the
 	// policy (see sandbox.Policy.Wrap); nil runs them unsandboxed.
