@@ -140,13 +140,13 @@ func (e *expander) expand(s string) string {
 }
 
 // mcpEnviron is what stdio servers inherit: the process environment less
-// the variables whose names mark secrets (a server that needs one gets
-// it through its env setting).
+// the variables that hold secrets, by name or by the shape of their value
+// (a server that needs one gets it through its env setting).
 func mcpEnviron() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !redact.SecretName(name) {
+		name, value, _ := strings.Cut(kv, "=")
+		if !redact.SecretVariable(name, value) {
 			env = append(env, kv)
 		}
 	}

@@ -258,4 +258,3 @@ func TestAConversationsOwnWorkspaceSecretsAreMasked(t *testing.T) {
 		}
 	}
 }
-

@@ -108,8 +108,9 @@
 // not at all. A Policy with Required refuses to run what it cannot enforce
 // fully. Off Linux nothing is enforced.
 //
-// A command's environment is the caller's business; redact.SecretName is the
-// rule for the variables it should leave out.
+// A command's environment is the caller's business; redact.SecretVariable
+// is the rule for the variables it should leave out (a secret's name or a
+// credential's shape).
 //
 // Concurrency: a Policy is a value; its methods are safe for concurrent use.
 // Probe, Wrap and Enforcement are safe for concurrent use.
