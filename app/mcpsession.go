@@ -21,7 +21,7 @@ import (
 // tools. A server named like a configured one takes its place in the
 // conversation.
 //
-// Pass it in AgentOptions.MCP; the agent offers the tools of the servers
+// Pass it in ConversationOptions.MCP; the conversation offers the tools of the servers
 // that finished starting when it is made. SessionMCP is safe for
 // concurrent use.
 type SessionMCP struct {

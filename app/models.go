@@ -11,7 +11,7 @@ import (
 )
 
 // ModelID names an endpoint as model lists show it: "provider:model"
-// (which AgentOptions.Model and SwitchModel take back).
+// (which ConversationOptions.Model and SwitchModel take back).
 func ModelID(ep provider.Endpoint) string {
 	if ep.Provider == "" {
 		return ep.Model
@@ -20,7 +20,7 @@ func ModelID(ep provider.Endpoint) string {
 }
 
 // Models lists, as ModelID names them, the models a conversation can be
-// put on (AgentOptions.Model): the primary as it is now, its fallbacks,
+// put on (ConversationOptions.Model): the primary as it is now, its fallbacks,
 // then the auxiliary tasks' models config.yaml names on a provider of
 // their own; each once.
 func (rt *Runtime) Models() []string {
@@ -50,7 +50,7 @@ func (rt *Runtime) Models() []string {
 	return out
 }
 
-// ResolveModel checks that ref (as AgentOptions.Model takes it) names a
+// ResolveModel checks that ref (as ConversationOptions.Model takes it) names a
 // model a conversation can be put on, and returns its endpoint without
 // its key.
 func (rt *Runtime) ResolveModel(ctx context.Context, ref string) (provider.Endpoint, error) {
