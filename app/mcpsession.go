@@ -21,9 +21,9 @@ import (
 // tools. A server named like a configured one takes its place in the
 // conversation.
 //
-// Pass it in ConversationOptions.MCP; the conversation offers the tools of the servers
-// that finished starting when it is made. SessionMCP is safe for
-// concurrent use.
+// Pass it in ConversationOptions.MCP; the conversation offers the tools
+// of each server from its first model call after the server started.
+// SessionMCP is safe for concurrent use.
 type SessionMCP struct {
 	m     *mcp.Manager
 	reg   *tool.Registry
