@@ -272,3 +272,29 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// Stats describes the runtime's use now.
+type Stats struct {
+	// OpenConversations counts the conversations opened and not closed.
+	OpenConversations int
+	// Running counts those running a turn.
+	Running int
+}
+
+// Stats reports the runtime's open conversations, as sql.DB.Stats
+// reports its connections.
+func (rt *Runtime) Stats() Stats {
+	rt.mu.Lock()
+	open := make([]*Conversation, 0, len(rt.open))
+	for c := range rt.open {
+		open = append(open, c)
+	}
+	rt.mu.Unlock()
+	s := Stats{OpenConversations: len(open)}
+	for _, c := range open {
+		if c.Busy() {
+			s.Running++
+		}
+	}
+	return s
+}

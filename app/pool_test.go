@@ -126,8 +126,14 @@ func TestRuntimeCloseClosesItsConversations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if st := rt.Stats(); st.OpenConversations != 1 || st.Running != 0 {
+		t.Fatalf("stats with one idle conversation: %+v", st)
+	}
 	if err := rt.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if st := rt.Stats(); st.OpenConversations != 0 {
+		t.Fatalf("stats after Close: %+v", st)
 	}
 	if _, err := c.Chat(context.Background(), "hi"); !errors.Is(err, app.ErrConversationClosed) {
 		t.Fatalf("a conversation outlived its runtime: %v", err)
@@ -160,8 +166,8 @@ func TestWaitReturnsWhenTheTurnEnds(t *testing.T) {
 		close(release)
 	}()
 	<-started
-	if !c.Busy() {
-		t.Fatal("not busy during a turn")
+	if !c.Busy() || rt.Stats().Running != 1 {
+		t.Fatalf("not busy during a turn: %+v", rt.Stats())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
