@@ -120,8 +120,14 @@ func (c *Conversation) Retry(ctx context.Context) (*agent.Result, error) {
 }
 
 // Compress summarises the middle of the conversation now, into a child
-// session (/compress); focus says what the summary should keep.
+// session (/compress); focus says what the summary should keep. It counts
+// as a turn: Busy, Wait and Close see it.
 func (c *Conversation) Compress(ctx context.Context, focus string) error {
+	done, err := c.begin()
+	if err != nil {
+		return err
+	}
+	defer done()
 	return c.agent.Compress(ctx, focus)
 }
 
@@ -145,7 +151,7 @@ func (c *Conversation) CompressOver(ctx context.Context, fraction float64) (bool
 	if tokens := c.compress.EstimateTokens(msgs, nil); float64(tokens) <= fraction*float64(window) {
 		return false, nil
 	}
-	return true, c.agent.Compress(ctx, "")
+	return true, c.Compress(ctx, "")
 }
 
 // Yolo reports whether dangerous commands run without asking.

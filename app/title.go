@@ -48,6 +48,9 @@ func (c *Conversation) TitleSession(ctx context.Context, res *agent.Result, firs
 		defer rt.titles.Done()
 		defer cancel()
 		if err == nil {
+			if s, gerr := rt.store.Get(tctx, id); gerr == nil && s.Title != "" {
+				return // named meanwhile (/title): the user's name stays
+			}
 			err = rt.setTitle(tctx, id, title)
 		}
 		if err != nil {
