@@ -316,3 +316,40 @@ func TestLearnedContextLimitsAreKeptByTheEndpointThatAnswered(t *testing.T) {
 		}
 	}
 }
+
+// A title the user gives while the generated one is on its way stays.
+func TestAGeneratedTitleNeverReplacesTheUsers(t *testing.T) {
+	srv, titles := llmtest.NewServer(t), llmtest.NewServer(t)
+	release := make(chan struct{})
+	titles.Handle(func(*llmtest.Request) llmtest.Reply {
+		<-release
+		return llmtest.Reply{Text: "Generated title"}
+	})
+	cfg := newConfig(t, srv.URL())
+	cfg.Auxiliary = map[string]config.Auxiliary{"title_generation": {Provider: "custom", BaseURL: titles.URL(), Model: "t"}}
+	rt := pool(t, cfg)
+	c := mustOpen(t, rt, app.ConversationOptions{})
+	srv.Enqueue(llmtest.Reply{Text: "answer"})
+	res, err := c.Run(context.Background(), agent.Input{Message: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.TitleSession(context.Background(), res, "hello")
+	if err := c.SetTitle(context.Background(), "Mine"); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	rt.Close() // waits for the title being written
+	st, err := session.Open(filepath.Join(cfg.Home, "state.db"), session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.Get(context.Background(), res.SessionID)
+	if err != nil || s.Title != "Mine" {
+		t.Fatalf("title %q (%v), want the user's", s.Title, err)
+	}
+	if len(titles.Requests()) != 1 {
+		t.Fatalf("title model called %d times", len(titles.Requests()))
+	}
+}
