@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/mcp"
@@ -106,7 +107,7 @@ func mcpServer(name string, s config.MCPServer, workdir string, getenv func(stri
 	return out
 }
 
-var variable = regexp.MustCompile(`\$\{([^}]*)\}`)
+var variable = lazyre.New(`\$\{([^}]*)\}`)
 
 // expander fills ${VAR}, ${env:VAR}, ${workspaceFolder}, ${userHome}
 // and ${/} in a setting, noting the variables that are not set.
@@ -120,7 +121,7 @@ func (e *expander) expand(s string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return variable.ReplaceAllStringFunc(s, func(m string) string {
+	return variable().ReplaceAllStringFunc(s, func(m string) string {
 		key := m[2 : len(m)-1]
 		switch key {
 		case "workspaceFolder":

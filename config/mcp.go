@@ -3,8 +3,9 @@ package config
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // MCPServer is mcp_servers.<name>: one MCP server whose tools the agent
@@ -82,11 +83,11 @@ var mcpTypes = []string{"stdio", "http", "streamable_http", "streamable-http", "
 
 // mcpName is what a server may be called: it becomes part of tool names
 // and of the config file's keys.
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var mcpName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // ValidMCPName reports whether name can name an MCP server.
 func ValidMCPName(name string) error {
-	if !mcpName.MatchString(name) || len(name) > 64 {
+	if !mcpName().MatchString(name) || len(name) > 64 {
 		return fmt.Errorf("MCP server name %q: use letters, digits, '_', '-' and '.', starting with a letter or digit (at most 64)", name)
 	}
 	return nil

@@ -102,3 +102,19 @@ func TestStatusIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// A full-access run asks nothing of the kernel: working out its
+// enforcement starts no probe helper; any other mode probes.
+func TestFullAccessEnforcementProbesNothing(t *testing.T) {
+	probed := 0
+	probe := func() Status {
+		probed++
+		return Status{OS: "linux", LandlockABI: 7, UserNamespace: true, MountNamespace: true, NetNamespace: true, Helper: true}
+	}
+	if e := (Policy{Mode: FullAccess}).enforcement(probe); e.Level != Off || probed != 0 {
+		t.Fatalf("full-access: level %v, probed %d times; want off, never", e.Level, probed)
+	}
+	if e := (Policy{Mode: WorkspaceWrite}).enforcement(probe); e.Level != Full || probed != 1 {
+		t.Fatalf("workspace-write: level %v, probed %d times; want full, once", e.Level, probed)
+	}
+}

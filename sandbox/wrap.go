@@ -63,8 +63,17 @@ func Probe() Status {
 	return s
 }
 
-// Enforcement says how much of p this system enforces.
-func (p Policy) Enforcement() Enforcement { return Probe().Enforcement(p) }
+// Enforcement says how much of p this system enforces. A full-access
+// policy asks nothing of the kernel, so it probes nothing (no helper
+// starts) and its Status is zero; Probe().Enforcement(p) has the kernel's.
+func (p Policy) Enforcement() Enforcement { return p.enforcement(Probe) }
+
+func (p Policy) enforcement(probe func() Status) Enforcement {
+	if p.Mode == FullAccess {
+		return Status{}.Enforcement(p)
+	}
+	return probe().Enforcement(p)
+}
 
 // Wrap rewrites cmd, before it starts, so that it runs under p: through
 // the helper (this program re-executed) in its own namespaces, under a

@@ -5,10 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // MaxTitleLen caps a title, in characters.
@@ -44,11 +45,11 @@ func (s *Store) titleOwner(ctx context.Context, title string) (string, bool) {
 	return id, err == nil
 }
 
-var numbered = regexp.MustCompile(`^(.*) #(\d+)$`)
+var numbered = lazyre.New(`^(.*) #(\d+)$`)
 
 // baseTitle strips a " #N" lineage suffix.
 func baseTitle(title string) string {
-	if m := numbered.FindStringSubmatch(title); m != nil {
+	if m := numbered().FindStringSubmatch(title); m != nil {
 		return m[1]
 	}
 	return title
@@ -73,7 +74,7 @@ func (s *Store) NextTitle(ctx context.Context, title string) (string, error) {
 		if err := rows.Scan(&t); err != nil {
 			return "", wrap("next title", title, err)
 		}
-		if m := numbered.FindStringSubmatch(t); m != nil && m[1] == base {
+		if m := numbered().FindStringSubmatch(t); m != nil && m[1] == base {
 			if n, err := strconv.Atoi(m[2]); err == nil && n > highest {
 				highest = n
 			}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 
 	"github.com/goccy/go-yaml"
 )
@@ -42,13 +43,13 @@ type Meta struct {
 	Description string `yaml:"description"`
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var validName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ValidName reports whether name can name a skill: letters, digits, '.',
 // '_' and '-', starting with a letter or digit, at most 64 characters. It
 // is also a directory name and a slash command.
 func ValidName(name string) error {
-	if len(name) > 64 || !validName.MatchString(name) || strings.Contains(name, "..") {
+	if len(name) > 64 || !validName().MatchString(name) || strings.Contains(name, "..") {
 		return fmt.Errorf("skill name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64)", name)
 	}
 	return nil

@@ -38,7 +38,8 @@ func newSandboxCmd(e *env) *cobra.Command {
 			if err != nil {
 				return &exitError{code: exitFor(err), err: err}
 			}
-			enf := p.Enforcement()
+			// The kernel's status is shown whatever the mode: probe it.
+			enf := sandbox.Probe().Enforcement(p)
 			allow := p.NetworkAllow
 			if enf.Network != sandbox.NetworkAllowlist {
 				allow = nil

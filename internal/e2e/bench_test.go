@@ -51,15 +51,6 @@ func BenchmarkLoopOverheadPerToolRound(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/model-call")
 }
 
-// BenchmarkStartupVersion times `hermes --version` as a process.
-func BenchmarkStartupVersion(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		if err := exec.Command(hermesBin, "--version").Run(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkOneShotFiveRoundsPeakRSS runs the five-round terminal task as a
 // process and reports its peak resident memory. The peak is read from the
 // process's /proc status at each model call: the rusage of a child that

@@ -60,8 +60,9 @@ func Lookup(model string) Info {
 		return info
 	}
 	window, vision, textOnly := 0, false, false
-	for i := range table {
-		f := &table[i]
+	rows := table()
+	for i := range rows {
+		f := &rows[i]
 		if !f.matches(name) {
 			continue
 		}

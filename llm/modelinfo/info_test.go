@@ -117,7 +117,7 @@ func TestWindowNeedsTheFamilyName(t *testing.T) {
 }
 
 func TestEveryPatternIsAValidGlob(t *testing.T) {
-	for i, f := range table {
+	for i, f := range table() {
 		if len(f.match) == 0 {
 			t.Errorf("row %d matches nothing", i)
 		}

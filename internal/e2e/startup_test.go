@@ -1,0 +1,108 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// packageInit is one line of GODEBUG=inittrace=1: the init of one package.
+type packageInit struct {
+	pkg    string
+	ms     float64
+	bytes  int
+	allocs int
+}
+
+// initTrace runs the binary with GODEBUG=inittrace=1 and returns what the
+// runtime reports of each package's init, in order.
+func initTrace(tb testing.TB, bin string, args ...string) []packageInit {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("%s %v: %v\n%s", bin, args, err, stderr.String())
+	}
+	var out []packageInit
+	sc := bufio.NewScanner(bytes.NewReader(stderr.Bytes()))
+	for sc.Scan() {
+		// init PKG @T ms, CLOCK ms clock, BYTES bytes, ALLOCS allocs
+		f := strings.Fields(sc.Text())
+		if len(f) != 11 || f[0] != "init" || f[6] != "clock," || f[8] != "bytes," {
+			continue
+		}
+		ms, err1 := strconv.ParseFloat(f[4], 64)
+		b, err2 := strconv.Atoi(f[7])
+		a, err3 := strconv.Atoi(f[9])
+		if err1 != nil || err2 != nil || err3 != nil {
+			tb.Fatalf("unreadable inittrace line %q", sc.Text())
+		}
+		out = append(out, packageInit{pkg: f[1], ms: ms, bytes: b, allocs: a})
+	}
+	if len(out) == 0 {
+		tb.Fatalf("no inittrace lines in:\n%s", stderr.String())
+	}
+	return out
+}
+
+// Budgets for the work every hermes process does before main, the sandbox
+// helper of each command included. They are counts, not times: the
+// runtime's inittrace reports what each package's init allocated. The
+// third-party packages that remain (goldmark's parser and case-folding
+// table, readability's and the Anthropic SDK's regexps, x/net/html's
+// entities, jsonschema) are most of the binary's total.
+const (
+	initBytesBudget  = 1_250_000 // the whole binary
+	initAllocsBudget = 6_600
+	ownInitBytes     = 4_096 // each package of this module, but:
+)
+
+// ownInitAllowed are the packages of this module allowed more at init,
+// with their budget: the redaction scanner's rule index and the approval
+// rules' tables, which every run that calls a tool reads.
+var ownInitAllowed = map[string]int{
+	"github.com/hermes-go/hermes/redact":        24_000,
+	"github.com/hermes-go/hermes/tool/approval": 12_000,
+}
+
+// Starting hermes does no work the command does not use: this module's
+// packages build their tables and regexps on first use, and the total
+// init work of every linked package stays within the budget.
+func TestInitWorkIsBounded(t *testing.T) {
+	inits := initTrace(t, hermesBin, "--version")
+	var bytes, allocs int
+	for _, in := range inits {
+		bytes += in.bytes
+		allocs += in.allocs
+		limit := ownInitBytes
+		if l, ok := ownInitAllowed[in.pkg]; ok {
+			limit = l
+		}
+		if strings.HasPrefix(in.pkg, "github.com/hermes-go/hermes/") && in.bytes > limit {
+			t.Errorf("%s allocates %d bytes (%d allocs) at init; build it on first use (sync.OnceValue, lazyre)", in.pkg, in.bytes, in.allocs)
+		}
+	}
+	t.Logf("init of %d packages: %d bytes, %d allocs", len(inits), bytes, allocs)
+	if bytes > initBytesBudget || allocs > initAllocsBudget {
+		t.Errorf("init allocates %d bytes in %d allocs; the budget is %d bytes, %d allocs", bytes, allocs, initBytesBudget, initAllocsBudget)
+	}
+}
+
+// The default binary, built as the README says, stays under 30 MB: the
+// features to come must not grow it past that.
+func TestBinarySizeIsUnder30MB(t *testing.T) {
+	st, err := os.Stat(hermesBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() >= 30_000_000 {
+		t.Fatalf("the binary is %.2f MB; the limit is 30 MB", float64(st.Size())/1e6)
+	}
+	t.Logf("binary: %.2f MB", float64(st.Size())/1e6)
+}
