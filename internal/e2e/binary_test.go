@@ -37,11 +37,6 @@ var unwantedFuncs = []string{
 	// each process (the sandbox helper of every command too).
 	"github.com/alecthomas/chroma/v2/lexers.",
 	"github.com/alecthomas/chroma/v2/styles.",
-	// goldmark's extension package compiles its regexps at start-up
-	// (1.2 ms, 260 KB); its root package and HTML renderer are unused.
-	"github.com/yuin/goldmark/extension.",
-	"github.com/yuin/goldmark.",
-	"github.com/yuin/goldmark/renderer/html.",
 }
 
 func TestBinaryLinksNothingUnused(t *testing.T) {

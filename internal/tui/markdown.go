@@ -8,7 +8,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
@@ -21,7 +23,7 @@ import (
 type markdown struct{}
 
 var (
-	mdParser     = sync.OnceValue(newMarkdownParser)
+	mdParser     = goldmark.New(goldmark.WithExtensions(extension.GFM))
 	codeStyle    = sync.OnceValue(newCodeStyle)
 	mdHeading    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
 	mdBold       = lipgloss.NewStyle().Bold(true)
@@ -38,7 +40,7 @@ var (
 func (m *markdown) render(src string, width int) []string {
 	width = max(width, 10)
 	source := []byte(src)
-	doc := mdParser().Parse(text.NewReader(source))
+	doc := mdParser.Parser().Parse(text.NewReader(source))
 	r := &mdRender{src: source}
 	var out []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {

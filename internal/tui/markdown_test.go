@@ -68,24 +68,3 @@ func TestCodeBlocksAreHighlightedByLanguage(t *testing.T) {
 		t.Errorf("an unknown language was highlighted: %q", lines)
 	}
 }
-
-// The GitHub extensions: aligned tables (a `\|` in a cell's code span is a
-// pipe), struck text and task checkboxes.
-func TestMarkdownRendersTheGitHubExtensions(t *testing.T) {
-	var md markdown
-	src := "| left | mid | right |\n|:-----|:---:|------:|\n| `a\\|b` | 2 | 3 |\n\n" +
-		"Not ~~gone~~ here.\n\n- [x] done\n- [ ] todo\n\n| not | a table |\n| -x- | --- |\n"
-	lines := md.render(src, 60)
-	plain := ansi.Strip(strings.Join(lines, "\n"))
-	for _, want := range []string{"left │ mid │ right", "a|b", "Not gone here.", "• [x] done", "• [ ] todo", "| not | a table |"} {
-		if !strings.Contains(plain, want) {
-			t.Errorf("lacks %q:\n%s", want, plain)
-		}
-	}
-	if strings.Contains(plain, "~~") || strings.Contains(plain, ":---") {
-		t.Errorf("shows markup raw:\n%s", plain)
-	}
-	if joined := strings.Join(lines, "\n"); !strings.Contains(joined, "\x1b[9m") && !strings.Contains(joined, ";9m") {
-		t.Errorf("struck text is not struck: %q", joined)
-	}
-}
