@@ -23,7 +23,7 @@ import (
 type markdown struct{}
 
 var (
-	mdParser     = goldmark.New(goldmark.WithExtensions(extension.GFM))
+	mdParser     = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
 	codeStyle    = sync.OnceValue(newCodeStyle)
 	mdHeading    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
 	mdBold       = lipgloss.NewStyle().Bold(true)
@@ -40,7 +40,7 @@ var (
 func (m *markdown) render(src string, width int) []string {
 	width = max(width, 10)
 	source := []byte(src)
-	doc := mdParser.Parser().Parse(text.NewReader(source))
+	doc := mdParser().Parser().Parse(text.NewReader(source))
 	r := &mdRender{src: source}
 	var out []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
