@@ -55,6 +55,12 @@ func serveCommandProxy(ours *os.File, serve func(context.Context, net.Listener) 
 	if err != nil {
 		return // the helper stopped before (and said why), or never started
 	}
+	serveUntilExit(ln, exited, serve)
+}
+
+// serveUntilExit serves the proxy on ln until the process behind the
+// pidfd exited has exited.
+func serveUntilExit(ln net.Listener, exited *os.File, serve func(context.Context, net.Listener) error) {
 	defer exited.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
