@@ -27,7 +27,7 @@ var (
 // helperTimeout bounds the wait for the helper's answer: a helper that
 // was stopped (a command can send its restricted thread SIGSTOP) must not
 // hang the command forever.
-const helperTimeout = 10 * time.Second
+var helperTimeout = 10 * time.Second
 
 // socketBuffer is the send and receive buffer asked for the helper's
 // socket; the kernel caps it (net.core.wmem_max) and a larger request
@@ -64,7 +64,6 @@ func startHelper(p Policy, st Status) (*helper, error) {
 	c, err := net.FileConn(ours)
 	ours.Close()
 	if err != nil {
-		unix.Close(fds[1])
 		return nil, fmt.Errorf("sandbox helper: %w", err)
 	}
 	conn := c.(*net.UnixConn)
@@ -120,10 +119,12 @@ func (h *helper) exited() bool {
 // close asks the helper to exit (its socket closes) and reaps it.
 func (h *helper) close() {
 	h.conn.Close()
+	timeout := time.NewTimer(helperTimeout)
 	go func() {
+		defer timeout.Stop()
 		select {
 		case <-h.done:
-		case <-time.After(helperTimeout):
+		case <-timeout.C:
 			h.cmd.Process.Kill()
 		}
 	}()
@@ -251,34 +252,31 @@ func (h *helper) start(ctx context.Context, cmd *exec.Cmd, p Policy) (func() err
 		return nil, err
 	}
 	cmd.Process = proc
+	exited := make(chan struct{})
 	if ln != nil {
-		serveListener(ln, pid, srv)
+		serveListener(ln, exited, srv)
 	}
 	s.copy()
-	return waiter(ctx, cmd, s), nil
+	return waiter(ctx, cmd, s, exited), nil
 }
 
 // proxyServe serves a command's proxy on a listener until ctx ends.
 type proxyServe = func(context.Context, net.Listener) error
 
 // serveListener serves the proxy on ln, the helper's listener in the
-// command's network namespace, until process pid (a child of ours,
-// not yet waited for) exits.
-func serveListener(ln *os.File, pid int, serve proxyServe) {
+// command's network namespace, until exited is closed: when the wait for
+// the command (a child of ours) has returned. A pidfd would not do: on
+// some kernels one polled after its process was reaped never reports.
+func serveListener(ln *os.File, exited <-chan struct{}, serve proxyServe) {
 	defer ln.Close()
-	pidfd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
-	if err != nil {
-		return // the command finds no proxy, and no network
-	}
 	l, err := net.FileListener(ln)
 	if err != nil {
-		unix.Close(pidfd)
-		return
+		return // the command finds no proxy, and no network
 	}
 	liveProxies.Add(1)
 	go func() {
 		defer liveProxies.Add(-1)
-		serveUntilExit(l, os.NewFile(uintptr(pidfd), "command-pidfd"), serve)
+		serveUntil(l, exited, serve)
 	}()
 }
 
@@ -402,11 +400,11 @@ func (s *streams) copy() {
 	}
 }
 
-// waiter is cmd.Wait for a command the helper started: ctx's end calls
+// waiter is cmd.Wait for a command the helper started, closing exited
+// once the command has exited: ctx's end calls
 // cmd.Cancel (or kills the process), and after the exit the output pipes
 // get cmd.WaitDelay to close before they are closed here.
-func waiter(ctx context.Context, cmd *exec.Cmd, s *streams) func() error {
-	exited := make(chan struct{})
+func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}) func() error {
 	var cancelled error
 	var cancelMu sync.Mutex
 	if ctx.Done() != nil {
