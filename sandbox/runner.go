@@ -63,6 +63,9 @@ func (r *Runner) init() {
 
 // newHelper starts a helper for the policy, or says why there is none.
 func (r *Runner) newHelper() (*helper, error) {
+	if _, err := ParseMode(string(r.policy.Mode)); err != nil {
+		return nil, err
+	}
 	if r.policy.Mode == FullAccess {
 		return nil, errors.New("full access: nothing to enforce")
 	}
@@ -97,6 +100,9 @@ func (r *Runner) Start(ctx context.Context, cmd *exec.Cmd, o StartOptions) (wait
 	}
 	if cmd.Err != nil {
 		return nil, cmd.Err
+	}
+	if _, err := ParseMode(string(p.Mode)); err != nil {
+		return nil, err
 	}
 	if h := r.helperFor(p, o.Files); h != nil {
 		wait, err := h.start(ctx, cmd, p)
