@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"flag"
 	"os/exec"
 	"testing"
@@ -10,7 +11,8 @@ var benchHelper = flag.String("sandbox.helper", "", "the helper BenchmarkStartTr
 
 // BenchmarkStartTrue is the cost of the sandbox: starting `true` through
 // the helper (namespaces, mounts, Landlock, exec) against starting it
-// directly. The hermes binary itself starts slower than this test binary
+// directly, and through a Runner's long-lived helper (a fork and an
+// exec). The hermes binary itself starts slower than this test binary
 // (its packages' init); measure it with
 //
 //	go build -o /tmp/hermes ./cmd/hermes
@@ -41,6 +43,28 @@ func BenchmarkStartTrue(b *testing.B) {
 					}
 				}
 				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, c := range []struct {
+		name   string
+		policy Policy
+	}{{"runner", p}, {"runner-network-on", online}, {"runner-network-off", offline}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := c.policy.NewRunner()
+			defer r.Close()
+			if h := r.helperFor(c.policy, nil); h == nil {
+				b.Fatalf("no helper: %v", r.why)
+			}
+			ctx := context.Background()
+			for b.Loop() {
+				wait, err := r.Start(ctx, exec.Command(truePath), StartOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := wait(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -48,6 +48,26 @@
 // command's process is the one the caller started (same pid, process
 // group, cancellation).
 //
+// A Runner (Policy.NewRunner; the terminal tool keeps one per policy)
+// starts one such helper for its life instead, in the background when it
+// is made: the helper applies the namespaces and mounts to itself once,
+// Landlock, the seccomp filter and the capability drop to one thread of
+// its own, and starts every command from that thread with fork and exec,
+// so that each inherits all of it and costs no start of this program.
+// Hermes sends each command (argv, environment, directory, its standard
+// streams and extra files as descriptors) over a socket pair; the helper
+// starts it in a session of its own as a child of hermes (CLONE_PARENT),
+// which waits for it, cancels it and reads its exit status as for any
+// child. In allowlist mode the helper makes each command a proxy
+// listener of its own, served by hermes until the command's wait
+// returns. The helper's main thread lies outside the commands' Landlock
+// domain and the helper is not dumpable: a command can neither signal
+// its process, nor trace it, nor open its descriptors. A helper that
+// stops (a command can still stop or kill its restricted thread) fails
+// the command in flight, which does not run, and is started again once;
+// after that, and for a command it cannot take (a side file outside the
+// writable roots, as in read-only mode), commands go through Wrap.
+//
 // The command starts in a session of its own, without a controlling
 // terminal, leading its own process group: /dev/tty does not open, and
 // the terminal hermes runs in is not the command's to type into. Wrap

@@ -77,6 +77,9 @@ func (b *box) policy(t testing.TB, mode Mode) Policy {
 // exit code.
 func (b *box) run(t *testing.T, p Policy, dir, script string, args ...string) (string, int) {
 	t.Helper()
+	if throughRunner {
+		return b.runThroughRunner(t, p, dir, script, args...)
+	}
 	return b.runWith(t, Probe(), p, dir, script, args...)
 }
 

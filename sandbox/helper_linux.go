@@ -41,22 +41,15 @@ func runHelper() {
 	if pl.Probe {
 		os.Exit(0)
 	}
+	if pl.ServeFD > 0 {
+		serve(pl) // never returns
+	}
 	if pl.NetProxyFD > 0 {
 		if err := startNetProxy(pl.NetProxyFD); err != nil {
 			helperFail(exitCannotRun, "network allowlist: "+err.Error())
 		}
 	}
-	if pl.Landlock > 0 {
-		if err := restrictSelf(pl); err != nil {
-			helperFail(exitCannotRun, "landlock: "+err.Error())
-		}
-	}
-	if err := refuseTerminalInjection(); err != nil {
-		helperFail(exitCannotRun, err.Error())
-	}
-	// The helper's own capabilities (those of its user namespace, see
-	// addNamespaces, or root's) must not reach the command.
-	if err := dropCapabilities(); err != nil {
+	if err := restrict(pl); err != nil {
 		helperFail(exitCannotRun, err.Error())
 	}
 	if len(os.Args) < 4 {
@@ -74,4 +67,21 @@ func runHelper() {
 func helperFail(code int, msg string) {
 	fmt.Fprintln(os.Stderr, "hermes sandbox: "+msg)
 	os.Exit(code)
+}
+
+// restrict applies to the calling thread, locked to its goroutine, what
+// every command it starts from now on inherits: Landlock, the seccomp
+// filter against terminal injection, and no capability at all (the
+// helper's own, those of its user namespace (see addNamespaces) or
+// root's, must not reach a command).
+func restrict(pl plan) error {
+	if pl.Landlock > 0 {
+		if err := restrictSelf(pl); err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+	}
+	if err := refuseTerminalInjection(); err != nil {
+		return err
+	}
+	return dropCapabilities()
 }

@@ -43,7 +43,7 @@ func ruleset(pl plan) (landlock.Config, []landlock.Rule) {
 	full := abiConfigs[abi-1]
 	cfg := landlock.Config{HandledAccessFS: full.HandledAccessFS, Scoped: full.Scoped}
 	switch {
-	case pl.NetProxyFD > 0:
+	case pl.Proxied:
 		// Allowlist: the command's network namespace holds loopback only,
 		// so TCP stays free there (a test server on localhost works);
 		// sockets by path, which could reach the host, are refused where

@@ -55,11 +55,27 @@ func serveCommandProxy(ours *os.File, serve func(context.Context, net.Listener) 
 	if err != nil {
 		return // the helper stopped before (and said why), or never started
 	}
-	defer exited.Close()
+	serveUntilExit(ln, exited, serve)
+}
+
+// serveUntilExit serves the proxy on ln until the process behind the
+// pidfd exited has exited.
+func serveUntilExit(ln net.Listener, exited *os.File, serve func(context.Context, net.Listener) error) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer exited.Close()
+		waitExit(exited)
+	}()
+	serveUntil(ln, done, serve)
+}
+
+// serveUntil serves the proxy on ln until done is closed.
+func serveUntil(ln net.Listener, done <-chan struct{}, serve func(context.Context, net.Listener) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		waitExit(exited)
+		<-done
 		cancel()
 	}()
 	if err := serve(ctx, ln); err != nil {

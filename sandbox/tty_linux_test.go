@@ -29,6 +29,8 @@ type terminalRun struct {
 	Script string
 	Args   []string
 	Report string
+	// Runner: through a Runner's helper rather than Wrap.
+	Runner bool
 }
 
 type terminalReport struct {
@@ -79,10 +81,15 @@ func (run terminalRun) run() (terminalReport, error) {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
 	// As the terminal tool starts a command: its own process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := run.Policy.wrapWith(cmd, run.Status, nil); err != nil {
-		return rep, err
+	var out []byte
+	if run.Runner {
+		out, err = combinedThroughRunner(run.Policy, cmd)
+	} else {
+		if err := run.Policy.wrapWith(cmd, run.Status, nil); err != nil {
+			return rep, err
+		}
+		out, err = cmd.CombinedOutput()
 	}
-	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return rep, err
@@ -102,11 +109,17 @@ func (run terminalRun) run() (terminalReport, error) {
 // and the terminal's path.
 func inTerminal(t *testing.T, st Status, p Policy, script string) (terminalReport, string) {
 	t.Helper()
+	return inTerminalVia(t, st, p, script, false)
+}
+
+// inTerminalVia is inTerminal, through a Runner if runner.
+func inTerminalVia(t *testing.T, st Status, p Policy, script string, runner bool) (terminalReport, string) {
+	t.Helper()
 	ptmx, pts := openPTY(t)
 	defer ptmx.Close()
 	defer pts.Close()
 	report := filepath.Join(t.TempDir(), "report.json")
-	spec, _ := json.Marshal(terminalRun{Policy: p, Status: st, Script: script, Args: []string{pts.Name()}, Report: report})
+	spec, _ := json.Marshal(terminalRun{Policy: p, Status: st, Script: script, Args: []string{pts.Name()}, Report: report, Runner: runner})
 	parent := exec.Command(os.Args[0], "-test.run=^$")
 	parent.Env = append(os.Environ(), terminalParentEnv+"="+string(spec))
 	parent.Stdin, parent.Stdout, parent.Stderr = pts, pts, pts
@@ -205,7 +218,7 @@ func TestACommandCannotReachTheTerminalHermesRunsIn(t *testing.T) {
 	}
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)
-	rep, tty := inTerminal(t, Probe(), p, sessionAndTTY+"\npython3 -c '"+inject+"' \"$1\"")
+	rep, tty := inTerminalVia(t, Probe(), p, sessionAndTTY+"\npython3 -c '"+inject+"' \"$1\"", throughRunner)
 	t.Logf("the command printed:\n%s", rep.Output)
 	if rep.Injected != "" {
 		t.Errorf("the command typed %q into the terminal hermes runs in", rep.Injected)

@@ -33,6 +33,13 @@ type plan struct {
 	// NetProxyFD is, in allowlist mode, the helper's end of the socket
 	// it hands its proxy listener to hermes over; 0 means none.
 	NetProxyFD int `json:",omitempty"`
+	// Proxied: the command's network namespace holds loopback alone,
+	// with the allowlist's proxy listening there (allowlist mode).
+	Proxied bool `json:",omitempty"`
+	// ServeFD is, for a helper that starts many commands (Runner), its
+	// end of the socket it takes requests on; 0 for a helper that
+	// becomes its one command.
+	ServeFD int `json:",omitempty"`
 }
 
 var helperReady atomic.Bool

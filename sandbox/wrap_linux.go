@@ -30,6 +30,7 @@ func wrap(cmd *exec.Cmd, pl plan, st Status) error {
 		if undo, err = attachProxy(cmd, &pl); err != nil {
 			return err
 		}
+		pl.Proxied = true
 	}
 	b, err := json.Marshal(pl)
 	if err != nil {

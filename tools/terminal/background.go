@@ -119,18 +119,16 @@ func (t *Terminal) startBackground(session, task, command, dir string) (*process
 	p := &process{task: task, command: command, dir: dir, log: newLogBuffer(t.opts.LogBuffer), done: make(chan struct{}), now: t.opts.Now}
 	// The pwd side file is not needed: a background process never moves
 	// the task's directory.
-	cmd, err := t.command(context.Background(), session, command, dir, os.DevNull)
-	if err != nil {
-		return nil, err
-	}
+	cmd := t.command(context.Background(), command, dir, os.DevNull)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
-	if err := cmd.Start(); err != nil {
+	wait, err := t.start(context.Background(), session, cmd, os.DevNull)
+	if err != nil {
 		return nil, err
 	}
 	p.cmd, p.pid, p.started = cmd, cmd.Process.Pid, p.now()
 	t.procs.add(p)
 	go func() {
-		err := cmd.Wait()
+		err := wait()
 		p.mu.Lock()
 		p.exitCode = cmd.ProcessState.ExitCode()
 		if err != nil && p.exitCode == -1 {

@@ -75,29 +75,35 @@ func (t *Terminal) passedThrough(name string) bool {
 }
 
 // command builds the child: its own process group, killed as a group when
-// ctx ends, under the sandbox when there is one. pwdFile is where the
-// shell records its final directory; the sandbox lets it write there.
-func (t *Terminal) command(ctx context.Context, session, command, dir, pwdFile string) (*exec.Cmd, error) {
+// ctx ends. pwdFile is where the shell records its final directory.
+func (t *Terminal) command(ctx context.Context, command, dir, pwdFile string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, t.opts.Shell, "-c", script)
 	cmd.Dir = dir
 	cmd.Env = t.environ("__HERMES_CMD="+command, "__HERMES_PWD_FILE="+pwdFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = pipeGrace
-	if t.opts.Sandbox != nil {
-		var files []string
-		if pwdFile != os.DevNull {
-			files = []string{pwdFile}
-		}
-		p := *t.opts.Sandbox
-		if t.opts.NetworkAsk != nil {
-			p.NetworkAsk = t.opts.NetworkAsk(session)
-		}
-		if err := p.Wrap(cmd, files...); err != nil {
+	return cmd
+}
+
+// start starts cmd (made by command, with ctx) under the sandbox when
+// there is one, through the Terminal's sandbox Runner, and returns the
+// function to wait for it with. The sandbox lets the shell write pwdFile.
+func (t *Terminal) start(ctx context.Context, session string, cmd *exec.Cmd, pwdFile string) (wait func() error, err error) {
+	if t.runner == nil {
+		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
+		return cmd.Wait, nil
 	}
-	return cmd, nil
+	var o sandbox.StartOptions
+	if pwdFile != os.DevNull {
+		o.Files = []string{pwdFile}
+	}
+	if t.opts.NetworkAsk != nil {
+		o.NetworkAsk = t.opts.NetworkAsk(session)
+	}
+	return t.runner.Start(ctx, cmd, o)
 }
 
 // sandboxNote is, for the first command only, a line saying that the
@@ -135,16 +141,14 @@ func (t *Terminal) runForeground(ctx context.Context, session, task, command, di
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, err := t.command(runCtx, session, command, dir, pwdPath)
-	if err != nil {
-		return tool.Error("terminal: " + err.Error())
-	}
+	cmd := t.command(runCtx, command, dir, pwdPath)
 	stdout, stderr := newHeadTail(t.opts.MaxOutput), newHeadTail(t.opts.MaxOutput)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
+	wait, err := t.start(runCtx, session, cmd, pwdPath)
+	if err != nil {
 		return tool.Error(fmt.Sprintf("terminal: start %s: %v", t.opts.Shell, err))
 	}
-	waitErr := cmd.Wait()
+	waitErr := wait()
 	// A child left in the group (`cmd &` in a foreground command) must not
 	// outlive a killed command; on a normal exit it is left alone.
 	if runCtx.Err() != nil {

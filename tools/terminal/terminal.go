@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -21,16 +22,23 @@ type Terminal struct {
 	dirs     *workdirs
 	procs    *processes
 	noteOnce sync.Once
+	runner   *sandbox.Runner // nil without a sandbox
 }
 
 // New returns a Terminal. Close it to kill its background processes.
+// The sandbox's helper starts in the background now, so that the first
+// command finds it ready.
 func New(opts Options) *Terminal {
 	opts = opts.withDefaults()
-	return &Terminal{
+	t := &Terminal{
 		opts:  opts,
 		dirs:  &workdirs{base: opts.Dir},
 		procs: newProcesses(),
 	}
+	if p := opts.Sandbox; p != nil && p.Mode != sandbox.FullAccess {
+		t.runner = p.NewRunner()
+	}
+	return t
 }
 
 // Tools returns the terminal and process tools, ready to register.
@@ -55,9 +63,13 @@ func (t *Terminal) TerminalTool() tool.Tool {
 // command will start. File tools resolve relative paths against it.
 func (t *Terminal) Workdir(taskID string) string { return t.dirs.get(taskID) }
 
-// Close kills every background process still running.
+// Close kills every background process still running and stops the
+// sandbox's helper.
 func (t *Terminal) Close() error {
 	t.procs.killAll()
+	if t.runner != nil {
+		t.runner.Close()
+	}
 	return nil
 }
 

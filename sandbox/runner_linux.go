@@ -1,0 +1,478 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	// errHelperStopped: the helper did not answer; the command did not run.
+	errHelperStopped = errors.New("the sandbox helper stopped")
+	// errTooLarge: the request does not fit the helper's socket.
+	errTooLarge = errors.New("request too large for the sandbox helper")
+)
+
+// helperTimeout bounds the wait for the helper's answer: a helper that
+// was stopped (a command can send its restricted thread SIGSTOP) must not
+// hang the command forever.
+var helperTimeout = 10 * time.Second
+
+// socketBuffer is the send and receive buffer asked for the helper's
+// socket; the kernel caps it (net.core.wmem_max) and a larger request
+// goes through Wrap.
+const socketBuffer = maxRequest
+
+// helper is a running helper of a Runner, on the hermes side.
+type helper struct {
+	cmd  *exec.Cmd
+	conn *net.UnixConn
+	done chan struct{} // closed when the helper process has exited
+	dead atomic.Bool   // killed, or found stopped
+
+	mu sync.Mutex // one request at a time
+}
+
+// startHelper starts the helper for p (namespaces as Probe found them)
+// and waits until it has restricted itself.
+func startHelper(p Policy, st Status) (*helper, error) {
+	pl := plan{Policy: p, Mounts: st.MountNamespace, Landlock: st.LandlockABI}
+	pl.Policy.NetworkAsk = nil
+	proxied := p.Network == NetworkAllowlist && st.NetNamespace
+	pl.Proxied = proxied
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox helper: socket pair: %w", err)
+	}
+	for _, fd := range fds {
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, socketBuffer)
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, socketBuffer)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "hermes-sandbox"), os.NewFile(uintptr(fds[1]), "hermes-sandbox-helper")
+	defer theirs.Close()
+	c, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox helper: %w", err)
+	}
+	conn := c.(*net.UnixConn)
+	pl.ServeFD = 3
+	b, err := json.Marshal(pl)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("sandbox helper: encode plan: %w", err)
+	}
+	cmd := exec.Command(helperPath, helperArg)
+	cmd.Env = []string{planEnv + "=" + string(b)}
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	addNamespaces(cmd.SysProcAttr, namespaces(st, p.Network.on()))
+	if proxied {
+		addNetAdmin(cmd.SysProcAttr)
+	}
+	if err := cmd.Start(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("sandbox helper: %w", err)
+	}
+	h := &helper{cmd: cmd, conn: conn, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(h.done)
+	}()
+	theirs.Close()
+	rep, _, err := h.receive()
+	if err == nil && rep.Err != "" {
+		err = errors.New(rep.Err)
+	}
+	if err != nil {
+		h.kill()
+		return nil, fmt.Errorf("sandbox helper: %w", err)
+	}
+	return h, nil
+}
+
+// exited reports whether the helper process has exited.
+func (h *helper) exited() bool {
+	if h.dead.Load() {
+		return true
+	}
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// close asks the helper to exit (its socket closes) and reaps it.
+func (h *helper) close() {
+	h.conn.Close()
+	timeout := time.NewTimer(helperTimeout)
+	go func() {
+		defer timeout.Stop()
+		select {
+		case <-h.done:
+		case <-timeout.C:
+			h.cmd.Process.Kill()
+		}
+	}()
+}
+
+// kill ends the helper at once.
+func (h *helper) kill() {
+	h.dead.Store(true)
+	h.conn.Close()
+	h.cmd.Process.Kill()
+}
+
+// receive reads one reply and the descriptor that came with it, if any.
+func (h *helper) receive() (reply, *os.File, error) {
+	h.conn.SetReadDeadline(time.Now().Add(helperTimeout))
+	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := h.conn.ReadMsgUnix(buf, oob)
+	if err == nil && n == 0 {
+		err = io.EOF
+	}
+	if err != nil {
+		return reply{}, nil, fmt.Errorf("%w: %v", errHelperStopped, err)
+	}
+	var f *os.File
+	fds := receivedFDs(oob[:oobn])
+	if len(fds) > 0 {
+		f = os.NewFile(uintptr(fds[0]), "sandbox-helper-fd")
+		closeAll(fds[1:])
+	}
+	var rep reply
+	if err := json.Unmarshal(buf[:n], &rep); err != nil {
+		if f != nil {
+			f.Close()
+		}
+		return reply{}, nil, fmt.Errorf("%w: a malformed answer: %v", errHelperStopped, err)
+	}
+	return rep, f, nil
+}
+
+// request sends req with files and returns the pid of the started
+// command, and its proxy listener when req.Proxy.
+func (h *helper) request(req request, files []*os.File) (int, *os.File, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("sandbox helper: encode request: %w", err)
+	}
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(b) > maxRequest || len(fds) > maxFiles {
+		return 0, nil, errTooLarge
+	}
+	h.conn.SetWriteDeadline(time.Now().Add(helperTimeout))
+	if _, _, err := h.conn.WriteMsgUnix(b, unix.UnixRights(fds...), nil); err != nil {
+		if errors.Is(err, unix.EMSGSIZE) || errors.Is(err, unix.ENOBUFS) {
+			return 0, nil, errTooLarge
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errHelperStopped, err)
+	}
+	rep, ln, err := h.receive()
+	if err != nil {
+		return 0, nil, err
+	}
+	if rep.Pid <= 0 {
+		if ln != nil {
+			ln.Close()
+		}
+		if rep.NotFound {
+			return 0, nil, fmt.Errorf("sandbox: %s: %w", rep.Err, exec.ErrNotFound)
+		}
+		return 0, nil, fmt.Errorf("sandbox: %s", rep.Err)
+	}
+	return rep.Pid, ln, nil
+}
+
+// start starts cmd through h, as exec.Cmd.Start would, and returns its
+// wait (see Runner.Start).
+func (h *helper) start(ctx context.Context, cmd *exec.Cmd, p Policy) (func() error, error) {
+	if cmd.Process != nil {
+		return nil, errors.New("sandbox: the command has started already")
+	}
+	if err := noTerminal(cmd); err != nil {
+		return nil, err
+	}
+	if a := cmd.SysProcAttr; a != nil {
+		attr := *a
+		if err := newSession(&attr); err != nil {
+			return nil, err
+		}
+	}
+	s, err := newStreams(cmd)
+	if err != nil {
+		return nil, err
+	}
+	dir := cmd.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			s.closeAll()
+			return nil, fmt.Errorf("sandbox: working directory: %w", err)
+		}
+	}
+	proxied := p.Network == NetworkAllowlist && Probe().NetNamespace
+	var srv proxyServe
+	if proxied {
+		server, err := p.proxyServer()
+		if err != nil {
+			s.closeAll()
+			return nil, err
+		}
+		srv = server.Serve
+	}
+	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Environ(), Dir: dir, Proxy: proxied}
+	pid, ln, err := h.request(req, append(s.child, cmd.ExtraFiles...))
+	s.closeChild()
+	if err != nil {
+		s.closeParent()
+		return nil, err
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil { // not on Linux: FindProcess always succeeds there
+		s.closeParent()
+		return nil, err
+	}
+	cmd.Process = proc
+	exited := make(chan struct{})
+	if ln != nil {
+		serveListener(ln, exited, srv)
+	}
+	s.copy()
+	return waiter(ctx, cmd, s, exited), nil
+}
+
+// proxyServe serves a command's proxy on a listener until ctx ends.
+type proxyServe = func(context.Context, net.Listener) error
+
+// serveListener serves the proxy on ln, the helper's listener in the
+// command's network namespace, until exited is closed: when the wait for
+// the command (a child of ours) has returned. A pidfd would not do: on
+// some kernels one polled after its process was reaped never reports.
+func serveListener(ln *os.File, exited <-chan struct{}, serve proxyServe) {
+	defer ln.Close()
+	l, err := net.FileListener(ln)
+	if err != nil {
+		return // the command finds no proxy, and no network
+	}
+	liveProxies.Add(1)
+	go func() {
+		defer liveProxies.Add(-1)
+		serveUntil(l, exited, serve)
+	}()
+}
+
+// streams are a command's standard streams: child holds the descriptors
+// it gets, parent the ends of pipes hermes copies through.
+type streams struct {
+	child      []*os.File
+	ownChild   []*os.File // opened here: closed once the command started
+	parent     []*os.File // closed after the wait
+	copiers    []func() error
+	copyErrors chan error
+}
+
+// newStreams opens what cmd's Stdin, Stdout and Stderr need, as
+// exec.Cmd.Start does: nothing for an *os.File, /dev/null for nil, a
+// pipe and a copying goroutine for anything else (one pipe when Stdout
+// and Stderr are the same writer).
+func newStreams(cmd *exec.Cmd) (*streams, error) {
+	s := &streams{child: make([]*os.File, 3)}
+	fail := func(err error) (*streams, error) {
+		s.closeAll()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	switch r := cmd.Stdin.(type) {
+	case nil:
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return fail(err)
+		}
+		s.child[0] = f
+		s.ownChild = append(s.ownChild, f)
+	case *os.File:
+		s.child[0] = r
+	default:
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		s.child[0] = pr
+		s.ownChild = append(s.ownChild, pr)
+		s.parent = append(s.parent, pw)
+		s.copiers = append(s.copiers, func() error {
+			_, err := io.Copy(pw, r)
+			if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+				err = nil // the command stopped reading
+			}
+			if cerr := pw.Close(); err == nil && !errors.Is(cerr, os.ErrClosed) {
+				err = cerr
+			}
+			return err
+		})
+	}
+	for i, w := range []io.Writer{cmd.Stdout, cmd.Stderr} {
+		if i == 1 && cmd.Stderr != nil && sameWriter(cmd.Stdout, cmd.Stderr) {
+			s.child[2] = s.child[1]
+			continue
+		}
+		switch w := w.(type) {
+		case nil:
+			f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			if err != nil {
+				return fail(err)
+			}
+			s.child[i+1] = f
+			s.ownChild = append(s.ownChild, f)
+		case *os.File:
+			s.child[i+1] = w
+		default:
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				return fail(err)
+			}
+			s.child[i+1] = pw
+			s.ownChild = append(s.ownChild, pw)
+			s.parent = append(s.parent, pr)
+			s.copiers = append(s.copiers, func() error {
+				_, err := io.Copy(w, pr)
+				if errors.Is(err, os.ErrClosed) {
+					err = nil // closed after WaitDelay
+				}
+				return err
+			})
+		}
+	}
+	return s, nil
+}
+
+// sameWriter reports whether a and b are the same comparable writer.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+func (s *streams) closeChild() {
+	for _, f := range s.ownChild {
+		f.Close()
+	}
+	s.ownChild = nil
+}
+
+func (s *streams) closeParent() {
+	for _, f := range s.parent {
+		f.Close()
+	}
+}
+
+func (s *streams) closeAll() {
+	s.closeChild()
+	s.closeParent()
+}
+
+// copy starts the copying goroutines.
+func (s *streams) copy() {
+	s.copyErrors = make(chan error, len(s.copiers))
+	for _, c := range s.copiers {
+		go func() { s.copyErrors <- c() }()
+	}
+}
+
+// waiter is cmd.Wait for a command the helper started, closing exited
+// once the command has exited: ctx's end calls
+// cmd.Cancel (or kills the process), and after the exit the output pipes
+// get cmd.WaitDelay to close before they are closed here.
+func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}) func() error {
+	var cancelled error
+	var cancelMu sync.Mutex
+	if ctx.Done() != nil {
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-exited:
+				return
+			}
+			err := ctx.Err()
+			if cmd.Cancel != nil {
+				if cerr := cmd.Cancel(); cerr != nil && !errors.Is(cerr, os.ErrProcessDone) {
+					err = cerr
+				}
+			} else {
+				cmd.Process.Kill()
+			}
+			cancelMu.Lock()
+			cancelled = err
+			cancelMu.Unlock()
+			if cmd.WaitDelay > 0 {
+				select {
+				case <-time.After(cmd.WaitDelay):
+					cmd.Process.Kill()
+				case <-exited:
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	var result error
+	return func() error {
+		once.Do(func() {
+			state, err := cmd.Process.Wait()
+			close(exited)
+			if err == nil && !state.Success() {
+				err = &exec.ExitError{ProcessState: state}
+			}
+			cmd.ProcessState = state
+			cancelMu.Lock()
+			if err == nil && cancelled != nil {
+				err = cancelled
+			}
+			cancelMu.Unlock()
+			var timeout <-chan time.Time
+			if cmd.WaitDelay > 0 {
+				t := time.NewTimer(cmd.WaitDelay)
+				defer t.Stop()
+				timeout = t.C
+			}
+			for range s.copiers {
+				select {
+				case cerr := <-s.copyErrors:
+					if err == nil {
+						err = cerr
+					}
+				case <-timeout:
+					s.closeParent()
+					if err == nil {
+						err = exec.ErrWaitDelay
+					}
+					timeout = nil
+					<-s.copyErrors
+				}
+			}
+			s.closeParent()
+			result = err
+		})
+		return result
+	}
+}
