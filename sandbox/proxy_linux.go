@@ -121,29 +121,23 @@ func receiveListener(f *os.File) (net.Listener, *os.File, error) {
 	return ln, os.NewFile(uintptr(fds[1]), "command-pidfd"), nil
 }
 
-// waitExit returns when the process behind pidfd has exited, or pidfd is
-// closed.
+// waitExit returns when the process behind pidfd has exited.
 func waitExit(pidfd *os.File) {
 	rc, err := pidfd.SyscallConn()
 	if err != nil {
 		return
 	}
-	polled := false
-	// The first call asks the poller to wait for readability, which a
-	// pidfd reports when its process exits; the second ends the wait.
-	err = rc.Read(func(uintptr) bool {
-		done := polled
-		polled = true
-		return done
-	})
-	if err == nil || errors.Is(err, os.ErrClosed) {
-		return
-	}
-	// Not pollable: wait in poll(2) on this thread.
+	// poll(2) on this thread, asking between waits whether the process
+	// still exists: a pidfd first polled after its process was reaped
+	// may never report readable (seen on Linux 6.18).
 	rc.Control(func(fd uintptr) {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		for {
-			if _, err := unix.Poll(fds, -1); !errors.Is(err, syscall.EINTR) {
+			n, err := unix.Poll(fds, 100)
+			if n > 0 || err != nil && !errors.Is(err, syscall.EINTR) {
+				return
+			}
+			if err := unix.PidfdSendSignal(int(fd), 0, nil, 0); errors.Is(err, unix.ESRCH) {
 				return
 			}
 		}
