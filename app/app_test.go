@@ -88,7 +88,7 @@ func TestTheRuntimeOffersTheDefaultToolsAndStoresTheSession(t *testing.T) {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	offered := names(srv.Requests()[0].Tools())
-	for _, want := range []string{"my_echo", "terminal", "read_file", "write_file", "patch", "search_files", "memory", "todo", "session_search", "clarify", "delegate_task"} {
+	for _, want := range []string{"my_echo", "terminal", "read_file", "write_file", "patch", "search_files", "memory", "todo", "clarify", "delegate_task", "skill_manage"} {
 		if !slices.Contains(offered, want) {
 			t.Errorf("%s not offered; offered %v", want, offered)
 		}

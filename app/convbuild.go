@@ -218,12 +218,21 @@ func (c *Conversation) agentTools() []tool.Tool {
 		out = append(out, todo.NewTool(c.todos, c.rt.store.SetTodo))
 	}
 	if c.toolsetOn("session_search") {
-		out = append(out, sessionsearch.New(c.rt.store))
+		out = append(out, sessionsearch.New(c.rt.store, c.currentSession))
 	}
 	if c.toolsetOn("clarify") {
 		out = append(out, clarify.New(c.opts.Clarify))
 	}
 	return out
+}
+
+// currentSession is the conversation's session id, "" before its agent
+// exists.
+func (c *Conversation) currentSession() string {
+	if c.agent == nil {
+		return ""
+	}
+	return c.agent.SessionID()
 }
 
 // promptBuilder is the system prompt's builder for model, without the

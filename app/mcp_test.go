@@ -63,7 +63,7 @@ func TestMCPToolsGoThroughHooksAndRedaction(t *testing.T) {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	offered := names(srv.Requests()[0].Tools())
-	if !slices.Contains(offered, "mcp__t__echo") || !slices.Contains(offered, "skill_view") {
+	if !slices.Contains(offered, "mcp__t__echo") || !slices.Contains(offered, "skill_manage") {
 		t.Fatalf("offered %v", offered)
 	}
 	got := toolResults(srv.Requests()[1])

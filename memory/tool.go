@@ -9,11 +9,7 @@ import (
 	"github.com/hermes-go/hermes/tool"
 )
 
-const toolDescription = `Save durable facts to persistent memory that is loaded into every future session's system prompt. Two targets: "memory" for your own notes (environment facts, project conventions, tool quirks, lessons learned) and "user" for what you know about the user (preferences, communication style, role, recurring needs).
-
-Save only what will matter in EVERY future session regardless of task; a fact that goes stale within a week belongs in session history, not here. Write declarative facts, not instructions to yourself: "User prefers concise answers" rather than "Always answer concisely".
-
-Actions: add (content), replace (old_text: a short unique substring of the entry, content: the new entry), remove (old_text). Each target has a hard character budget; when it is full, replace or remove stale entries instead of skipping the save. Several edits to one target can be sent at once in operations; they apply all or nothing and only the final size counts. Changes are saved at once but appear in the system prompt from the next session on.`
+const toolDescription = `Persistent memory, in the system prompt of later sessions (not this one). target memory: your notes; user: the user's profile. add: content; replace: old_text (a substring of exactly one entry) and content; remove: old_text. operations: several edits to one target, all or nothing; only the final size counts against the budget.`
 
 // memoryTool is the "memory" tool over a Store.
 type memoryTool struct{ s *Store }
@@ -32,11 +28,11 @@ func NewTool(s *Store) tool.Tool {
 }
 
 type toolArgs struct {
-	Action     string `json:"action,omitempty" jsonschema:"What to do (omit when sending operations)." enum:"add,replace,remove"`
-	Target     Target `json:"target" jsonschema:"memory: your notes; user: the user profile." enum:"memory,user"`
-	Content    string `json:"content,omitempty" jsonschema:"The entry to add, or the replacement entry."`
-	OldText    string `json:"old_text,omitempty" jsonschema:"A short substring that identifies exactly one existing entry (replace, remove)."`
-	Operations []Op   `json:"operations,omitempty" jsonschema:"Several edits to the same target, applied all or nothing."`
+	Action     string `json:"action,omitempty" jsonschema:"Omit when sending operations." enum:"add,replace,remove"`
+	Target     Target `json:"target" enum:"memory,user"`
+	Content    string `json:"content,omitempty"`
+	OldText    string `json:"old_text,omitempty"`
+	Operations []Op   `json:"operations,omitempty"`
 }
 
 func (t memoryTool) run(ctx context.Context, call tool.Call, a toolArgs) (tool.Result, error) {

@@ -42,30 +42,49 @@ type Builder struct {
 // unreadable file, a truncated or fenced file) are returned as notes for
 // the caller to show; the prompt is always usable.
 func (b Builder) Build() (prompt string, notes []string) {
-	var layers []string
-	add := func(s string) {
+	parts, notes := b.Parts()
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.Text
+	}
+	return strings.Join(texts, "\n\n"), notes
+}
+
+// Part is one layer of the system prompt.
+type Part struct {
+	// Name says what the layer is: identity, tool guidance, extra,
+	// memory, user profile, skills index, context files, platform hint,
+	// session lines.
+	Name string
+	Text string
+}
+
+// Parts are the layers Build joins with blank lines, in order, empty
+// ones left out.
+func (b Builder) Parts() (parts []Part, notes []string) {
+	add := func(name, s string) {
 		if s = strings.TrimSpace(s); s != "" {
-			layers = append(layers, s)
+			parts = append(parts, Part{name, s})
 		}
 	}
 	identity, n := b.identity()
 	notes = append(notes, n...)
-	add(identity)
-	add(b.guidance())
-	add(b.Extra)
+	add("identity", identity)
+	add("tool guidance", b.guidance())
+	add("extra", b.Extra)
 	if !b.IgnoreRules {
-		add(b.MemorySnapshot)
-		add(b.UserSnapshot)
+		add("memory", b.MemorySnapshot)
+		add("user profile", b.UserSnapshot)
 	}
-	add(b.SkillsIndex)
+	add("skills index", b.SkillsIndex)
 	if !b.IgnoreRules && (b.Workdir != "" || b.Home != "") {
 		files, n := b.contextFiles()
 		notes = append(notes, n...)
-		add(files)
+		add("context files", files)
 	}
-	add(platformHints[strings.ToLower(b.Platform)])
-	add(b.closingLines())
-	return strings.Join(layers, "\n\n"), notes
+	add("platform hint", platformHints[strings.ToLower(b.Platform)])
+	add("session lines", b.closingLines())
+	return parts, notes
 }
 
 // closingLines are the date and identity lines. The date has no time of

@@ -324,3 +324,29 @@ func TestMessageAndPreloadCarryTheInstructions(t *testing.T) {
 		t.Fatal(lib.Names())
 	}
 }
+
+// With no skill installed there is nothing to list or view: only
+// skill_manage, which creates the first, is offered; the others appear
+// once a skill exists.
+func TestListAndViewAreOfferedOnceASkillExists(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	lib := New(home, work, nil)
+	offered := func() []string {
+		var out []string
+		for _, tl := range lib.Tools() {
+			if c := tl.Spec().Check; c == nil || c() == nil {
+				out = append(out, tl.Spec().Name)
+			}
+		}
+		return out
+	}
+	if got := offered(); !slices.Equal(got, []string{"skill_manage"}) {
+		t.Fatalf("no skills: offered %v", got)
+	}
+	if _, err := lib.Create("notes", "---\nname: notes\ndescription: Keep notes\n---\nWrite them down.\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := offered(); !slices.Equal(got, []string{"skills_list", "skill_view", "skill_manage"}) {
+		t.Fatalf("one skill: offered %v", got)
+	}
+}

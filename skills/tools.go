@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,30 +15,44 @@ const Toolset = "skills"
 type listArgs struct{}
 
 type viewArgs struct {
-	Name string `json:"name" jsonschema:"the skill's name, as the skills index lists it"`
-	File string `json:"file,omitempty" jsonschema:"a file of the skill, relative to its directory (e.g. references/api.md); leave out for SKILL.md"`
+	Name string `json:"name" jsonschema:"As the skills index lists it."`
+	File string `json:"file,omitempty" jsonschema:"Relative to the skill's directory; default SKILL.md."`
 }
 
 type manageArgs struct {
-	Action string `json:"action" jsonschema:"create a new skill, edit one of its files, or delete the skill (or one file)" enum:"create,edit,delete"`
-	Name   string `json:"name" jsonschema:"the skill's name: letters, digits, '.', '_', '-'"`
+	Action string `json:"action" enum:"create,edit,delete"`
+	Name   string `json:"name" jsonschema:"Letters, digits, . _ -"`
 	// Content is the whole new text of the file.
-	Content string `json:"content,omitempty" jsonschema:"the whole text of SKILL.md (front matter with name and description, then the instructions) or of file"`
-	File    string `json:"file,omitempty" jsonschema:"a file beside SKILL.md to write or delete (e.g. references/notes.md); leave out for SKILL.md itself"`
+	Content string `json:"content,omitempty"`
+	File    string `json:"file,omitempty" jsonschema:"A file beside SKILL.md; default SKILL.md."`
 }
 
-// Tools are skills_list, skill_view and skill_manage.
+// Tools are skills_list, skill_view and skill_manage. skills_list and
+// skill_view are offered only while a skill is installed (or one failed
+// to load, which skills_list explains); skill_manage, which creates the
+// first one, always is.
 func (l *Library) Tools() []tool.Tool {
 	return []tool.Tool{
-		tool.Must(tool.New(tool.Spec{Name: "skills_list", Toolset: Toolset, Class: tool.Parallel,
-			Description: "List every skill (instructions for particular tasks) with its full description, where it is, and its files."}, l.listTool)),
-		tool.Must(tool.New(tool.Spec{Name: "skill_view", Toolset: Toolset, Class: tool.Parallel,
-			Description: "Load a skill's instructions (its SKILL.md) before doing the task it is for, or one of its files with file."}, l.viewTool)),
+		tool.Must(tool.New(tool.Spec{Name: "skills_list", Toolset: Toolset, Class: tool.Parallel, Check: l.installed,
+			Description: "List the skills (instructions for particular tasks): description, directory and files of each."}, l.listTool)),
+		tool.Must(tool.New(tool.Spec{Name: "skill_view", Toolset: Toolset, Class: tool.Parallel, Check: l.installed,
+			Description: "Load a skill's SKILL.md (or one of its files) before doing the task it is for."}, l.viewTool)),
 		tool.Must(tool.New(tool.Spec{Name: "skill_manage", Toolset: Toolset, Class: tool.Sequential,
-			Description: "Create, edit or delete one of the user's skills in " + l.Dir() + ": save a procedure that worked so it can be reused. " +
-				"SKILL.md starts with front matter (---, name: <name>, description: <one line>, ---), then the instructions " +
-				"(when to use it, the steps, pitfalls, how to verify). Only skills there can be changed; text that looks like a prompt injection is refused."}, l.manageTool)),
+			Description: "Create, edit or delete a skill in " + l.Dir() + " (only there) to reuse a procedure that worked. " +
+				"SKILL.md: front matter (---, name: NAME, description: ONE LINE, ---), then when to use it, steps, pitfalls, checks. " +
+				"Text that looks like a prompt injection is refused."}, l.manageTool)),
 	}
+}
+
+// errNoSkills is why skills_list and skill_view are not offered.
+var errNoSkills = errors.New("no skills are installed")
+
+// installed reports whether there is a skill to list or view.
+func (l *Library) installed() error {
+	if list, notes := l.List(); len(list) == 0 && len(notes) == 0 {
+		return errNoSkills
+	}
+	return nil
 }
 
 func (l *Library) listTool(ctx context.Context, _ tool.Call, _ listArgs) (tool.Result, error) {

@@ -135,6 +135,6 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
-	root.AddCommand(newBatchCmd(e))
+	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
 	return root
 }

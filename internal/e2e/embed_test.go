@@ -118,7 +118,7 @@ func TestAProgramOutsideTheModuleGetsTheCLIAgent(t *testing.T) {
 	if !got.Completed || got.Answer != "Sunny in Lisbon." || got.Model != "backup-model" || got.Provider != "spare" || !got.Compressor {
 		t.Fatalf("embedder got %+v", got)
 	}
-	for _, want := range []string{"weather", "terminal", "read_file", "patch", "memory", "todo", "session_search", "delegate_task"} {
+	for _, want := range []string{"weather", "terminal", "read_file", "patch", "memory", "todo", "skill_manage", "delegate_task"} {
 		if !slices.Contains(got.Offered, want) {
 			t.Errorf("%s not offered to the model: %v", want, got.Offered)
 		}

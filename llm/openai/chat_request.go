@@ -265,3 +265,10 @@ func encodeJSON(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// ChatToolBytes is the size of t's definition as a Chat Completions
+// request carries it.
+func ChatToolBytes(t llm.ToolDef) (int, error) {
+	b, err := chatToolJSON(t)
+	return len(b), err
+}

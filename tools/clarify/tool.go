@@ -18,8 +18,8 @@ var description string
 const MaxChoices = 4
 
 type args struct {
-	Question string   `json:"question" jsonschema:"The question for the user."`
-	Choices  []string `json:"choices,omitempty" jsonschema:"Up to 4 suggested answers." maxItems:"4"`
+	Question string   `json:"question"`
+	Choices  []string `json:"choices,omitempty" maxItems:"4"`
 }
 
 // Ask puts a question to the user and returns the answer. choices may be

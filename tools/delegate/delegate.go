@@ -58,12 +58,8 @@ type args struct {
 const schema = `{
   "type": "object",
   "properties": {
-    "goal": {"type": "string", "description": "What the subagent must achieve, stated completely: it sees nothing of this conversation."},
-    "context": {"type": "string", "description": "Facts, paths, constraints and prior findings the subagent needs."},
-    "toolsets": {"type": "array", "items": {"type": "string"}, "description": "Limit the subagent to these toolsets (default: all of yours it may use)."},
     "tasks": {
       "type": "array",
-      "description": "Several independent tasks to run in parallel instead of goal/context/toolsets.",
       "items": {
         "type": "object",
         "properties": {
@@ -80,13 +76,11 @@ const schema = `{
 // Spec describes the tool; the description shows the current limits.
 func (d *Tool) Spec() tool.Spec {
 	o := d.o
-	desc := fmt.Sprintf("Hand work to subagents with a fresh context. Give one goal (goal, context, toolsets) or several "+
-		"independent ones (tasks: [{goal, context, toolsets}, ...]); up to %d run at once, the rest wait. Each subagent "+
-		"starts with an empty conversation, so put everything it needs in goal and context. It has its own budget of %d "+
-		"iterations, your tools except %s, and cannot ask questions; dangerous commands may be refused. You receive "+
-		"only each subagent's final summary, with its status (completed, incomplete, failed, interrupted, timed_out). "+
-		"Use it for independent, well-defined subtasks that would flood your own context; do simple things yourself.",
-		o.MaxConcurrentChildren, o.MaxIterations, strings.Join(BlockedTools, ", "))
+	desc := fmt.Sprintf("Run independent, well-defined subtasks that would flood your context in subagents. Each task: "+
+		"goal, context, toolsets (narrowing your tools); %d run at once. A subagent sees nothing of this conversation: "+
+		"give it all it needs in goal and context. It has %d iterations and your tools except %s, cannot ask questions, "+
+		"and dangerous commands may be refused. Returns each one's summary and status.",
+		o.MaxConcurrentChildren, o.MaxIterations, strings.Join(blockedHere, ", "))
 	if ts := d.toolsets(); len(ts) > 0 {
 		desc += " Toolsets: " + strings.Join(ts, ", ") + "."
 	}
@@ -97,7 +91,17 @@ func (d *Tool) Spec() tool.Spec {
 		Toolset:     "delegation",
 		Class:       tool.Sequential,
 		NoTimeout:   true,
+		Check:       d.depthAllows,
 	}
+}
+
+// depthAllows keeps the tool from being offered to an agent at the
+// depth limit, where every call would be refused.
+func (d *Tool) depthAllows() error {
+	if d.o.Parent.Depth >= d.o.MaxSpawnDepth {
+		return fmt.Errorf("delegate_task: depth %d is delegation.max_spawn_depth", d.o.Parent.Depth)
+	}
+	return nil
 }
 
 // toolsets lists the toolsets children may be given.

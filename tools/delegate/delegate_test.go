@@ -220,6 +220,13 @@ func TestDepthLimit(t *testing.T) {
 		if len(r.requests("")) != 0 {
 			t.Fatal("a child was started")
 		}
+		if d.Spec().Check() == nil {
+			t.Fatal("offered at the depth limit")
+		}
+		below := New(Options{Parent: agent.Config{Client: r, Model: "m", Depth: 0}, MaxSpawnDepth: 1})
+		if err := below.Spec().Check(); err != nil {
+			t.Fatalf("not offered below the depth limit: %v", err)
+		}
 	})
 	t.Run("depth 2 allows grandchildren, which cannot delegate", func(t *testing.T) {
 		ev := &events{}

@@ -2,6 +2,7 @@ package delegate
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,7 +24,11 @@ const Name = "delegate_task"
 // BlockedTools are never given to a leaf child: recursion, questions to a
 // user who is not there, shared memory writes, messages sent in the
 // parent's name, and code execution that bypasses the tool pipeline.
-var BlockedTools = []string{Name, "clarify", "memory", "send_message", "execute_code"}
+var BlockedTools = append(slices.Clip(blockedHere), "send_message", "execute_code")
+
+// blockedHere are the BlockedTools this program has; the description
+// names only these.
+var blockedHere = []string{Name, "clarify", "memory"}
 
 // SessionSource is the source recorded for child sessions.
 const SessionSource = "subagent"

@@ -18,19 +18,19 @@ var patchDescription string
 const maxDiffChars = 8000
 
 type patchArgs struct {
-	Mode       string  `json:"mode,omitempty" jsonschema:"replace (default): swap old_string for new_string in path. patch: apply a multi-file patch in the *** Begin Patch format." enum:"replace,patch"`
-	Path       string  `json:"path,omitempty" jsonschema:"replace mode: the file to edit."`
-	OldString  *string `json:"old_string,omitempty" jsonschema:"replace mode: the exact text to find, with enough surrounding lines to be unique."`
-	NewString  *string `json:"new_string,omitempty" jsonschema:"replace mode: the text to put in its place."`
-	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"replace mode: replace every occurrence instead of requiring exactly one."`
-	Patch      string  `json:"patch,omitempty" jsonschema:"patch mode: the patch text, from *** Begin Patch to *** End Patch."`
+	Mode       string  `json:"mode,omitempty" enum:"replace,patch"`
+	Path       string  `json:"path,omitempty"`
+	OldString  *string `json:"old_string,omitempty"`
+	NewString  *string `json:"new_string,omitempty"`
+	ReplaceAll bool    `json:"replace_all,omitempty"`
+	Patch      string  `json:"patch,omitempty"`
 }
 
 // Patch returns the patch tool.
 func (t *Tools) Patch() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "patch",
-		Description: patchDescription,
+		Description: strings.TrimSpace(patchDescription),
 		Toolset:     "file",
 		Class:       tool.PathScoped,
 		Paths:       t.pathsOf(true),

@@ -20,16 +20,16 @@ import (
 var readDescription string
 
 type readArgs struct {
-	Path   string `json:"path" jsonschema:"File to read, absolute or relative to the working directory."`
-	Offset int    `json:"offset,omitempty" jsonschema:"First line to return (1-based). Default 1." minimum:"1"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Most lines to return. Default 500." minimum:"1"`
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty" minimum:"1"`
+	Limit  int    `json:"limit,omitempty" minimum:"1"`
 }
 
 // ReadFile returns the read_file tool.
 func (t *Tools) ReadFile() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "read_file",
-		Description: readDescription,
+		Description: strings.TrimSpace(readDescription),
 		Toolset:     "file",
 		Class:       tool.PathScoped,
 		Paths:       t.pathsOf(false),

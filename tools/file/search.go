@@ -17,19 +17,19 @@ import (
 var searchDescription string
 
 type searchArgs struct {
-	Pattern    string `json:"pattern" jsonschema:"content: a regular expression (RE2 syntax; (?i) for case-insensitive). files: a glob on file names (*.go, src/**/*.ts)."`
-	Target     string `json:"target,omitempty" jsonschema:"content (default): search inside files. files: find files by name." enum:"content,files"`
-	Path       string `json:"path,omitempty" jsonschema:"Directory (or file) to search; default the working directory."`
-	FileGlob   string `json:"file_glob,omitempty" jsonschema:"content: only search files whose name matches this glob (e.g. *.py)."`
-	OutputMode string `json:"output_mode,omitempty" jsonschema:"content: matching lines (default); files_with_matches: paths only; count: matches per file." enum:"content,files_with_matches,count"`
-	Limit      int    `json:"limit,omitempty" jsonschema:"Most results to return. Default 100." minimum:"1"`
+	Pattern    string `json:"pattern" jsonschema:"Regex, or with target files a glob (src/**/*.ts)."`
+	Target     string `json:"target,omitempty" enum:"content,files"`
+	Path       string `json:"path,omitempty"`
+	FileGlob   string `json:"file_glob,omitempty"`
+	OutputMode string `json:"output_mode,omitempty" enum:"content,files_with_matches,count"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"Default 100." minimum:"1"`
 }
 
 // SearchFiles returns the search_files tool.
 func (t *Tools) SearchFiles() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "search_files",
-		Description: searchDescription,
+		Description: strings.TrimSpace(searchDescription),
 		Toolset:     "file",
 		Class:       tool.PathScoped,
 		Paths:       t.pathsOf(false),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/hermes-go/hermes/tool"
 )
@@ -15,15 +16,15 @@ import (
 var writeDescription string
 
 type writeArgs struct {
-	Path    string  `json:"path" jsonschema:"File to create or overwrite, absolute or relative to the working directory. Parent directories are created."`
-	Content *string `json:"content" jsonschema:"The complete new content of the file."`
+	Path    string  `json:"path"`
+	Content *string `json:"content"`
 }
 
 // WriteFile returns the write_file tool.
 func (t *Tools) WriteFile() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "write_file",
-		Description: writeDescription,
+		Description: strings.TrimSpace(writeDescription),
 		Toolset:     "file",
 		Class:       tool.PathScoped,
 		Paths:       t.pathsOf(true),

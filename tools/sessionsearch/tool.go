@@ -30,24 +30,52 @@ const (
 
 type searchTool struct{ s *session.Store }
 
-// New returns the session_search tool. A nil store gives a tool that
-// reports that no history is available.
-func New(s *session.Store) tool.Tool {
+// New returns the session_search tool. It is offered only while the
+// store holds a session other than current's (nil current: any session):
+// on a first run there is nothing to search. A nil store gives a tool
+// that is never offered and reports that no history is available.
+func New(s *session.Store, current func() string) tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "session_search",
 		Description: strings.TrimSpace(description),
 		Toolset:     "session_search",
 		Class:       tool.Parallel,
+		Check:       func() error { return hasOtherSession(s, current) },
 	}, searchTool{s}.run, tool.InvalidArgs(func(err error) tool.Result {
 		return failure("invalid arguments: " + err.Error())
 	})))
 }
 
+// errNoHistory is why the tool is not offered.
+var errNoHistory = errors.New("session_search: no other session is stored")
+
+// hasOtherSession reports whether s holds a session other than current's.
+func hasOtherSession(s *session.Store, current func() string) error {
+	if s == nil {
+		return errNoHistory
+	}
+	// Two rows are enough: at most one of them is the current session.
+	list, err := s.List(context.Background(), session.ListOptions{Limit: 2})
+	if err != nil {
+		return fmt.Errorf("session_search: %w", err)
+	}
+	cur := ""
+	if current != nil {
+		cur = current()
+	}
+	for _, x := range list {
+		if x.ID != cur {
+			return nil
+		}
+	}
+	return errNoHistory
+}
+
 type args struct {
-	Query      string `json:"query,omitempty" jsonschema:"Words to search for in past conversations."`
-	Limit      int    `json:"limit,omitempty" jsonschema:"How many sessions to return." minimum:"1" maximum:"10" default:"3"`
-	RoleFilter string `json:"role_filter,omitempty" jsonschema:"Comma-separated roles to search: user, assistant, tool."`
-	SessionID  string `json:"session_id,omitempty" jsonschema:"Read this session (without query)."`
+	Query      string `json:"query,omitempty"`
+	Limit      int    `json:"limit,omitempty" minimum:"1" maximum:"10" default:"3"`
+	RoleFilter string `json:"role_filter,omitempty" jsonschema:"Comma-separated: user, assistant, tool."`
+	SessionID  string `json:"session_id,omitempty"`
 }
 
 func (t searchTool) run(ctx context.Context, call tool.Call, a args) (tool.Result, error) {

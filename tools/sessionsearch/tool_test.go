@@ -62,7 +62,7 @@ func TestDiscoveryGroupsBySessionRanksAndExcludesTheCurrentConversation(t *testi
 	child := create(t, s, session.Session{ParentID: current}, llm.User("nginx nginx nginx"))
 	_ = child
 
-	out, res := call(t, New(s), child, `{"query":"nginx"}`)
+	out, res := call(t, New(s, nil), child, `{"query":"nginx"}`)
 	if res.IsError || out["success"] != true {
 		t.Fatalf("%s", res.Content)
 	}
@@ -82,15 +82,15 @@ func TestDiscoveryGroupsBySessionRanksAndExcludesTheCurrentConversation(t *testi
 		t.Fatalf("second %v", results[1])
 	}
 
-	out, _ = call(t, New(s), child, `{"query":"nginx","limit":1}`)
+	out, _ = call(t, New(s, nil), child, `{"query":"nginx","limit":1}`)
 	if len(out["results"].([]any)) != 1 {
 		t.Fatal("limit not applied")
 	}
-	out, _ = call(t, New(s), child, `{"query":"nginx","role_filter":"assistant"}`)
+	out, _ = call(t, New(s, nil), child, `{"query":"nginx","role_filter":"assistant"}`)
 	if r := out["results"].([]any); len(r) != 1 || len(r[0].(map[string]any)["matches"].([]any)) != 1 {
 		t.Fatalf("role filter: %v", out)
 	}
-	out, res = call(t, New(s), child, `{"query":"kubernetes"}`)
+	out, res = call(t, New(s, nil), child, `{"query":"kubernetes"}`)
 	if res.IsError || out["count"] != 0.0 {
 		t.Fatalf("no match: %s", res.Content)
 	}
@@ -104,7 +104,7 @@ func TestReadShowsTheStartAndEndOfASession(t *testing.T) {
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: "terminal", Arguments: "{}"}}})
 	id := create(t, s, session.Session{Title: "Long"}, msgs...)
-	out, res := call(t, New(s), "", fmt.Sprintf(`{"session_id":%q}`, id))
+	out, res := call(t, New(s, nil), "", fmt.Sprintf(`{"session_id":%q}`, id))
 	if res.IsError {
 		t.Fatal(res.Content)
 	}
@@ -120,7 +120,7 @@ func TestReadShowsTheStartAndEndOfASession(t *testing.T) {
 	if last["seq"] != 41.0 || last["tool_calls"].([]any)[0] != "terminal" {
 		t.Fatalf("last line %v", last)
 	}
-	out, res = call(t, New(s), "", `{"session_id":"nope"}`)
+	out, res = call(t, New(s, nil), "", `{"session_id":"nope"}`)
 	if !res.IsError || out["success"] != false || !strings.Contains(out["error"].(string), "nope") {
 		t.Fatalf("unknown session: %s", res.Content)
 	}
@@ -131,7 +131,7 @@ func TestBrowseListsRecentSessionsButNotTheCurrentOne(t *testing.T) {
 	a := create(t, s, session.Session{Title: "A"}, llm.User("first a"))
 	create(t, s, session.Session{Source: "subagent"}, llm.User("sub"))
 	cur := create(t, s, session.Session{}, llm.User("now"))
-	out, res := call(t, New(s), cur, `{}`)
+	out, res := call(t, New(s, nil), cur, `{}`)
 	if res.IsError {
 		t.Fatal(res.Content)
 	}
@@ -142,17 +142,40 @@ func TestBrowseListsRecentSessionsButNotTheCurrentOne(t *testing.T) {
 }
 
 func TestFailuresAreResults(t *testing.T) {
-	out, res := call(t, New(nil), "", `{"query":"x"}`)
+	out, res := call(t, New(nil, nil), "", `{"query":"x"}`)
 	if !res.IsError || out["success"] != false {
 		t.Fatalf("nil store: %s", res.Content)
 	}
 	s := newStore(t)
-	out, res = call(t, New(s), "", `{"query":"*** ()"}`)
+	out, res = call(t, New(s, nil), "", `{"query":"*** ()"}`)
 	if !res.IsError || !strings.Contains(out["error"].(string), "no words") {
 		t.Fatalf("empty query: %s", res.Content)
 	}
-	spec := New(s).Spec()
+	spec := New(s, nil).Spec()
 	if spec.Name != "session_search" || spec.Class != tool.Parallel {
 		t.Fatalf("%+v", spec)
+	}
+}
+
+// On a first run there is nothing to search: the tool is offered once the
+// store holds a session other than the current one, and never without a
+// store.
+func TestOfferedOnlyWhenAnotherSessionIsStored(t *testing.T) {
+	if err := New(nil, nil).Spec().Check(); err == nil {
+		t.Fatal("offered without a store")
+	}
+	s := newStore(t)
+	current := ""
+	tl := New(s, func() string { return current })
+	if err := tl.Spec().Check(); err == nil {
+		t.Fatal("offered over an empty store")
+	}
+	current = create(t, s, session.Session{}, llm.User("first run"))
+	if err := tl.Spec().Check(); err == nil {
+		t.Fatal("offered when the only stored session is the current one")
+	}
+	create(t, s, session.Session{}, llm.User("another run"))
+	if err := tl.Spec().Check(); err != nil {
+		t.Fatalf("not offered with another session stored: %v", err)
 	}
 }

@@ -230,21 +230,19 @@ func (t *Terminal) sandboxHint() string {
 	}
 	var b strings.Builder
 	if p.Mode == sandbox.ReadOnly {
-		b.WriteString("\n- Commands run in a read-only sandbox: they can read files but not create, change or delete any.")
+		b.WriteString(" Sandbox: read-only, nothing can be created, changed or deleted.")
 	} else {
-		fmt.Fprintf(&b, "\n- Commands run in a sandbox: they can write only under %s; .git/hooks, .git/config and .hermes stay read-only there.", strings.Join(p.WritableRoots, ", "))
+		fmt.Fprintf(&b, " Sandbox: writes only under %s (.git/hooks, .git/config, .hermes read-only).", strings.Join(p.WritableRoots, ", "))
 	}
 	if e.Status.MountNamespace {
-		b.WriteString(" Credentials (HERMES_HOME, ~/.ssh, ...) cannot be read.")
+		b.WriteString(" Credentials (HERMES_HOME, ~/.ssh) are unreadable.")
 	}
 	switch e.Network {
 	case sandbox.NetworkOff:
 		b.WriteString(" The network is off.")
 	case sandbox.NetworkAllowlist:
-		b.WriteString(" The network reaches only allowed hosts (package registries, forges, sandbox.network.allow) through the proxy in HTTP_PROXY/HTTPS_PROXY;" +
-			" another host is refused with 403: tell the user which host is needed rather than trying another way.")
+		b.WriteString(" The network reaches only allowed hosts (registries, forges, sandbox.network.allow) via HTTP_PROXY; others get 403.")
 	}
-	b.WriteString(" A refused write fails with \"Permission denied\" or \"Read-only file system\": do not try another way around it, tell the user." +
-		" Signals reach only the processes a command started itself: stop a background process with the process tool.")
+	b.WriteString(" When refused, tell the user what is needed; do not work around it. Signals reach only processes a command started.")
 	return b.String()
 }

@@ -20,18 +20,18 @@ const (
 )
 
 type processArgs struct {
-	Action  string   `json:"action" jsonschema:"list: all background processes; poll: status and exit code; log: output so far; wait: block until it exits (bounded by timeout); kill: stop it and its children." enum:"list,poll,log,wait,kill"`
-	ID      string   `json:"id,omitempty" jsonschema:"Process id from terminal with background: true (e.g. proc_1). Required except for list."`
-	Offset  *int64   `json:"offset,omitempty" jsonschema:"log: byte offset to read from (the next_offset of a previous read). Default 0." minimum:"0"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"log: most bytes to return. Default 20000." minimum:"1"`
-	Timeout *float64 `json:"timeout,omitempty" jsonschema:"wait: seconds to wait at most. Default 30, at most 600."`
+	Action  string   `json:"action" enum:"list,poll,log,wait,kill"`
+	ID      string   `json:"id,omitempty" jsonschema:"Required except for list."`
+	Offset  *int64   `json:"offset,omitempty" minimum:"0"`
+	Limit   int      `json:"limit,omitempty" minimum:"1"`
+	Timeout *float64 `json:"timeout,omitempty"`
 }
 
 // ProcessTool returns the "process" tool managing background processes.
 func (t *Terminal) ProcessTool() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "process",
-		Description: processDescription,
+		Description: strings.TrimSpace(processDescription),
 		Toolset:     "terminal",
 		Class:       tool.Parallel,
 		Timeout:     maxWait + 30*time.Second,

@@ -164,17 +164,20 @@ func TestASandboxThatCannotBeAppliedIsAToolError(t *testing.T) {
 
 func TestTheToolDescriptionStatesTheSandbox(t *testing.T) {
 	j := newJail(t, sandbox.WorkspaceWrite)
-	if d := j.term.TerminalTool().Spec().Description; !strings.Contains(d, "Commands run in a sandbox: they can write only under "+j.ws) {
+	if d := j.term.TerminalTool().Spec().Description; !strings.Contains(d, "Sandbox: writes only under "+j.ws) {
 		t.Errorf("the description does not state the sandbox:\n%s", d)
 	}
 	if d := j.term.TerminalTool().Spec().Description; !strings.Contains(d, "The network reaches only allowed hosts") {
 		t.Errorf("the description does not state the network allowlist:\n%s", d)
 	}
 	ro := newJail(t, sandbox.ReadOnly)
+	if d := ro.term.TerminalTool().Spec().Description; !strings.Contains(d, "Sandbox: read-only") {
+		t.Errorf("read-only: the description does not say so:\n%s", d)
+	}
 	if d := ro.term.TerminalTool().Spec().Description; !strings.Contains(d, "The network is off.") {
 		t.Errorf("read-only: the description does not say the network is off:\n%s", d)
 	}
-	if d := newTerm(t, Options{}).TerminalTool().Spec().Description; strings.Contains(d, "sandbox") {
+	if d := newTerm(t, Options{}).TerminalTool().Spec().Description; strings.Contains(strings.ToLower(d), "sandbox") {
 		t.Errorf("an unsandboxed terminal claims a sandbox:\n%s", d)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +51,7 @@ func (t *Terminal) Tools() []tool.Tool {
 func (t *Terminal) TerminalTool() tool.Tool {
 	return terminalTool{tool.Must(tool.New(tool.Spec{
 		Name:        "terminal",
-		Description: terminalDescription + t.sandboxHint(),
+		Description: strings.TrimSpace(terminalDescription) + t.sandboxHint(),
 		Toolset:     "terminal",
 		Class:       tool.Sequential,
 		// The tool enforces its own per-command timeout and reports it;
@@ -74,10 +75,10 @@ func (t *Terminal) Close() error {
 }
 
 type terminalArgs struct {
-	Command    string   `json:"command" jsonschema:"The shell command to run (bash)."`
-	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command and all its children are killed. Defaults to the configured timeout."`
-	Workdir    string   `json:"workdir,omitempty" jsonschema:"Directory to run this command in; defaults to the session's working directory."`
-	Background bool     `json:"background,omitempty" jsonschema:"Start a long-running process (a server, a watcher) and return its id at once; manage it with the process tool."`
+	Command    string   `json:"command"`
+	Timeout    *float64 `json:"timeout,omitempty" jsonschema:"Seconds."`
+	Workdir    string   `json:"workdir,omitempty"`
+	Background bool     `json:"background,omitempty" jsonschema:"Return a process id at once."`
 }
 
 // terminalTool is the typed tool plus the command the executor checks

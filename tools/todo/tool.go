@@ -21,19 +21,18 @@ var schema = json.RawMessage(`{
   "properties": {
     "todos": {
       "type": "array",
-      "description": "Task items to write.",
       "items": {
         "type": "object",
         "properties": {
           "id": {"type": "string"},
-          "content": {"type": "string", "description": "What the task is (required for a new item; a merge may leave it out)."},
+          "content": {"type": "string", "description": "Required for a new item."},
           "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "cancelled"]},
-          "parent": {"type": "string", "description": "Id of the item this one is a sub-task of."}
+          "parent": {"type": "string"}
         },
         "required": ["id"]
       }
     },
-    "merge": {"type": "boolean", "default": false, "description": "true: update items by id and append new ones; false: replace the list."}
+    "merge": {"type": "boolean"}
   }
 }`)
 

@@ -38,8 +38,8 @@ type Options struct {
 }
 
 type args struct {
-	Image    string `json:"image" jsonschema:"A file path, an http(s) URL or a data: URL."`
-	Question string `json:"question,omitempty" jsonschema:"What to find out about the image."`
+	Image    string `json:"image"`
+	Question string `json:"question,omitempty"`
 }
 
 const defaultQuestion = "Describe this image in detail: its content, any text in it (verbatim), and anything notable."

@@ -57,7 +57,7 @@ type ExtractOptions struct {
 }
 
 type extractArgs struct {
-	URLs []string `json:"urls" jsonschema:"The pages to read: full http or https URLs."`
+	URLs []string `json:"urls"`
 }
 
 type extractTool struct {

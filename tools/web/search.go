@@ -40,8 +40,8 @@ type SearchOptions struct {
 }
 
 type searchArgs struct {
-	Query string `json:"query" jsonschema:"What to search for."`
-	Limit int    `json:"limit,omitempty" jsonschema:"How many results (default 5)." minimum:"1" maximum:"10"`
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty" jsonschema:"Default 5." minimum:"1" maximum:"10"`
 }
 
 // NewSearch returns the web_search tool over o.Backend.
