@@ -657,6 +657,7 @@ func TestTypedKeys(t *testing.T) {
 		{[]string{"F12", "KP1"}, false, "\x1b\x1b"},
 		{[]string{"Enter"}, true, "Enter"},
 		{[]string{"0x41"}, false, "A"},
+		{[]string{"[LF]", "[ETX]", "[x]", "F13"}, false, "\n\x03[x]F13"},
 	} {
 		if got := typedKeys(tc.keys, tc.literal, false); got != tc.want {
 			t.Errorf("typedKeys(%q, %v) = %q, want %q", tc.keys, tc.literal, got, tc.want)

@@ -1,8 +1,6 @@
 package approval
 
-import (
-	"strings"
-)
+import "strings"
 
 // launch is what a program that starts another command runs: words it
 // runs as a command, shell code, and what it does with its standard
@@ -23,18 +21,27 @@ type launch struct {
 
 // launchers read the command lines of programs that run a command they
 // are given in their arguments, each as that program reads its options.
-var launchers map[string]func(args []string) launch
-
-func init() {
-	launchers = map[string]func([]string) launch{
-		"su":      func(args []string) launch { return suLaunch("su", args) },
-		"runuser": func(args []string) launch { return suLaunch("runuser", args) },
-		"sudo":    sudoLaunch, "doas": doasLaunch, "pkexec": pkexecLaunch, "run0": run0Launch,
-		"flock": flockLaunch, "unshare": unshareLaunch, "setpriv": setprivLaunch, "nsenter": nsenterLaunch,
-		"sg": sgLaunch, "newgrp": newgrpLaunch, "script": scriptLaunch, "watch": watchLaunch,
-		"systemd-run": systemdRunLaunch, "at": atLaunch, "batch": atLaunch,
-		"tmux": tmuxLaunch, "screen": screenLaunch, "parallel": parallelLaunch,
-	}
+var launchers = map[string]func(args []string) launch{
+	"su":          func(args []string) launch { return suLaunch("su", args) },
+	"runuser":     func(args []string) launch { return suLaunch("runuser", args) },
+	"sudo":        sudoLaunch,
+	"doas":        doasLaunch,
+	"pkexec":      pkexecLaunch,
+	"run0":        run0Launch,
+	"flock":       flockLaunch,
+	"unshare":     unshareLaunch,
+	"setpriv":     setprivLaunch,
+	"nsenter":     nsenterLaunch,
+	"sg":          sgLaunch,
+	"newgrp":      newgrpLaunch,
+	"script":      scriptLaunch,
+	"watch":       watchLaunch,
+	"systemd-run": systemdRunLaunch,
+	"at":          atLaunch,
+	"batch":       atLaunch,
+	"tmux":        tmuxLaunch,
+	"screen":      screenLaunch,
+	"parallel":    parallelLaunch,
 }
 
 // add joins what m runs to what l runs.

@@ -44,11 +44,10 @@ const parallelMax = 64
 // input instead.
 func parallelLaunch(args []string) launch {
 	r := parallelSpec.reader(args)
-	argSep, fileSep, replace := ":::", "::::", "{}"
-	quote, pipe, files, many := false, false, false, false
+	o := parallelOptions{argSep: ":::", fileSep: "::::", replace: "{}"}
 	var templates [][]string
 	for {
-		o, more, err := r.next()
+		opt, more, err := r.next()
 		if err != nil {
 			// An option this table lacks: any later word may start the
 			// template.
@@ -63,49 +62,62 @@ func parallelLaunch(args []string) launch {
 			templates = append(templates, r.rest())
 			break
 		}
-		switch o.id {
+		switch opt.id {
 		case "argsep":
-			argSep = o.value
+			o.argSep = opt.value
 		case "argfilesep":
-			fileSep = o.value
+			o.fileSep = opt.value
 		case "I":
-			replace = o.value
+			o.replace = opt.value
 		case "i":
-			if o.value != "" {
-				replace = o.value
+			if opt.value != "" {
+				o.replace = opt.value
 			}
 		case "q":
-			quote = true
+			o.quote = true
 		case "pipe", "spreadstdin", "pipepart", "pipe-part":
-			pipe = true
+			o.pipe = true
 		case "a":
-			files = true
+			o.files = true
 		case "X", "m", "n", "N", "L", "l", "xargs", "s":
-			many = true
+			o.many = true
 		case "h", "V":
 			return launch{}
 		}
 	}
 	var l launch
 	for _, t := range templates {
-		l.add(parallelJobs(t, argSep, fileSep, replace, quote, pipe, files, many))
+		l.add(o.jobs(t))
 	}
 	return l
 }
 
-func parallelJobs(words []string, argSep, fileSep, replace string, quote, pipe, files, many bool) launch {
+// parallelOptions are the options that change what parallel runs.
+type parallelOptions struct {
+	argSep, fileSep string // ::: and ::::, or --arg-sep and --arg-file-sep
+	replace         string // -I's replacement string
+	quote           bool   // -q: the template's words are quoted
+	pipe            bool   // --pipe: standard input is the jobs' input
+	files           bool   // values come from files (-a, ::::)
+	many            bool   // -X, -m, -n ...: several values per job
+}
+
+// jobs is what parallel runs for a template and the input sources after
+// it.
+func (o parallelOptions) jobs(words []string) launch {
 	// The template ends at the first input source.
 	var template []string
 	var sources [][]string
 	i := 0
-	for ; i < len(words) && !isSep(words[i], argSep, fileSep); i++ {
+	for ; i < len(words) && !o.isSep(words[i]); i++ {
 		template = append(template, words[i])
 	}
+	files := o.files
 	for i < len(words) {
-		fromFile := strings.HasPrefix(words[i], fileSep) && words[i] != argSep && words[i] != argSep+"+"
+		fromFile := words[i] == o.fileSep || words[i] == o.fileSep+"+"
 		i++
 		var vals []string
-		for ; i < len(words) && !isSep(words[i], argSep, fileSep); i++ {
+		for ; i < len(words) && !o.isSep(words[i]); i++ {
 			vals = append(vals, words[i])
 		}
 		if fromFile {
@@ -115,7 +127,7 @@ func parallelJobs(words []string, argSep, fileSep, replace string, quote, pipe, 
 		sources = append(sources, vals)
 	}
 	text := strings.Join(template, " ")
-	if quote {
+	if o.quote {
 		text = shellJoin(template)
 	}
 	var l launch
@@ -123,10 +135,10 @@ func parallelJobs(words []string, argSep, fileSep, replace string, quote, pipe, 
 		if len(template) == 0 {
 			return payload{text: strings.Join(values, " ")}
 		}
-		return payload{text: fillTemplate(text, replace, values)}
+		return payload{text: fillTemplate(text, o.replace, values)}
 	}
 	switch {
-	case pipe:
+	case o.pipe:
 		if len(template) > 0 {
 			l.payloads = append(l.payloads, payload{text: text})
 			l.stdin = func(in string) []payload {
@@ -141,7 +153,7 @@ func parallelJobs(words []string, argSep, fileSep, replace string, quote, pipe, 
 			for _, line := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
 				out = append(out, job([]string{line}))
 			}
-			if many {
+			if o.many {
 				out = append(out, job(strings.Fields(in)))
 			}
 			return out
@@ -159,7 +171,7 @@ func parallelJobs(words []string, argSep, fileSep, replace string, quote, pipe, 
 	for _, values := range combinations(sources) {
 		l.payloads = append(l.payloads, job(values))
 	}
-	if many {
+	if o.many {
 		var all []string
 		for _, s := range sources {
 			all = append(all, s...)
@@ -169,8 +181,8 @@ func parallelJobs(words []string, argSep, fileSep, replace string, quote, pipe, 
 	return l
 }
 
-func isSep(w, argSep, fileSep string) bool {
-	return w == argSep || w == argSep+"+" || w == fileSep || w == fileSep+"+"
+func (o parallelOptions) isSep(w string) bool {
+	return w == o.argSep || w == o.argSep+"+" || w == o.fileSep || w == o.fileSep+"+"
 }
 
 // combinations is every choice of one value from each source, in order,

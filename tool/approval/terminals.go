@@ -33,9 +33,9 @@ func tmuxLaunch(args []string) launch {
 // tmuxCommand is a tmux command that runs something: a shell command
 // given as its arguments, keys typed into a pane, or tmux commands.
 type tmuxCommand struct {
-	name, alias string
-	spec        optSpec
-	run         func(opts []option, ops []string) launch
+	name string
+	spec optSpec
+	run  func(opts []option, ops []string) launch
 }
 
 var tmuxCommandTable []tmuxCommand
@@ -43,25 +43,25 @@ var tmuxCommandTable []tmuxCommand
 func init() {
 	shellArgs := func(_ []option, ops []string) launch { return tmuxShell(ops) }
 	firstShell := func(_ []option, ops []string) launch { return tmuxShell(ops[:min(len(ops), 1)]) }
-	cmd := func(name, alias, short string, run func([]option, []string) launch) tmuxCommand {
-		return tmuxCommand{name: name, alias: alias, spec: optSpec{short: short, inOrder: true}, run: run}
+	cmd := func(name, short string, run func([]option, []string) launch) tmuxCommand {
+		return tmuxCommand{name: name, spec: optSpec{short: short, inOrder: true}, run: run}
 	}
 	tmuxCommandTable = []tmuxCommand{
-		cmd("new-session", "new", "Ac:dDe:EF:f:n:Ps:t:x:Xy:", shellArgs),
-		cmd("new-window", "neww", "abc:de:EF:kn:PSt:", shellArgs),
-		cmd("split-window", "splitw", "bB:c:de:EfF:hIkl:m:p:PR:s:S:t:T:vWZ", shellArgs),
-		cmd("new-pane", "newp", "AbB:Cc:de:EfF:hIkKLMm:Op:PR:s:S:t:T:vWx:X:y:Y:Z", shellArgs),
-		cmd("respawn-pane", "respawnp", "c:e:Ekt:", shellArgs),
-		cmd("respawn-window", "respawnw", "c:e:Ekt:", shellArgs),
-		cmd("display-popup", "popup", "Bb:Cc:d:e:Eh:kNs:S:t:T:w:x:y:", shellArgs),
-		cmd("pipe-pane", "pipep", "IOot:", firstShell),
-		cmd("run-shell", "run", "bd:Ct:Es:c:", func(opts []option, ops []string) launch {
+		cmd("new-session", "Ac:dDe:EF:f:n:Ps:t:x:Xy:", shellArgs),
+		cmd("new-window", "abc:de:EF:kn:PSt:", shellArgs),
+		cmd("split-window", "bB:c:de:EfF:hIkl:m:p:PR:s:S:t:T:vWZ", shellArgs),
+		cmd("new-pane", "AbB:Cc:de:EfF:hIkKLMm:Op:PR:s:S:t:T:vWx:X:y:Y:Z", shellArgs),
+		cmd("respawn-pane", "c:e:Ekt:", shellArgs),
+		cmd("respawn-window", "c:e:Ekt:", shellArgs),
+		cmd("display-popup", "Bb:Cc:d:e:Eh:kNs:S:t:T:w:x:y:", shellArgs),
+		cmd("pipe-pane", "IOot:", firstShell),
+		cmd("run-shell", "bd:Ct:Es:c:", func(opts []option, ops []string) launch {
 			if len(ops) > 0 && hasOption(opts, "C") {
 				return tmuxCommandString(ops[0])
 			}
 			return tmuxShell(ops[:min(len(ops), 1)])
 		}),
-		cmd("if-shell", "if", "bFt:", func(opts []option, ops []string) launch {
+		cmd("if-shell", "bFt:", func(opts []option, ops []string) launch {
 			var l launch
 			if len(ops) > 0 && !hasOption(opts, "F") {
 				l = tmuxShell(ops[:1])
@@ -71,25 +71,25 @@ func init() {
 			}
 			return l
 		}),
-		cmd("confirm-before", "confirm", "bc:p:t:y", func(_ []option, ops []string) launch {
+		cmd("confirm-before", "bc:p:t:y", func(_ []option, ops []string) launch {
 			if len(ops) == 0 {
 				return launch{}
 			}
 			return tmuxCommandString(ops[0])
 		}),
-		cmd("bind-key", "bind", "nrN:T:", func(_ []option, ops []string) launch {
+		cmd("bind-key", "nrN:T:", func(_ []option, ops []string) launch {
 			if len(ops) < 2 {
 				return launch{}
 			}
 			return tmuxCommands(ops[1:])
 		}),
-		cmd("set-hook", "", "agpRt:uw", func(_ []option, ops []string) launch {
+		cmd("set-hook", "agpRt:uw", func(_ []option, ops []string) launch {
 			if len(ops) < 2 {
 				return launch{}
 			}
 			return tmuxCommandString(ops[1])
 		}),
-		cmd("send-keys", "send", "c:FHKlMN:Rt:X", func(opts []option, ops []string) launch {
+		cmd("send-keys", "c:FHKlMN:Rt:X", func(opts []option, ops []string) launch {
 			if hasOption(opts, "X") {
 				return launch{}
 			}
@@ -270,8 +270,22 @@ var keyNames = map[string]string{"enter": "\r", "kpenter": "\r", "space": " ", "
 	"bspace": "\x7f", "escape": "\x1b", "up": "\x1b", "down": "\x1b", "left": "\x1b", "right": "\x1b",
 	"home": "\x1b", "end": "\x1b", "ic": "\x1b", "dc": "\x1b", "insert": "\x1b", "delete": "\x1b",
 	"npage": "\x1b", "ppage": "\x1b", "pagedown": "\x1b", "pageup": "\x1b", "pgdn": "\x1b", "pgup": "\x1b",
-	"any": "\x1b", "[lf]": "\n", "[cr]": "\r", "[etx]": "\x03", "[eot]": "\x04", "[ht]": "\t", "[bs]": "\x08",
-	"[esc]": "\x1b", "[del]": "\x7f"}
+	"any": "\x1b"}
+
+func init() {
+	// [NUL] ... [US]: the control characters tmux names by code.
+	for code, name := range strings.Fields("nul soh stx etx eot enq asc bel bs - lf vt ff - so si dle dc1 dc2 dc3 dc4 nak syn etb can em sub - fs gs rs us") {
+		if name != "-" {
+			keyNames["["+name+"]"] = string(rune(code))
+		}
+	}
+	for i := 1; i <= 12; i++ {
+		keyNames["f"+strconv.Itoa(i)] = "\x1b"
+	}
+	for _, c := range "/*-+.0123456789" {
+		keyNames["kp"+string(c)] = "\x1b"
+	}
+}
 
 // keyText is what one send-keys word types, read as tmux reads key
 // names: modifiers (C-, M-, S-, ^), then one character or a key name; a
@@ -295,9 +309,6 @@ func keyText(k string) string {
 	}
 	key, named := keyNames[low]
 	switch {
-	case !named && len(low) > 1 && (low[0] == 'f' && isDigits(low[1:]) || strings.HasPrefix(low, "kp") && len(low) == 3 ||
-		low[0] == '[' && low[len(low)-1] == ']'):
-		key, named = "\x1b", true
 	case !named && len(s) == 1 && s[0] >= 0x20 && s[0] < 0x7f:
 		key = s
 	case !named:
