@@ -13,6 +13,10 @@ import (
 type payload struct {
 	text   string
 	params []string
+	// loose is set for text that is likely but not surely shell code
+	// (keys typed into a terminal, a unit's ExecStart=): text that does
+	// not parse asks when it looks dangerous, instead of being refused.
+	loose bool
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "ksh": true, "dash": true, "ash": true, "fish": true, "mksh": true, "csh": true, "tcsh": true}
@@ -28,8 +32,6 @@ func carrierPayloads(name string, args []string) []payload {
 		return shellPayloads(name, args)
 	case shells[name]:
 		return shellPayloads(name, args)
-	case name == "su" || name == "runuser":
-		return suPayloads(name, args)
 	case name == "eval":
 		return []payload{{text: strings.Join(args, " ")}}
 	}
@@ -125,12 +127,42 @@ var suSpec = optSpec{short: "c:fg:G:lmpPs:u:hVw:", long: []longOpt{
 	{"help", noArg, "h"}, {"version", noArg, "V"},
 }}
 
-// suPayloads is what su or runuser runs: the -s program (else sh) given
+// suLaunch is what su or runuser runs: the -s program (else sh) given
 // -c and the last --command or --session-command, then the operands
 // after the user as its arguments (su root -- -c CMD runs CMD too); a
 // -s program that is no known shell is checked as the program it is and
-// as a shell. runuser -u runs its operands as a command. A line su
+// as a shell. runuser -u runs its operands as a command. Without a
+// command, the shell reads its commands from standard input. A line su
 // refuses (an unknown or ambiguous option, --help) runs nothing.
+func suLaunch(name string, args []string) launch {
+	if suInteractive(args) {
+		return launch{stdin: shellStdin}
+	}
+	return launch{payloads: suPayloads(name, args)}
+}
+
+// suInteractive reports whether su starts a shell with no command.
+func suInteractive(args []string) bool {
+	opts, ops, err := suSpec.parse(args)
+	if err != nil {
+		return false
+	}
+	for _, o := range opts {
+		switch o.id {
+		case "c", "C", "u", "h", "V":
+			return false
+		case "s":
+			if !shells[path.Base(strings.ToLower(o.value))] {
+				return false
+			}
+		}
+	}
+	if len(ops) > 0 && ops[0] == "-" {
+		ops = ops[1:]
+	}
+	return len(ops) <= 1
+}
+
 func suPayloads(name string, args []string) []payload {
 	opts, ops, err := suSpec.parse(args)
 	if err != nil {

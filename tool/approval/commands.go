@@ -16,6 +16,9 @@ func (d *detector) segment(c command, seg segment, depth int) {
 	if c.lookup || c.name == "" {
 		return
 	}
+	for _, f := range c.findings {
+		d.add(f)
+	}
 	if strings.HasPrefix(c.name, "mkfs") {
 		d.add(hlFormat)
 	}

@@ -74,8 +74,9 @@ func (d *detector) add(f Finding) {
 func (d *detector) check(cmd string, depth int) { d.inspect(payload{text: cmd}, depth, true) }
 
 // run checks what a carrier hands a shell, with its positional
-// parameters.
-func (d *detector) run(p payload, depth int) { d.inspect(p, depth, true) }
+// parameters; loose text (keys typed into a terminal) is checked as a
+// guess.
+func (d *detector) run(p payload, depth int) { d.inspect(p, depth, !p.loose) }
 
 // guess checks text that may be a command (decoded data, a string in
 // interpreter code): text that does not parse is only looked at.

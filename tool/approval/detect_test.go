@@ -325,7 +325,11 @@ func FuzzCheck(f *testing.F) {
 	}
 	for _, s := range []string{`"unterminated`, `'`, `$(`, "`", `$'\x`, `\`, `<(`, `a >`, `>&`, `$'\777'`, "((((", "))))",
 		"su --comm=x -c", "env -S", "env -S '\\", "env --s=\"${", "bash -co", "runuser -u", "pkill -x", "killall -s",
-		"git config alias.x", "echo \u00a0#\r＃", "sh -c '\"$@\"' a"} {
+		"git config alias.x", "echo \u00a0#\r＃", "sh -c '\"$@\"' a",
+		"screen -dmS", "screen -X stuff '^", "screen -X screen -t", "tmux send -H zz 0d", "tmux send-keys C- ^ 0x",
+		"tmux if", "tmux -c", "tmux bind x", "parallel ::: ::::", "parallel -I", "parallel --pipe", "flock -c",
+		"flock x -c", "sudo -h", "sudo -u", "pkexec --user", "sg -", "script --", "systemd-run -p ExecStart=@",
+		"at -f", "nsenter -t", "watch -x", "doas -C"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

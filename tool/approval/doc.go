@@ -15,7 +15,24 @@
 // last one winning; -s; the arguments after the user; runuser -u),
 // env -S in every spelling, split as env splits it, and shells with
 // options between -c and the command, which gets the arguments after it
-// as $0, $1, ... A name only known when it runs, inline interpreter
+// as $0, $1, ... So are the programs that launch a command: sudo, doas,
+// pkexec and run0 (their options clustered, sudo's NAME=value words
+// among them), flock (FILE CMD, FILE -c CMD), unshare, setpriv, nsenter,
+// sg (GROUP [-c] CMD), script (-c CMD, -- CMD), watch, systemd-run (and
+// the ExecStart=-style properties it sets), screen (the new session's
+// command; -X stuff and -X screen), tmux (new-session, new-window,
+// split-window, respawn-*, run-shell, if-shell, display-popup,
+// pipe-pane, bind-key, set-hook, command names abbreviated as tmux
+// allows, ; between commands), GNU parallel (its command template
+// filled with each ::: value, or the values as command lines), and
+// keys typed into a terminal (tmux send-keys, screen -X stuff), whose
+// text is judged as a command line, keys that edit the line asking. A
+// launcher that runs a shell reading its standard input (at and batch;
+// su, sudo -s, script, unshare and nsenter with no command; newgrp; sg
+// with no command) has what it is fed judged like sh's, and nsenter's
+// shell in another process's namespaces asks. An option a launcher's
+// table does not know makes every later word that could start the
+// command be judged as its start. A name only known when it runs, inline interpreter
 // code, shells fed code by a heredoc or find -exec sh -c, destructive
 // git, git config writing a shell alias or a command setting, file wipes
 // and writes to credential stores ask. Text is normalised first

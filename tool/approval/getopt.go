@@ -50,9 +50,12 @@ type optReader struct {
 	i        int    // the next argument
 	cluster  string // the unread letters of a short-option cluster
 	operands []string
+	// sep is how many operands came before a -- that ended the options,
+	// or -1 when none did.
+	sep int
 }
 
-func (s *optSpec) reader(args []string) *optReader { return &optReader{spec: s, args: args} }
+func (s *optSpec) reader(args []string) *optReader { return &optReader{spec: s, args: args, sep: -1} }
 
 // next returns the next option; ok is false when the options end, and
 // err says why the program would refuse the line (an unknown or
@@ -64,6 +67,7 @@ func (r *optReader) next() (o option, ok bool, err error) {
 	for r.i < len(r.args) {
 		a := r.args[r.i]
 		if a == "--" {
+			r.sep = len(r.operands)
 			r.operands = append(r.operands, r.args[r.i+1:]...)
 			r.i = len(r.args)
 			return option{}, false, nil
@@ -186,4 +190,27 @@ func (s *optSpec) parse(args []string) (opts []option, operands []string, err er
 		}
 		opts = append(opts, o)
 	}
+}
+
+// longOpts reads a table of long options, one a field: the name, then
+// = when it takes a value (== when the value is optional), then :x when
+// it stands for the short option x (its id is otherwise its name).
+func longOpts(table string) []longOpt {
+	var out []longOpt
+	for _, f := range strings.Fields(table) {
+		spec, id, hasID := strings.Cut(f, ":")
+		o := longOpt{name: strings.TrimRight(spec, "="), arg: noArg}
+		switch {
+		case strings.HasSuffix(spec, "=="):
+			o.arg = optionalArg
+		case strings.HasSuffix(spec, "="):
+			o.arg = requiredArg
+		}
+		o.id = o.name
+		if hasID {
+			o.id = id
+		}
+		out = append(out, o)
+	}
+	return out
 }

@@ -12,8 +12,6 @@ var envAssign = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 // wrapperArgFlags lists, per wrapper, the flags that take a value, so the
 // value is not mistaken for the wrapped command.
 var wrapperArgFlags = map[string]string{
-	"sudo":    "-u -g -C -D -h -p -U -r -t -T --user --group --chdir --host --prompt --role --type",
-	"doas":    "-u -C",
 	"exec":    "-a",
 	"nice":    "-n --adjustment",
 	"ionice":  "-c -n -p --class --classdata",
@@ -21,16 +19,15 @@ var wrapperArgFlags = map[string]string{
 	"stdbuf":  "-i -o -e",
 	"chroot":  "--userspec --groups",
 	"time":    "-f -o --format --output",
-	"watch":   "-n -d --interval",
 	"taskset": "",
 }
 
 // wrappers run the command that follows them.
 var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "command": true, "exec": true,
+	"env": true, "command": true, "exec": true,
 	"nohup": true, "time": true, "nice": true, "ionice": true, "setsid": true,
 	"timeout": true, "stdbuf": true, "builtin": true, "busybox": true,
-	"chroot": true, "unbuffer": true, "watch": true, "then": true, "do": true,
+	"chroot": true, "unbuffer": true, "then": true, "do": true,
 	"else": true, "!": true, "if": true, "while": true, "until": true, "elif": true,
 }
 
@@ -44,6 +41,11 @@ type command struct {
 	// payloads are command strings the segment makes a shell run:
 	// sh -c "...", su -c "...", eval ..., env -S "...".
 	payloads []payload
+	// stdinRuns, when set, is what the command runs of its standard
+	// input (at, su with no command, parallel's input lines).
+	stdinRuns func(text string) []payload
+	// findings are asked whatever the command runs (nsenter's shell).
+	findings []Finding
 	// lookup is set for command -v / type, which only look a name up.
 	lookup bool
 	// at is the index of the program's name in the segment's words.
@@ -75,6 +77,18 @@ func normalizeWords(words []string) command {
 			}
 			w = rest
 			continue
+		}
+		if read, ok := launchers[name]; ok {
+			l := read(w[1:])
+			if l.argv != nil && len(l.payloads) == 0 && l.stdin == nil && len(l.findings) == 0 {
+				w = l.argv
+				continue
+			}
+			c := command{name: name, args: w[1:], at: at(), payloads: l.payloads, stdinRuns: l.stdin, findings: l.findings}
+			if l.argv != nil {
+				c.payloads = append(c.payloads, payload{text: liveJoin(l.argv)})
+			}
+			return c
 		}
 		if !wrappers[name] {
 			break
@@ -118,8 +132,12 @@ func normalizeWords(words []string) command {
 }
 
 // readsStdin reports whether a shell or interpreter stage of a pipeline
-// executes what is piped into it (no script file, or - / -s).
+// executes what is piped into it (no script file, or - / -s), or a
+// launcher runs it.
 func (c command) readsStdin() bool {
+	if c.stdinRuns != nil {
+		return true
+	}
 	if !shells[c.name] && !interpreters[c.name] {
 		return false
 	}
@@ -204,4 +222,16 @@ func cleanTarget(a string) string {
 		return "/"
 	}
 	return path.Clean(a)
+}
+
+// stdinPayloads is what a command runs of the text on its standard
+// input: a shell reading it, or a launcher's own reading of it.
+func (c command) stdinPayloads(text string) ([]payload, bool) {
+	switch {
+	case c.stdinRuns != nil:
+		return c.stdinRuns(text), true
+	case shells[c.name] && c.readsStdin():
+		return []payload{{text: text}}, true
+	}
+	return nil, false
 }

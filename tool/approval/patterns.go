@@ -74,6 +74,8 @@ var (
 	dgChownRecursive  = Finding{"chown_recursive", "recursive chown", false}
 	dgKillPattern     = Finding{"kill_by_pattern", "kill processes by name or pattern (pkill, kill $(pgrep ...))", false}
 	dgContainerStop   = Finding{"container_stop", "stop, kill, restart or force-remove containers (docker)", false}
+	dgNamespaceShell  = Finding{"namespace_shell", "shell in another process's namespaces (nsenter without a command)", false}
+	dgTypedEdits      = Finding{"typed_keys_edit", "keys typed into a terminal that edit the line (deletions, cursor moves, history), so what runs cannot be read", false}
 )
 
 // systemDirs are refused as the target of a recursive delete.
@@ -99,7 +101,7 @@ var patterns = []Finding{
 	dgXargsRm, dgFindExecRm, dgFindDelete, dgGitForcePush,
 	dgUnparsedDanger, dgComputedName, dgInterpreterCode, dgShellStdin, dgScriptWriteRun, dgGitResetHard,
 	dgGitClean, dgGitDiscard, dgGitPushDelete, dgGitBranchDelete, dgGitStashDrop, dgGitInlineAlias, dgGitConfigRun,
-	dgWipeFile, dgChmodNone, dgChattr, dgChownRecursive, dgKillPattern, dgContainerStop,
+	dgWipeFile, dgChmodNone, dgChattr, dgChownRecursive, dgKillPattern, dgContainerStop, dgNamespaceShell, dgTypedEdits,
 }
 
 // Patterns returns every pattern Check knows, hardline ones first.

@@ -516,9 +516,13 @@ func (w *walker) command(r *resolved) {
 		d.run(p, w.depth+1)
 	}
 	d.interpreter(c, seg, w.depth)
-	if shells[c.name] && c.readsStdin() && seg.stdinKnown {
-		d.add(dgShellStdin)
-		d.check(seg.stdin, w.depth+1)
+	if seg.stdinKnown {
+		if ps, ok := c.stdinPayloads(seg.stdin); ok {
+			d.add(dgShellStdin)
+			for _, p := range ps {
+				d.run(p, w.depth+1)
+			}
+		}
 	}
 	if c.name == "base64" && isDecode(c) && seg.stdinKnown {
 		if text, ok := decodeBase64(seg.stdin); ok {
@@ -628,15 +632,20 @@ func (w *walker) pipeline(stmts []*syntax.Stmt) {
 			continue
 		}
 		out, known := w.evalPipe(stmts[:i])
-		switch {
-		case !known:
-		case sql:
-			d.sql(out)
-		case shells[c.name]:
-			d.check(out, w.depth+1)
-		default:
-			d.interpreterCode(c.name, out, w.depth)
+		if !known {
+			continue
 		}
+		if sql {
+			d.sql(out)
+			continue
+		}
+		if ps, ok := c.stdinPayloads(out); ok {
+			for _, p := range ps {
+				d.run(p, w.depth+1)
+			}
+			continue
+		}
+		d.interpreterCode(c.name, out, w.depth)
 	}
 	for i, s := range stmts {
 		r := w.resolve(s)
