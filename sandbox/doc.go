@@ -36,7 +36,12 @@
 // refuse them too, so the agent can never change its own safety settings.
 // The sockets of daemons that would act for a command outside the sandbox
 // (docker, systemd, the session bus, an X display, ssh-agent) are hidden
-// the same way.
+// the same way, and so are the sockets other programs keep in the
+// temporary directories and extra writable roots (a tmux or screen
+// server, whose send-keys would type into the user's terminal; an
+// ssh-agent; any socket in such a root or one directory down): the
+// namespaces and Landlock do not cover connecting to a pathname socket.
+// The project's own sockets in the workspace stay reachable.
 //
 // # Enforcement (Linux)
 //

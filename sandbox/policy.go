@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,6 +135,65 @@ var hiddenSockets = []string{
 	"/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket", "/tmp/.X11-unix",
 }
 
+// sessionDirs name the directories of temporary directories where
+// terminal multiplexers, ssh-agent and desktop sessions keep their
+// sockets: a command that reached the user's tmux or screen server could
+// type into their terminals outside the sandbox.
+var sessionDirs = []string{"tmux-*", "screen*", ".screen", "S-*", "ssh-*", ".ICE-unix", ".X11-unix"}
+
+// sessionSockets are the sockets of other programs in the temporary
+// directories and extra writable roots, which a command could otherwise
+// connect to (the sandbox's namespaces and Landlock do not cover a
+// pathname socket): the directories sessionDirs name, every socket in a
+// root or one directory down, the tmux server of $TMUX and screen's
+// directories. The workspace is left alone: sockets there are the
+// project's.
+func sessionSockets(scratch, extra []string) []string {
+	out := []string{"/run/screen", "/var/run/screen", os.Getenv("SCREENDIR")}
+	if t := os.Getenv("TMUX"); t != "" {
+		sock, _, _ := strings.Cut(t, ",")
+		out = append(out, filepath.Dir(sock))
+	}
+	isSocket := func(path string) bool {
+		st, err := os.Lstat(path)
+		return err == nil && st.Mode()&fs.ModeSocket != 0
+	}
+	roots := append(append([]string{os.Getenv("TMUX_TMPDIR")}, scratch...), extra...)
+	for _, root := range roots {
+		if root == "" {
+			continue
+		}
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			path := filepath.Join(root, e.Name())
+			if slices.ContainsFunc(sessionDirs, func(pat string) bool { ok, _ := filepath.Match(pat, e.Name()); return ok }) && e.IsDir() {
+				out = append(out, path)
+				continue
+			}
+			if e.Type()&fs.ModeSocket != 0 {
+				out = append(out, path)
+				continue
+			}
+			if !e.IsDir() {
+				continue
+			}
+			inner, err := os.ReadDir(path)
+			if err != nil || len(inner) > 256 {
+				continue
+			}
+			for _, f := range inner {
+				if p := filepath.Join(path, f.Name()); f.Type()&fs.ModeSocket != 0 && isSocket(p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // Shell and tool start-up files the file tools never write.
 var protectedInHome = []string{
 	".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
@@ -208,6 +268,7 @@ func NewPolicy(o Options) (Policy, error) {
 		}
 	}
 	sockets := append([]string{os.Getenv("XDG_RUNTIME_DIR"), fmt.Sprintf("/run/user/%d", os.Getuid()), os.Getenv("SSH_AUTH_SOCK")}, hiddenSockets...)
+	sockets = append(sockets, sessionSockets(o.Scratch, o.ExtraRoots)...)
 	for _, h := range sockets {
 		if !filepath.IsAbs(h) {
 			continue

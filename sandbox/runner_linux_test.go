@@ -91,6 +91,7 @@ func TestTheBoundaryHoldsThroughTheRunner(t *testing.T) {
 		TestStartUpFilesStayReadOnlyWhenTheHomeIsWritable,
 		TestHiddenPathsCannotBeRead,
 		TestHiddenSocketsCannotBeReached,
+		TestACommandReachesNoSocketOfTheTemporaryDirectories,
 		TestOtherProcessesEnvironmentAndMemoryAreOutOfReach,
 		TestReadOnlyModeBlocksWorkspaceWrites,
 		TestNetworkOffBlocksUDP,

@@ -72,3 +72,26 @@ func TestACommandCannotTypeIntoTheTerminalHermesRunsIn(t *testing.T) {
 		t.Fatalf("want the command to find no terminal to open; it reported %q", results)
 	}
 }
+
+// A command hermes runs asks the tmux server hermes runs under to type a
+// line into its pane (tmux send-keys through the server's socket in the
+// temporary directory): were it to get through, the user's shell would
+// run it outside every boundary. The socket is out of the command's
+// reach, --yolo or not.
+func TestACommandCannotDriveTheTmuxHermesRunsIn(t *testing.T) {
+	w := newWorld(t)
+	marker := filepath.Join(t.TempDir(), "TYPED")
+	term := startShell(t, []string{"HOME=" + w.home, "HERMES_HOME=" + w.hermesHome, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none", "TERM=xterm-256color", "PS1=$ "})
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(terminalCalls("tmux -S " + shellQuote(term.socket) + " send-keys 'touch " + marker + "' Enter")...)
+	term.typeLine("cd " + shellQuote(w.work) + " && " + shellQuote(hermesBin) + " -z 'do it' --provider custom --base-url " + srv.URL() + " --model m --yolo; echo hermes-exit-$?")
+	term.waitFor("hermes-exit-0")
+	term.typeLine("echo after-$((6*7))")
+	screen := term.waitFor("after-42")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("a command typed into the user's terminal through tmux; the terminal shows:\n%s", screen)
+	}
+	if results := toolResults(srv.Requests()[1]); len(results) != 1 || !strings.Contains(results[0], "tmux") {
+		t.Fatalf("want tmux to report it reached no server; the command reported %q", results)
+	}
+}

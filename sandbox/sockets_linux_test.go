@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// listen serves a pathname socket at path that greets whoever connects.
+func listen(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("REACHED-OUTSIDE\n"))
+			c.Close()
+		}
+	}()
+}
+
+// A command cannot connect to the sockets other programs keep in the
+// temporary directories: the user's tmux server (whose send-keys would
+// type into their terminal outside the sandbox), an ssh-agent, any
+// daemon's socket there. The project's own sockets in the workspace stay
+// reachable.
+func TestACommandReachesNoSocketOfTheTemporaryDirectories(t *testing.T) {
+	b := newBox(t)
+	outside := map[string]string{
+		"tmux server":  filepath.Join(b.scratch, "tmux-0", "default"),
+		"ssh-agent":    filepath.Join(b.scratch, "ssh-XYZ", "agent.42"),
+		"a daemon's":   filepath.Join(b.scratch, "app.sock"),
+		"one dir down": filepath.Join(b.scratch, "svc", "s.sock"),
+	}
+	for _, path := range outside {
+		listen(t, path)
+	}
+	inside := filepath.Join(b.ws, "dev.sock")
+	listen(t, inside)
+	connect := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())' `
+	for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
+		p := b.policy(t, mode)
+		for name, path := range outside {
+			if out, _ := b.run(t, p, "", connect+path); strings.Contains(out, "REACHED-OUTSIDE") {
+				t.Errorf("%s: a command reached %s socket %s", mode, name, path)
+			}
+		}
+		if mode == WorkspaceWrite {
+			if out, code := b.run(t, p, "", connect+inside); code != 0 || !strings.Contains(out, "REACHED-OUTSIDE") {
+				t.Errorf("the workspace's own socket is unreachable (%d): %s", code, out)
+			}
+		}
+	}
+}
