@@ -191,3 +191,22 @@ func TestADatabaseIndexedByTriggerIsUpgraded(t *testing.T) {
 		t.Fatalf("after deleting: %v", got)
 	}
 }
+
+func TestExistsReportsStoredSessions(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, _ := s.CreateSession(ctx, Session{})
+	if ok, err := s.Exists(ctx, a.ID); !ok || err != nil {
+		t.Fatalf("stored session: %v %v", ok, err)
+	}
+	if ok, err := s.Exists(ctx, "20990101_000000_ffffff"); ok || err != nil {
+		t.Fatalf("missing session: %v %v", ok, err)
+	}
+	s.Close()
+	if _, err := s.Exists(ctx, a.ID); err == nil {
+		t.Fatal("a closed store answered")
+	}
+}
