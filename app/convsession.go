@@ -51,7 +51,7 @@ func (c *Conversation) holdNewID(ctx context.Context) (string, error) {
 		id := c.rt.newSessionID()
 		err := c.hold(ctx, id)
 		if err == nil {
-			if _, gerr := c.rt.store.Get(ctx, id); errors.Is(gerr, session.ErrNotFound) {
+			if taken, gerr := c.rt.store.Exists(ctx, id); gerr == nil && !taken {
 				return id, nil
 			}
 			c.release(id)

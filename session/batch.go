@@ -13,9 +13,11 @@ const maxBatch = 256
 // errClosed is the error of a write made after Close.
 var errClosed = errors.New("session: store is closed")
 
-// writeReq is one small write waiting for the batcher.
+// writeReq is one small write waiting for the batcher. fn returns the
+// ids of the messages it added, which the batch indexes for search
+// before it commits (index.go).
 type writeReq struct {
-	fn   func(tx *sql.Tx) error
+	fn   func(tx *sql.Tx) ([]int64, error)
 	done chan error
 }
 
@@ -39,6 +41,12 @@ func (s *Store) startBatcher() {
 // inTx runs fn in a transaction shared with the writes that arrive with
 // it, and returns its error (or the commit's).
 func (s *Store) inTx(fn func(tx *sql.Tx) error) error {
+	return s.inTxIndexed(func(tx *sql.Tx) ([]int64, error) { return nil, fn(tx) })
+}
+
+// inTxIndexed is inTx for a write that adds messages: fn returns their
+// ids, and they are indexed for search in the same transaction.
+func (s *Store) inTxIndexed(fn func(tx *sql.Tx) ([]int64, error)) error {
 	if s.batch == nil {
 		return errClosed
 	}
@@ -81,9 +89,13 @@ func (s *Store) commitBatch(batch []writeReq) {
 	}
 	errs := make([]error, len(batch))
 	if len(batch) == 1 {
-		if errs[0] = batch[0].fn(tx); errs[0] != nil {
+		ids, err := batch[0].fn(tx)
+		if err == nil {
+			err = s.indexMessages(ctx, tx, ids)
+		}
+		if err != nil {
 			tx.Rollback()
-			batch[0].done <- errs[0]
+			batch[0].done <- err
 			return
 		}
 	} else {
@@ -111,11 +123,18 @@ func (s *Store) commitTogether(batch []writeReq) bool {
 	if err != nil {
 		return false
 	}
+	var ids []int64
 	for _, r := range batch {
-		if err := r.fn(tx); err != nil {
+		added, err := r.fn(tx)
+		if err != nil {
 			tx.Rollback()
 			return false
 		}
+		ids = append(ids, added...)
+	}
+	if err := s.indexMessages(context.Background(), tx, ids); err != nil {
+		tx.Rollback()
+		return false
 	}
 	if err := tx.Commit(); err != nil {
 		tx.Rollback()
@@ -127,12 +146,16 @@ func (s *Store) commitTogether(batch []writeReq) bool {
 	return true
 }
 
-// inSavepoint runs fn so that its failure undoes only its own changes.
-func (s *Store) inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+// inSavepoint runs fn, and indexes the messages it added, so that its
+// failure undoes only its own changes.
+func (s *Store) inSavepoint(tx *sql.Tx, fn func(tx *sql.Tx) ([]int64, error)) error {
 	if _, err := tx.Stmt(s.stmts.savepoint).Exec(); err != nil {
 		return err
 	}
-	err := fn(tx)
+	ids, err := fn(tx)
+	if err == nil {
+		err = s.indexMessages(context.Background(), tx, ids)
+	}
 	if err != nil {
 		if _, rerr := tx.Exec(`ROLLBACK TO write`); rerr != nil {
 			return errors.Join(err, rerr)
@@ -150,6 +173,7 @@ type batchStmts struct {
 	savepoint, release, usage *sql.Stmt
 	// record and prompt are the pending writes of AppendMessageWith.
 	record, prompt *sql.Stmt
+	index          *sql.Stmt // index.go
 }
 
 func (s *Store) prepareBatch() error {
@@ -163,13 +187,13 @@ func (s *Store) prepareBatch() error {
 		return st
 	}
 	s.stmts = batchStmts{savepoint: prep(`SAVEPOINT write`), release: prep(`RELEASE write`), usage: prep(usageSQL),
-		record: prep(recordSQL), prompt: prep(promptSQL)}
+		record: prep(recordSQL), prompt: prep(promptSQL), index: prep(indexSQL)}
 	return err
 }
 
 func (b batchStmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{b.savepoint, b.release, b.usage, b.record, b.prompt} {
+	for _, st := range []*sql.Stmt{b.savepoint, b.release, b.usage, b.record, b.prompt, b.index} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

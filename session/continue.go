@@ -48,14 +48,24 @@ func (s *Store) ContinueSession(ctx context.Context, parentID, reason string, ch
 		return wrap("continue", parentID, err)
 	}
 	stmt := tx.StmtContext(ctx, s.appendStmt)
+	ids := make([]int64, 0, len(msgs))
 	for i, m := range msgs {
 		args, err := s.messageArgs(child.ID, m)
 		if err != nil {
 			return fmt.Errorf("session: continue %s in %s: message %d: %w", parentID, child.ID, i, err)
 		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+		res, err := stmt.ExecContext(ctx, args...)
+		if err == nil {
+			var id int64
+			id, err = res.LastInsertId()
+			ids = append(ids, id)
+		}
+		if err != nil {
 			return wrap("continue "+parentID+" in", child.ID, err)
 		}
+	}
+	if err := s.indexMessages(ctx, tx, ids); err != nil {
+		return wrap("continue "+parentID+" in", child.ID, err)
 	}
 	return wrap("continue", parentID, tx.Commit())
 }

@@ -12,10 +12,14 @@
 // Open inspects an existing file read-only first, so a refused file is
 // not even switched to WAL: its bytes stay as they were.
 //
-// Writes are incremental and cheap (AppendMessage is a single statement) so
-// the agent can persist each message as soon as it enters the history:
+// Writes are incremental and cheap (AppendMessage is one insert, and the
+// message is indexed for search before its transaction commits) so the
+// agent can persist each message as soon as it enters the history:
 // nothing is lost when the process dies mid-turn. Text passes through the
-// Redact function given to Open before it is stored.
+// Redact function given to Open before it is stored. The store, not a
+// trigger, indexes new messages, all of a transaction's in its last
+// statement: FTS5 writes what it holds at every statement's savepoint, so
+// a trigger wrote an index segment per message (index.go).
 //
 // Search accepts any text (FTS5 syntax is neutralised, stopwords are
 // dropped), ranks the newest matching messages with bm25 and returns

@@ -59,6 +59,9 @@ func (s *Store) Fork(ctx context.Context, id, title string) (Session, error) {
 		FROM messages WHERE session_id = ? ORDER BY seq`, child.ID, id); err != nil {
 		return Session{}, wrap("fork", id, err)
 	}
+	if _, err := tx.ExecContext(ctx, indexSessionSQL, child.ID); err != nil {
+		return Session{}, wrap("fork", id, fmt.Errorf("index for search: %w", err))
+	}
 	if err := tx.Commit(); err != nil {
 		return Session{}, wrap("fork", id, err)
 	}

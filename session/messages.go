@@ -12,9 +12,9 @@ import (
 )
 
 // appendSQL inserts one message at the end of its session. The sequence
-// number comes from the (session_id, seq) index, and triggers update the
-// session counters and the full-text index, so an append is a single
-// statement: atomic without an explicit transaction, and fast.
+// number comes from the (session_id, seq) index and a trigger updates
+// the session counters; the transaction that runs it indexes the message
+// for search (indexMessages) before it commits.
 const appendSQL = `INSERT INTO messages
 	(session_id, seq, role, content, tool_calls, tool_call_id, name, reasoning,
 	 reasoning_details, reasoning_items, finish_reason, timestamp, token_count, images)
@@ -46,7 +46,7 @@ func (s *Store) AppendMessageWith(ctx context.Context, sessionID string, m llm.M
 		return fmt.Errorf("session: append message to %s: %w", sessionID, err)
 	}
 	prompt := s.clean(p.SystemPrompt)
-	err = s.inTx(func(tx *sql.Tx) error {
+	err = s.inTxIndexed(func(tx *sql.Tx) ([]int64, error) {
 		if p.Session != nil {
 			meta := *p.Session
 			if meta.Source == "" {
@@ -54,23 +54,27 @@ func (s *Store) AppendMessageWith(ctx context.Context, sessionID string, m llm.M
 			}
 			now := nanos(s.now())
 			if _, err := tx.Stmt(s.stmts.record).Exec(meta.ID, meta.Source, meta.Model, meta.Provider, meta.Cwd, nullable(meta.ParentID), now, now); err != nil {
-				return fmt.Errorf("record the session: %w", err)
+				return nil, fmt.Errorf("record the session: %w", err)
 			}
 		}
 		if prompt != "" {
 			if _, err := tx.Stmt(s.stmts.prompt).Exec(sessionID, prompt); err != nil {
-				return fmt.Errorf("set the system prompt: %w", err)
+				return nil, fmt.Errorf("set the system prompt: %w", err)
 			}
 		}
 		if p.APICalls > 0 {
 			u := p.Usage
 			if _, err := tx.Stmt(s.stmts.usage).Exec(u.InputTokens, u.OutputTokens, u.CacheReadTokens,
 				u.CacheWriteTokens, u.ReasoningTokens, p.APICalls, sessionID); err != nil {
-				return fmt.Errorf("add usage: %w", err)
+				return nil, fmt.Errorf("add usage: %w", err)
 			}
 		}
-		_, err := tx.Stmt(s.appendStmt).Exec(args...)
-		return err
+		res, err := tx.Stmt(s.appendStmt).Exec(args...)
+		if err != nil {
+			return nil, err
+		}
+		id, err := res.LastInsertId()
+		return []int64{id}, err
 	})
 	if err != nil {
 		if isConstraint(err) {
@@ -91,14 +95,24 @@ func (s *Store) AppendMessages(ctx context.Context, sessionID string, ms ...llm.
 	}
 	defer tx.Rollback()
 	stmt := tx.StmtContext(ctx, s.appendStmt)
+	ids := make([]int64, 0, len(ms))
 	for i, m := range ms {
 		args, err := s.messageArgs(sessionID, m)
 		if err != nil {
 			return fmt.Errorf("session: append message %d to %s: %w", i, sessionID, err)
 		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+		res, err := stmt.ExecContext(ctx, args...)
+		if err == nil {
+			var id int64
+			id, err = res.LastInsertId()
+			ids = append(ids, id)
+		}
+		if err != nil {
 			return wrap("append messages to", sessionID, err)
 		}
+	}
+	if err := s.indexMessages(ctx, tx, ids); err != nil {
+		return wrap("append messages to", sessionID, err)
 	}
 	return wrap("append messages to", sessionID, tx.Commit())
 }

@@ -167,6 +167,24 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	return x, nil
 }
 
+// Exists reports whether the session is stored. It reads one index
+// entry through a statement prepared once, where Get reads the whole row
+// and the system prompt: a server naming a new session for every request
+// asks it each time.
+func (s *Store) Exists(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.existsStmt.QueryRowContext(ctx, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("look up", id, err)
+	}
+	return true, nil
+}
+
+const existsSQL = `SELECT 1 FROM sessions WHERE id = ?`
+
 const usageSQL = `UPDATE sessions SET
 	input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 	cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,

@@ -39,7 +39,8 @@ type Store struct {
 	now    func() time.Time
 
 	appendStmt *sql.Stmt
-	batch      *batcher // groups concurrent small writes (batch.go)
+	existsStmt *sql.Stmt // on the read pool
+	batch      *batcher  // groups concurrent small writes (batch.go)
 	stmts      batchStmts
 	readers    int
 
@@ -113,6 +114,10 @@ func Open(path string, opts ...Options) (*Store, error) {
 
 	s.appendStmt, err = w.Prepare(appendSQL)
 	if err != nil {
+		s.Close()
+		return nil, s.wrapOpen(err)
+	}
+	if s.existsStmt, err = r.Prepare(existsSQL); err != nil {
 		s.Close()
 		return nil, s.wrapOpen(err)
 	}
@@ -198,8 +203,10 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.stopBatcher()
 	errs := []error{s.stmts.close()}
-	if s.appendStmt != nil {
-		errs = append(errs, s.appendStmt.Close())
+	for _, st := range []*sql.Stmt{s.appendStmt, s.existsStmt} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
 	}
 	if s.r != nil {
 		errs = append(errs, s.r.Close())

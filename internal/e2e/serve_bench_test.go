@@ -53,12 +53,19 @@ const loadToolRounds = 3
 // this machine puts under any server's.
 //
 //	go test ./internal/e2e -run '^$' -bench ServeThousand -benchtime 1x
+//
+// With HERMES_BENCH_BASELINE naming an earlier build, that build runs the
+// same load too, as a sub-benchmark of the same run.
 func BenchmarkServeThousandConversations(b *testing.B) {
-	model := newFakeModel(b, loadConversations+1)
-	home, work := b.TempDir(), loadWorkdir(b)
-	s := startServe(b, home, work, []string{"API_SERVER_KEY=sk-bench"}, "--provider", "custom", "--base-url", model.url,
-		"--model", "test-model", "--max-concurrent-runs", strconv.Itoa(loadConversations))
-	runLoad(b, model, s.cmd.Process.Pid, "http://"+s.addr, func() string { return s.stderr.String() })
+	for name, bin := range builds() {
+		b.Run(name, func(b *testing.B) {
+			model := newFakeModel(b, loadConversations+1)
+			home, work := b.TempDir(), loadWorkdir(b)
+			s := startServeBin(b, bin, home, work, []string{"API_SERVER_KEY=sk-bench"}, "--provider", "custom", "--base-url", model.url,
+				"--model", "test-model", "--max-concurrent-runs", strconv.Itoa(loadConversations))
+			runLoad(b, model, s.cmd.Process.Pid, "http://"+s.addr, func() string { return s.stderr.String() })
+		})
+	}
 }
 
 func BenchmarkServeThousandConversationsFloor(b *testing.B) {
@@ -128,10 +135,12 @@ func runLoad(b *testing.B, model *fakeModel, pid int, base string, stderr func()
 	}
 	time.Sleep(2 * time.Second) // let the warm-up's garbage go
 	idle := procKiB(pid, "VmRSS")
-	b.Logf("idle: anonymous %d kB, file-backed %d kB", procKiB(pid, "RssAnon"), procKiB(pid, "RssFile"))
+	idleAnon := procKiB(pid, "RssAnon")
+	b.Logf("idle: anonymous %d kB, file-backed %d kB", idleAnon, procKiB(pid, "RssFile"))
 
 	b.ResetTimer()
 	var added []time.Duration
+	var serverCPU time.Duration
 	for range b.N {
 		model.reset()
 		durations := make([]time.Duration, loadConversations)
@@ -146,6 +155,7 @@ func runLoad(b *testing.B, model *fakeModel, pid int, base string, stderr func()
 			}()
 		}
 		wg.Wait()
+		serverCPU += cpuTime(pid) - serverCPU0
 		b.Logf("load: %.2f s wall, server %.2f s CPU, benchmark process (clients and provider) %.2f s CPU",
 			time.Since(wall0).Seconds(), (cpuTime(pid) - serverCPU0).Seconds(), (cpuTime(os.Getpid()) - selfCPU0).Seconds())
 		for i, err := range errs {
@@ -180,6 +190,8 @@ func runLoad(b *testing.B, model *fakeModel, pid int, base string, stderr func()
 	b.ReportMetric(ms(pct(0.50)), "ms-added-p50")
 	b.ReportMetric(ms(pct(0.99)), "ms-added-p99")
 	b.ReportMetric(ms(added[len(added)-1]), "ms-added-max")
+	b.ReportMetric(ms(serverCPU)/float64(loadConversations*b.N), "ms-cpu-per-turn")
+	b.ReportMetric(float64(procKiB(pid, "RssAnon")-idleAnon)/1024, "MB-anon-settled-over-idle")
 	b.ReportMetric(0, "ns/op")
 	if n := model.calls.Load(); n != int64((loadToolRounds+1)*(loadConversations*b.N+1)) {
 		b.Fatalf("%d model calls", n)

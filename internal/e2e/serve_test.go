@@ -34,7 +34,13 @@ type served struct {
 // it to say where it listens.
 func startServe(t testing.TB, home, workdir string, env []string, args ...string) *served {
 	t.Helper()
-	cmd := exec.Command(hermesBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	return startServeBin(t, hermesBin, home, workdir, env, args...)
+}
+
+// startServeBin is startServe for the hermes binary bin.
+func startServeBin(t testing.TB, bin, home, workdir string, env []string, args ...string) *served {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = workdir
 	cmd.Env = append([]string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}, env...)
 	pipe, err := cmd.StderrPipe()

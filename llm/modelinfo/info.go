@@ -3,6 +3,8 @@ package modelinfo
 import (
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // DefaultContextWindow is the window assumed for a model the table does
@@ -54,6 +56,28 @@ const (
 // Lookup returns what the table knows about model, by name
 // ("anthropic/claude-sonnet-4.5", "gpt-4o-mini", "qwen3:32b").
 func Lookup(model string) Info {
+	if v, ok := lookups.Load(model); ok {
+		return v.(Info)
+	}
+	info := lookup(model)
+	if lookupCount.Add(1) <= maxLookups {
+		lookups.Store(model, info)
+	}
+	return info
+}
+
+// Lookups are remembered: a transport asks for every request and every
+// message, and matching the table's globs costs more than the request's
+// encoding. The names a process sees are few (its configured models); a
+// bound keeps arbitrary names from growing the cache.
+var (
+	lookups     sync.Map // model name -> Info
+	lookupCount atomic.Int64
+)
+
+const maxLookups = 1024
+
+func lookup(model string) Info {
 	name := Normalize(model)
 	info := Info{ContextWindow: DefaultContextWindow}
 	if name == "" {

@@ -1,6 +1,7 @@
 package modelinfo
 
 import (
+	"fmt"
 	"path"
 	"testing"
 )
@@ -126,5 +127,28 @@ func TestEveryPatternIsAValidGlob(t *testing.T) {
 				t.Errorf("row %d: %q: %v", i, g, err)
 			}
 		}
+	}
+}
+
+// Lookups are remembered: asking again gives the same answer without
+// matching the table again, and names past the bound are still answered.
+func TestLookupIsRememberedAndBounded(t *testing.T) {
+	first := Lookup("anthropic/claude-sonnet-4.5")
+	if got := Lookup("anthropic/claude-sonnet-4.5"); got != first || !got.PromptCaching {
+		t.Fatalf("second lookup %+v, first %+v", got, first)
+	}
+	if n := testing.AllocsPerRun(100, func() { Lookup("anthropic/claude-sonnet-4.5") }); n != 0 {
+		t.Fatalf("a remembered lookup allocates %v times", n)
+	}
+	for i := range maxLookups + 10 {
+		Lookup(fmt.Sprintf("made-up-model-%d", i))
+	}
+	size := 0
+	lookups.Range(func(any, any) bool { size++; return true })
+	if size > maxLookups {
+		t.Fatalf("%d names remembered, bound %d", size, maxLookups)
+	}
+	if got := Lookup("gpt-4o-mini"); got != lookup("gpt-4o-mini") {
+		t.Fatalf("past the bound: %+v", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hermes-go/hermes/tool"
 )
@@ -91,12 +92,18 @@ func (t *Tools) readFile(ctx context.Context, call tool.Call, a readArgs) (tool.
 		return tool.Error("read_file: " + err.Error()), nil
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() { br.Reset(nil); readers.Put(br) }()
 	if head, _ := br.Peek(8000); isBinary(head) {
 		return tool.Error(fmt.Sprintf("read_file: %s is a binary file (%d bytes); it cannot be shown as text", path, st.Size())), nil
 	}
 	return tool.Text(t.opts.Redact(t.renderLines(br, path, st.Size(), a.Offset, a.Limit))), nil
 }
+
+// readers are the 64 KB buffers files are read through, shared: a turn
+// of many small reads would otherwise allocate one per read.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // renderLines prints lines offset..offset+limit-1 as "N|text", stopping at
 // the byte cap, and ends with how to read on.
