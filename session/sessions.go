@@ -185,6 +185,23 @@ func (s *Store) Exists(ctx context.Context, id string) (bool, error) {
 
 const existsSQL = `SELECT 1 FROM sessions WHERE id = ?`
 
+// HasOther reports whether the store holds a session other than id,
+// through a statement prepared once (session_search asks it before each
+// model call).
+func (s *Store) HasOther(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.otherStmt.QueryRowContext(ctx, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("look up others than", id, err)
+	}
+	return true, nil
+}
+
+const otherSQL = `SELECT 1 FROM sessions WHERE id != ? LIMIT 1`
+
 const usageSQL = `UPDATE sessions SET
 	input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 	cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,

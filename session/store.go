@@ -40,6 +40,7 @@ type Store struct {
 
 	appendStmt *sql.Stmt
 	existsStmt *sql.Stmt // on the read pool
+	otherStmt  *sql.Stmt // on the read pool
 	batch      *batcher  // groups concurrent small writes (batch.go)
 	stmts      batchStmts
 	readers    int
@@ -118,6 +119,10 @@ func Open(path string, opts ...Options) (*Store, error) {
 		return nil, s.wrapOpen(err)
 	}
 	if s.existsStmt, err = r.Prepare(existsSQL); err != nil {
+		s.Close()
+		return nil, s.wrapOpen(err)
+	}
+	if s.otherStmt, err = r.Prepare(otherSQL); err != nil {
 		s.Close()
 		return nil, s.wrapOpen(err)
 	}
@@ -203,7 +208,7 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.stopBatcher()
 	errs := []error{s.stmts.close()}
-	for _, st := range []*sql.Stmt{s.appendStmt, s.existsStmt} {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.existsStmt, s.otherStmt} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Library is the skills of one runtime: where they are found and where
@@ -13,6 +14,10 @@ type Library struct {
 	// Home is HERMES_HOME; its skills directory is the one written.
 	Home  string
 	Roots []Root
+
+	seenMu   sync.Mutex
+	seen     bool   // a skill was found: the skill tools are offered
+	emptySig string // the roots as they were when a walk found nothing
 }
 
 // New returns the library of a runtime in workdir.

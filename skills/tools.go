@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/hermes-go/hermes/tool"
@@ -47,12 +48,41 @@ func (l *Library) Tools() []tool.Tool {
 // errNoSkills is why skills_list and skill_view are not offered.
 var errNoSkills = errors.New("no skills are installed")
 
-// installed reports whether there is a skill to list or view.
+// installed reports whether there is a skill to list or view. It is asked
+// before every model call, so it walks the roots only when one of them
+// appeared, vanished or changed since the last walk found nothing; once
+// a skill is found the answer stays yes.
 func (l *Library) installed() error {
-	if list, notes := l.List(); len(list) == 0 && len(notes) == 0 {
+	l.seenMu.Lock()
+	defer l.seenMu.Unlock()
+	if l.seen {
+		return nil
+	}
+	sig := l.rootsSignature()
+	if l.emptySig != "" && sig == l.emptySig {
 		return errNoSkills
 	}
+	if list, notes := l.List(); len(list) == 0 && len(notes) == 0 {
+		l.emptySig = sig
+		return errNoSkills
+	}
+	l.seen = true
 	return nil
+}
+
+// rootsSignature says, for each root, whether it exists and when it
+// last changed: a skill installed or removed directly in a root changes
+// it.
+func (l *Library) rootsSignature() string {
+	var b strings.Builder
+	for _, r := range l.Roots {
+		b.WriteString(r.Dir)
+		if st, err := os.Stat(r.Dir); err == nil {
+			fmt.Fprintf(&b, ":%d", st.ModTime().UnixNano())
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }
 
 func (l *Library) listTool(ctx context.Context, _ tool.Call, _ listArgs) (tool.Result, error) {

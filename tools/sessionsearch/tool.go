@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -40,7 +41,7 @@ func New(s *session.Store, current func() string) tool.Tool {
 		Description: strings.TrimSpace(description),
 		Toolset:     "session_search",
 		Class:       tool.Parallel,
-		Check:       func() error { return hasOtherSession(s, current) },
+		Check:       (&othersCheck{s: s, current: current}).check,
 	}, searchTool{s}.run, tool.InvalidArgs(func(err error) tool.Result {
 		return failure("invalid arguments: " + err.Error())
 	})))
@@ -49,26 +50,35 @@ func New(s *session.Store, current func() string) tool.Tool {
 // errNoHistory is why the tool is not offered.
 var errNoHistory = errors.New("session_search: no other session is stored")
 
-// hasOtherSession reports whether s holds a session other than current's.
-func hasOtherSession(s *session.Store, current func() string) error {
-	if s == nil {
+// othersCheck is the tool's availability: s holds a session other than
+// current's. Once one is seen the answer stays yes, so a long
+// conversation asks the store once, not before every model call.
+type othersCheck struct {
+	s       *session.Store
+	current func() string
+	seen    atomic.Bool
+}
+
+func (c *othersCheck) check() error {
+	if c.seen.Load() {
+		return nil
+	}
+	if c.s == nil {
 		return errNoHistory
 	}
-	// Two rows are enough: at most one of them is the current session.
-	list, err := s.List(context.Background(), session.ListOptions{Limit: 2})
+	cur := ""
+	if c.current != nil {
+		cur = c.current()
+	}
+	ok, err := c.s.HasOther(context.Background(), cur)
 	if err != nil {
 		return fmt.Errorf("session_search: %w", err)
 	}
-	cur := ""
-	if current != nil {
-		cur = current()
+	if !ok {
+		return errNoHistory
 	}
-	for _, x := range list {
-		if x.ID != cur {
-			return nil
-		}
-	}
-	return errNoHistory
+	c.seen.Store(true)
+	return nil
 }
 
 type args struct {
