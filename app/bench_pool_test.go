@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
+	"github.com/hermes-go/hermes/session"
 )
 
 func benchRuntime(b *testing.B, url string) *app.Runtime {
@@ -138,4 +141,35 @@ func rss(b *testing.B) int64 {
 	}
 	b.Skip("no VmRSS")
 	return 0
+}
+
+// BenchmarkStoreTurnFloor is the other floor under BenchmarkOpenTurnClose:
+// the store's part of a one-turn conversation alone, through the same
+// calls the loop makes (the session held, the user message with the new
+// session's record and system prompt, the answer with the call's usage,
+// the session released), on the same kind of database.
+func BenchmarkStoreTurnFloor(b *testing.B) {
+	st, err := session.Open(filepath.Join(b.TempDir(), "state.db"), session.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	system := strings.Repeat("You are Hermes, an agent. ", 55) // about the size of the default prompt
+	b.ReportAllocs()
+	for b.Loop() {
+		id := session.NewID(nil)
+		release, err := st.Acquire(ctx, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		meta := llm.SessionMeta{ID: id, Source: "library", Model: "m", Provider: "custom"}
+		if err := st.AppendMessageWith(ctx, id, llm.User("hi"), llm.PendingWrites{Session: &meta, SystemPrompt: system}); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.AppendMessageWith(ctx, id, llm.Assistant("ok"), llm.PendingWrites{Usage: llm.Usage{InputTokens: 2000, OutputTokens: 2}, APICalls: 1}); err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
 }
