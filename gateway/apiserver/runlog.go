@@ -157,8 +157,10 @@ func (r *run) end(status, output, finish string, usage *llm.Usage, code, text st
 	if usage != nil {
 		fields["usage"] = runUsage(usage)
 	}
-	r.append("run."+status, fields, false, at)
+	// The final event and the record's outcome change together, so a
+	// client that reads the run on that event finds it ended.
 	r.mu.Lock()
+	r.appendLocked("run."+status, fields, false, at)
 	r.status, r.output, r.finish, r.usage, r.errCode, r.errText, r.finished = status, output, finish, usage, code, text, at
 	r.bytes += len(output)
 	r.interrupt = nil
