@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/hermes-go/hermes/tool/approval"
 	"math"
 	"slices"
 	"sync"
@@ -160,6 +161,22 @@ func (r *run) end(status, output, finish string, usage *llm.Usage, code, text st
 	// The final event and the record's outcome change together, so a
 	// client that reads the run on that event finds it ended.
 	r.mu.Lock()
+	// A question the turn left behind (the turn ended without waiting
+	// for its approver) is denied first, so its resolution comes before
+	// the final event.
+	for _, p := range r.pending {
+		if r.answered == nil {
+			r.answered = map[string]string{}
+		}
+		r.answered[p.id] = approval.Deny.String()
+		select {
+		case p.answer <- approval.Deny:
+		default:
+		}
+		r.appendLocked("approval.resolved", map[string]any{"approval_id": p.id, "choice": approval.Deny.String(),
+			"resolved_by": resolvedByCancelled, "command": p.prompt.Command}, false, at)
+	}
+	r.pending = nil
 	r.appendLocked("run."+status, fields, false, at)
 	r.status, r.output, r.finish, r.usage, r.errCode, r.errText, r.finished = status, output, finish, usage, code, text, at
 	r.bytes += len(output)
