@@ -17,26 +17,7 @@ import (
 // type `hermes`.
 func startShell(t *testing.T, env []string) *tmuxTerm {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("HERMES_TEST_PEERS") == "require" {
-			t.Fatal("tmux is not installed: .ci/run installs it")
-		}
-		t.Skip("tmux is not installed (apt-get install tmux)")
-	}
-	dir, err := os.MkdirTemp("", "tm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	term := &tmuxTerm{t: t, socket: filepath.Join(dir, "s")}
-	t.Cleanup(func() {
-		exec.Command("tmux", "-S", term.socket, "kill-server").Run()
-		os.RemoveAll(dir)
-	})
-	args := append([]string{"-S", term.socket, "-f", "/dev/null", "new-session", "-d", "-x", "110", "-y", "40", "env", "-i"}, env...)
-	if out, err := exec.Command("tmux", append(args, "sh")...).CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v: %s", err, out)
-	}
-	return term
+	return openTmux(t, append(append([]string{"env", "-i"}, env...), "sh")...)
 }
 
 // A command hermes runs pushes a line into the input of the terminal

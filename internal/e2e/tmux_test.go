@@ -22,6 +22,17 @@ type tmuxTerm struct {
 // environment (env adds to it).
 func startTerm(t *testing.T, home, workdir string, env []string, args ...string) *tmuxTerm {
 	t.Helper()
+	vars := append([]string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none", "TERM=xterm-256color"}, env...)
+	// The shell keeps the pane open after hermes exits, with its status.
+	script := "cd " + shellQuote(workdir) + " && env -i " + joinQuoted(vars) + " " + shellQuote(hermesBin) + " " + joinQuoted(args) +
+		"; echo \"[exit $?]\"; sleep 600"
+	return openTmux(t, "sh", "-c", script)
+}
+
+// openTmux runs command in a 110x40 tmux terminal on a socket of its own,
+// ended with the test.
+func openTmux(t *testing.T, command ...string) *tmuxTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("HERMES_TEST_PEERS") == "require" {
 			t.Fatal("tmux is not installed: .ci/run installs it")
@@ -37,12 +48,8 @@ func startTerm(t *testing.T, home, workdir string, env []string, args ...string)
 		exec.Command("tmux", "-S", term.socket, "kill-server").Run()
 		os.RemoveAll(dir)
 	})
-	vars := append([]string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none", "TERM=xterm-256color"}, env...)
-	// The shell keeps the pane open after hermes exits, with its status.
-	script := "cd " + shellQuote(workdir) + " && env -i " + joinQuoted(vars) + " " + shellQuote(hermesBin) + " " + joinQuoted(args) +
-		"; echo \"[exit $?]\"; sleep 600"
-	cmd := exec.Command("tmux", "-S", term.socket, "-f", "/dev/null", "new-session", "-d", "-x", "110", "-y", "40", "sh", "-c", script)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	args := append([]string{"-S", term.socket, "-f", "/dev/null", "new-session", "-d", "-x", "110", "-y", "40"}, command...)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
 	return term
