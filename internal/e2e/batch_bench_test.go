@@ -30,30 +30,36 @@ func threeRounds(delay time.Duration) func(*llmtest.Request) llmtest.Reply {
 // BenchmarkBatchLocal1000Prompts is the local engine's throughput: the
 // real binary runs 1,000 prompts of three tool rounds each (four model
 // calls of 100 ms latency, three sandboxed terminal commands), 64 at a
-// time. One op is the whole batch; prompts/s is reported.
+// time, for this build and, with HERMES_BENCH_BASELINE, an earlier one in
+// the same run. One op is the whole batch; prompts/s is reported.
 func BenchmarkBatchLocal1000Prompts(b *testing.B) {
 	const prompts = 1000
-	for range b.N {
-		b.StopTimer()
-		srv := llmtest.NewServer(b)
-		srv.Handle(threeRounds(100 * time.Millisecond))
-		root := b.TempDir()
-		home, work := filepath.Join(root, "home"), filepath.Join(root, "work")
-		mkdirs(b, home, work)
-		ds := writeDatasetTB(b, work, prompts)
-		cmd := batchCmd(home, work, "--dataset", ds, "--run-name", "bench", "--workers", "64",
-			"--provider", "custom", "--base-url", srv.URL(), "--model", "m")
-		b.StartTimer()
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		el := time.Since(start)
-		b.StopTimer()
-		if err != nil {
-			b.Fatalf("%v\n%s", err, out[max(0, len(out)-2000):])
-		}
-		b.ReportMetric(prompts/el.Seconds(), "prompts/s")
-		b.ReportMetric(el.Seconds(), "s/batch")
-		srv.Close()
+	for name, bin := range builds() {
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				srv := llmtest.NewServer(b)
+				srv.Handle(threeRounds(100 * time.Millisecond))
+				root := b.TempDir()
+				home, work := filepath.Join(root, "home"), filepath.Join(root, "work")
+				mkdirs(b, home, work)
+				ds := writeDatasetTB(b, work, prompts)
+				cmd := batchCmd(home, work, "--dataset", ds, "--run-name", "bench", "--workers", "64",
+					"--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+				cmd.Path, cmd.Args[0] = bin, bin
+				b.StartTimer()
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				el := time.Since(start)
+				b.StopTimer()
+				if err != nil {
+					b.Fatalf("%v\n%s", err, out[max(0, len(out)-2000):])
+				}
+				b.ReportMetric(prompts/el.Seconds(), "prompts/s")
+				b.ReportMetric(el.Seconds(), "s/batch")
+				srv.Close()
+			}
+		})
 	}
 }
 

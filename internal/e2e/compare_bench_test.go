@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -78,39 +77,6 @@ func BenchmarkFiveRoundsByBuild(b *testing.B) {
 				if err := exec.Command(bin, "--version").Run(); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
-	}
-}
-
-// BenchmarkBatchByBuild is `hermes batch` over 1,000 prompts of three
-// tool rounds at 100 ms model latency, 64 workers, for this build and
-// the baseline build in the same run. One op is the whole batch.
-func BenchmarkBatchByBuild(b *testing.B) {
-	const prompts = 1000
-	for name, bin := range builds() {
-		b.Run(name, func(b *testing.B) {
-			for range b.N {
-				b.StopTimer()
-				srv := llmtest.NewServer(b)
-				srv.Handle(threeRounds(100 * time.Millisecond))
-				root := b.TempDir()
-				home, work := filepath.Join(root, "home"), filepath.Join(root, "work")
-				mkdirs(b, home, work)
-				ds := writeDatasetTB(b, work, prompts)
-				cmd := batchCmd(home, work, "--dataset", ds, "--run-name", "bench", "--workers", "64",
-					"--provider", "custom", "--base-url", srv.URL(), "--model", "m")
-				cmd.Path, cmd.Args[0] = bin, bin
-				b.StartTimer()
-				start := time.Now()
-				out, err := cmd.CombinedOutput()
-				el := time.Since(start)
-				b.StopTimer()
-				if err != nil {
-					b.Fatalf("%v\n%s", err, out[max(0, len(out)-2000):])
-				}
-				b.ReportMetric(el.Seconds(), "s/batch")
-				srv.Close()
 			}
 		})
 	}
