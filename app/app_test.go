@@ -18,7 +18,7 @@ import (
 
 // newConfig is a configuration for a custom endpoint at url, in a fresh
 // HERMES_HOME.
-func newConfig(t *testing.T, url string) *config.Config {
+func newConfig(t testing.TB, url string) *config.Config {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Home = t.TempDir()
@@ -26,7 +26,7 @@ func newConfig(t *testing.T, url string) *config.Config {
 	return cfg
 }
 
-func newRuntime(t *testing.T, cfg *config.Config, opts app.Options) *app.Runtime {
+func newRuntime(t testing.TB, cfg *config.Config, opts app.Options) *app.Runtime {
 	t.Helper()
 	if opts.Workdir == "" {
 		opts.Workdir = t.TempDir()

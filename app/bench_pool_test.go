@@ -14,24 +14,10 @@ import (
 	"testing"
 
 	"github.com/hermes-go/hermes/app"
-	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/session"
 )
-
-func benchRuntime(b *testing.B, url string) *app.Runtime {
-	b.Helper()
-	cfg := config.Default()
-	cfg.Home = b.TempDir()
-	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", url, "sk-test", "m"
-	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: b.TempDir(), Getenv: func(string) string { return "" }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { rt.Close() })
-	return rt
-}
 
 // BenchmarkOpenTurnClose is what a server pays per request on a warm
 // runtime: Open a new conversation, one turn the fake provider answers
@@ -41,7 +27,7 @@ func benchRuntime(b *testing.B, url string) *app.Runtime {
 func BenchmarkOpenTurnClose(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
-	rt := benchRuntime(b, srv.URL())
+	rt := newRuntime(b, newConfig(b, srv.URL()), app.Options{})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -65,7 +51,7 @@ func BenchmarkOpenTurnClose(b *testing.B) {
 func BenchmarkProviderCallFloor(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
-	rt := benchRuntime(b, srv.URL())
+	rt := newRuntime(b, newConfig(b, srv.URL()), app.Options{})
 	c, err := rt.Open(context.Background(), app.ConversationOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -95,7 +81,7 @@ func BenchmarkIdleConversations(b *testing.B) {
 	const n = 10_000
 	srv := llmtest.NewServer(b)
 	for b.Loop() {
-		rt := benchRuntime(b, srv.URL())
+		rt := newRuntime(b, newConfig(b, srv.URL()), app.Options{})
 		ctx := context.Background()
 		before, heapBefore := rss(b), liveHeap()
 		convs := make([]*app.Conversation, 0, n)

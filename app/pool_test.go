@@ -19,38 +19,16 @@ import (
 	"github.com/hermes-go/hermes/tool/approval"
 )
 
-// pool is a runtime for a custom endpoint at url, in a fresh HERMES_HOME
-// and workspace, closed at the end of the test.
-func pool(t *testing.T, cfg *config.Config) *app.Runtime {
-	t.Helper()
-	rt, err := app.New(context.Background(), cfg, app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	return rt
-}
-
-func mustOpen(t *testing.T, rt *app.Runtime, o app.ConversationOptions) *app.Conversation {
-	t.Helper()
-	c, err := rt.Open(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 func TestARuntimeHoldsNoSessionUntilAConversationOpens(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	rt := pool(t, newConfig(t, srv.URL()))
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
 	list, err := rt.Store().List(context.Background(), session.ListOptions{})
 	if err != nil || len(list) != 0 {
 		t.Fatalf("sessions after New: %v %v", list, err)
 	}
 	srv.Enqueue(llmtest.Reply{Text: "one"}, llmtest.Reply{Text: "two"})
-	a := mustOpen(t, rt, app.ConversationOptions{})
-	b := mustOpen(t, rt, app.ConversationOptions{})
+	a := open(t, rt, app.ConversationOptions{})
+	b := open(t, rt, app.ConversationOptions{})
 	if a.SessionID() == b.SessionID() {
 		t.Fatal("two conversations share a session")
 	}
@@ -68,8 +46,8 @@ func TestARuntimeHoldsNoSessionUntilAConversationOpens(t *testing.T) {
 func TestASessionHasOneWriterAndCloseReleasesIt(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "stored"})
-	rt := pool(t, newConfig(t, srv.URL()))
-	a := mustOpen(t, rt, app.ConversationOptions{})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	a := open(t, rt, app.ConversationOptions{})
 	if _, err := a.Chat(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +59,7 @@ func TestASessionHasOneWriterAndCloseReleasesIt(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b := mustOpen(t, rt, app.ConversationOptions{Resume: a.SessionID()})
+	b := open(t, rt, app.ConversationOptions{Resume: a.SessionID()})
 	if h := b.History(); len(h) != 2 || h[1].Content != "stored" {
 		t.Fatalf("resumed history: %+v", h)
 	}
@@ -93,12 +71,12 @@ func TestASessionHasOneWriterAndCloseReleasesIt(t *testing.T) {
 func TestAForkContinuesACopyAndLeavesTheOriginal(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Text: "first"}, llmtest.Reply{Text: "branch"})
-	rt := pool(t, newConfig(t, srv.URL()))
-	a := mustOpen(t, rt, app.ConversationOptions{})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	a := open(t, rt, app.ConversationOptions{})
 	if _, err := a.Chat(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}
-	f := mustOpen(t, rt, app.ConversationOptions{Fork: a.SessionID()}) // a still holds the original
+	f := open(t, rt, app.ConversationOptions{Fork: a.SessionID()}) // a still holds the original
 	if f.SessionID() == a.SessionID() || len(f.History()) != 2 {
 		t.Fatalf("fork %s of %s: %+v", f.SessionID(), a.SessionID(), f.History())
 	}
@@ -147,8 +125,8 @@ func TestWaitReturnsWhenTheTurnEnds(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	release := make(chan struct{})
 	srv.Enqueue(llmtest.Reply{Text: "slow", Delay: time.Hour})
-	rt := pool(t, newConfig(t, srv.URL()))
-	c := mustOpen(t, rt, app.ConversationOptions{})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	started := make(chan struct{})
 	c.Observe(func(e agent.Event) {
 		if e.Kind == agent.EventStep {
@@ -196,7 +174,7 @@ func TestWaitReturnsWhenTheTurnEnds(t *testing.T) {
 func TestAlwaysInOneConversationAppliesToEveryOtherAndToSubagents(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	cfg := newConfig(t, srv.URL())
-	rt := pool(t, cfg)
+	rt := newRuntime(t, cfg, app.Options{})
 	rm := func(id string) llmtest.Reply {
 		return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: id, Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}}}
 	}
@@ -206,7 +184,7 @@ func TestAlwaysInOneConversationAppliesToEveryOtherAndToSubagents(t *testing.T) 
 		return approval.Always, nil
 	}
 	srv.Enqueue(rm("a1"), llmtest.Reply{Text: "done"})
-	a := mustOpen(t, rt, app.ConversationOptions{Approve: ask})
+	a := open(t, rt, app.ConversationOptions{Approve: ask})
 	if _, err := a.Chat(context.Background(), "clean"); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +193,7 @@ func TestAlwaysInOneConversationAppliesToEveryOtherAndToSubagents(t *testing.T) 
 	}
 	// b has nobody to ask: without the shared allowlist it would be denied.
 	srv.Enqueue(rm("b1"), llmtest.Reply{Text: "done"})
-	b := mustOpen(t, rt, app.ConversationOptions{})
+	b := open(t, rt, app.ConversationOptions{})
 	if _, err := b.Chat(context.Background(), "clean"); err != nil {
 		t.Fatal(err)
 	}
@@ -248,9 +226,9 @@ func TestAlwaysInOneConversationAppliesToEveryOtherAndToSubagents(t *testing.T) 
 // conversations and the runtime keep theirs.
 func TestSwitchModelChangesThatConversationOnly(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	rt := pool(t, newConfig(t, srv.URL()))
-	a := mustOpen(t, rt, app.ConversationOptions{})
-	b := mustOpen(t, rt, app.ConversationOptions{})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	a := open(t, rt, app.ConversationOptions{})
+	b := open(t, rt, app.ConversationOptions{})
 	if _, err := a.SwitchModel(context.Background(), "other-model"); err != nil {
 		t.Fatal(err)
 	}
@@ -288,13 +266,13 @@ func TestLearnedContextLimitsAreKeptByTheEndpointThatAnswered(t *testing.T) {
 	none := 0
 	cfg.Agent.APIMaxRetries = &none
 	cfg.FallbackProviders = []config.FallbackProvider{{Provider: "custom", Model: "fallback-model", BaseURL: fallback.URL()}}
-	rt := pool(t, cfg)
+	rt := newRuntime(t, cfg, app.Options{})
 	primary.Enqueue(llmtest.Reply{Status: 503})
 	overflow := `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`
 	for range 4 {
 		fallback.Enqueue(llmtest.Reply{Status: 400, Body: overflow})
 	}
-	c := mustOpen(t, rt, app.ConversationOptions{})
+	c := open(t, rt, app.ConversationOptions{})
 	c.Run(context.Background(), agent.Input{Message: "hi"})
 	data, err := os.ReadFile(filepath.Join(cfg.Home, "context_lengths.json"))
 	if err != nil {
@@ -327,8 +305,8 @@ func TestAGeneratedTitleNeverReplacesTheUsers(t *testing.T) {
 	})
 	cfg := newConfig(t, srv.URL())
 	cfg.Auxiliary = map[string]config.Auxiliary{"title_generation": {Provider: "custom", BaseURL: titles.URL(), Model: "t"}}
-	rt := pool(t, cfg)
-	c := mustOpen(t, rt, app.ConversationOptions{})
+	rt := newRuntime(t, cfg, app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
 	srv.Enqueue(llmtest.Reply{Text: "answer"})
 	res, err := c.Run(context.Background(), agent.Input{Message: "hello"})
 	if err != nil {
@@ -351,5 +329,28 @@ func TestAGeneratedTitleNeverReplacesTheUsers(t *testing.T) {
 	}
 	if len(titles.Requests()) != 1 {
 		t.Fatalf("title model called %d times", len(titles.Requests()))
+	}
+}
+
+// Retry drops the last exchange, here and in the store, and sends its
+// user message again.
+func TestRetrySendsTheLastMessageAgain(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "first"}, llmtest.Reply{Text: "second"})
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
+	if _, err := c.Chat(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Retry(context.Background())
+	if err != nil || res.FinalResponse != "second" {
+		t.Fatalf("retry: %+v %v", res, err)
+	}
+	if u := srv.Requests()[1].Messages(); u[len(u)-1].Content != "hi" {
+		t.Fatalf("the retried request ends with %+v", u[len(u)-1])
+	}
+	stored, _ := rt.Store().Messages(context.Background(), c.SessionID())
+	if h := c.History(); len(h) != 2 || h[1].Content != "second" || len(stored) != 2 || stored[1].Content != "second" {
+		t.Fatalf("history %+v, stored %+v", h, stored)
 	}
 }
