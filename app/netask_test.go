@@ -23,19 +23,27 @@ import (
 	"github.com/hermes-go/hermes/tool/approval"
 )
 
-// A domain outside sandbox.network.allow is asked about like a dangerous
-// command; "always" lets the command through and saves the domain to
-// sandbox.network.allow, so that the next runtime does not ask.
-func TestANewDomainIsAskedAboutAndAlwaysIsSaved(t *testing.T) {
+// fetchLocalhost serves a page on loopback for the test and returns the
+// terminal call's arguments that fetch it by the name localhost, which
+// the proxy dials on the host (--noproxy '' sends it through the proxy
+// although NO_PROXY names loopback).
+func fetchLocalhost(t *testing.T) []byte {
+	t.Helper()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not installed")
 	}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "reached-localhost") }))
-	defer ts.Close()
+	t.Cleanup(ts.Close)
 	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
-	// localhost is dialled by the proxy on the host; --noproxy '' sends it
-	// through the proxy although NO_PROXY names loopback.
 	call, _ := json.Marshal(map[string]string{"command": "curl -sS --noproxy '' http://localhost:" + port + "/"})
+	return call
+}
+
+// A domain outside sandbox.network.allow is asked about like a dangerous
+// command; "always" lets the command through and saves the domain to
+// sandbox.network.allow, so that the next runtime does not ask.
+func TestANewDomainIsAskedAboutAndAlwaysIsSaved(t *testing.T) {
+	call := fetchLocalhost(t)
 
 	srv := llmtest.NewServer(t)
 	cfg := newConfig(t, srv.URL())
@@ -84,13 +92,7 @@ func TestANewDomainIsAskedAboutAndAlwaysIsSaved(t *testing.T) {
 // question about a command's domain goes to the conversation whose
 // session ran it, never to another one working in the same directory.
 func TestANetworkQuestionGoesToTheConversationThatRanTheCommand(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl not installed")
-	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "reached-localhost") }))
-	defer ts.Close()
-	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
-	call, _ := json.Marshal(map[string]string{"command": "curl -sS --noproxy '' http://localhost:" + port + "/"})
+	call := fetchLocalhost(t)
 	srv := llmtest.NewServer(t)
 	cfg := newConfig(t, srv.URL())
 	cfg.Sandbox.Network = config.Network{Mode: "allowlist"}
