@@ -30,7 +30,13 @@ var (
 // overlap: MCP servers start first.
 func (rt *Runtime) assemble(ctx context.Context) error {
 	rt.tools = &tool.Registry{}
-	if err := rt.startMCP(); err != nil {
+	// The default workspace's policy serves the MCP servers too: one
+	// policy (and one scan of the temporary directories) for both.
+	policy, err := SandboxPolicy(rt.cfg, rt.workdir, rt.opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := rt.startMCP(policy); err != nil {
 		return err
 	}
 	if err := rt.resolveProviders(ctx); err != nil {
@@ -40,15 +46,11 @@ func (rt *Runtime) assemble(ctx context.Context) error {
 		return err
 	}
 	if effort := rt.cfg.Agent.ReasoningEffort; effort != "" {
-		var err error
 		if rt.effort, err = provider.ParseReasoningEffort(effort); err != nil {
 			return configErr(err)
 		}
 	}
 	if _, err := rt.cacheOptions(rt.entries[0]); err != nil {
-		return err
-	}
-	if _, _, err := rt.hooks(rt.workdir, nil); err != nil {
 		return err
 	}
 	rt.openContexts()
@@ -59,7 +61,7 @@ func (rt *Runtime) assemble(ctx context.Context) error {
 	if err := rt.buildSummarizer(ctx); err != nil {
 		return err
 	}
-	ws, err := rt.newWorkspace(rt.workdir, "")
+	ws, err := rt.workspaceWith(rt.workdir, policy)
 	if err != nil {
 		return err
 	}

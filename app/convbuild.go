@@ -101,7 +101,7 @@ func (c *Conversation) openWorkspace() error {
 	case (o.Workdir == "" || o.Workdir == rt.workdir) && (o.Sandbox == "" || o.Sandbox == rt.cfg.Sandbox.Mode):
 		c.ws = rt.workspace
 	default:
-		ws, err := rt.newWorkspace(o.Workdir, o.Sandbox)
+		ws, err := rt.NewWorkspace(o.Workdir, o.Sandbox)
 		if err != nil {
 			return err
 		}

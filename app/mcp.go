@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/mcp"
 	"github.com/hermes-go/hermes/redact"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -36,6 +37,12 @@ func MCPManager(cfg *config.Config, workdir string, getenv func(string) string, 
 	if err != nil {
 		return nil, err
 	}
+	return newMCPManager(cfg, workdir, getenv, policy, reg, onWarning)
+}
+
+// newMCPManager is MCPManager with the environment (.env included) and
+// the sandbox policy already made.
+func newMCPManager(cfg *config.Config, workdir string, getenv func(string) string, policy sandbox.Policy, reg *tool.Registry, onWarning func(string)) (*mcp.Manager, error) {
 	m, err := mcp.New(mcp.Options{
 		Registry:  reg,
 		Sandbox:   &policy,
@@ -166,9 +173,8 @@ func sortedNames[V any](m map[string]V) []string {
 // startMCP starts the configured MCP servers, their tools going to the
 // agent's registry (rt.tools) as they become ready; the first turn waits
 // for them (mcpReady).
-func (rt *Runtime) startMCP() error {
-	rt.tools = &tool.Registry{}
-	m, err := MCPManager(rt.cfg, rt.workdir, rt.getenv, rt.tools, rt.warn)
+func (rt *Runtime) startMCP(policy sandbox.Policy) error {
+	m, err := newMCPManager(rt.cfg, rt.workdir, rt.getenv, policy, rt.tools, rt.warn)
 	if err != nil {
 		return err
 	}

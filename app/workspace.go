@@ -50,10 +50,6 @@ func workspaceToolsets() []string { return []string{"terminal", "file"} }
 // NewWorkspace makes a workspace in workdir (default the runtime's) under
 // sandbox mode mode (default sandbox.mode).
 func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
-	return rt.newWorkspace(workdir, mode)
-}
-
-func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
 	cfg := *rt.cfg
 	if mode != "" {
 		if _, err := sandbox.ParseMode(mode); err != nil {
@@ -61,12 +57,18 @@ func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
 		}
 		cfg.Sandbox.Mode = mode
 	}
-	ws := &Workspace{workdir: cmpOr(workdir, rt.workdir), owner: rt.warn}
-	p, err := SandboxPolicy(&cfg, ws.workdir, rt.opts.Getenv)
+	workdir = cmpOr(workdir, rt.workdir)
+	p, err := SandboxPolicy(&cfg, workdir, rt.opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	ws.policy = p
+	return rt.workspaceWith(workdir, p)
+}
+
+// workspaceWith makes the workspace of workdir under policy p.
+func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy) (*Workspace, error) {
+	cfg := rt.cfg
+	ws := &Workspace{workdir: workdir, owner: rt.warn, policy: p}
 	rt.learnWorkspace(cmpOr(p.Workspace, ws.workdir))
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
@@ -83,6 +85,7 @@ func (rt *Runtime) newWorkspace(workdir, mode string) (*Workspace, error) {
 		WriteGuard: ws.policy.CheckWrite, ReadGuard: ws.policy.CheckRead})
 	bound := tool.NewRegistry(append(term.Tools(), files.All()...)...).Filter(cfg.Toolsets)
 	ws.reg = tool.Stack(bound, rt.tools)
+	var err error
 	if ws.pre, ws.post, err = rt.hooks(ws.workdir, ws.warning); err != nil {
 		ws.Close()
 		return nil, err
