@@ -25,7 +25,7 @@ import (
 
 // fetchLocalhost serves a page on loopback for the test and returns the
 // terminal call's arguments that fetch it by the name localhost, which
-// the proxy dials on the host (--noproxy '' sends it through the proxy
+// the proxy dials on the host (--noproxy ” sends it through the proxy
 // although NO_PROXY names loopback).
 func fetchLocalhost(t *testing.T) []byte {
 	t.Helper()
