@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,8 +121,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 	if cfg == nil {
 		return nil, configErr(errors.New("no configuration (use app.LoadConfig or config.Default)"))
 	}
-	opts.Source = cmpOr(opts.Source, "library")
-	opts.Platform = cmpOr(opts.Platform, "cli")
+	opts.Source = cmp.Or(opts.Source, "library")
+	opts.Platform = cmp.Or(opts.Platform, "cli")
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -265,13 +266,6 @@ func (rt *Runtime) transportOptions() llm.Options {
 }
 
 func (rt *Runtime) newSessionID() string { return session.NewID(rt.opts.Now) }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // Stats describes the runtime's use now.
 type Stats struct {

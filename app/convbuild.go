@@ -241,7 +241,7 @@ func (c *Conversation) promptBuilder(model, prov string) prompt.Builder {
 	rt := c.rt
 	b := prompt.Builder{
 		Home: rt.cfg.Home, Workdir: c.ws.workdir, Model: model, Provider: prov,
-		Platform: cmpOr(c.opts.Platform, rt.opts.Platform), Now: rt.opts.Now, IgnoreRules: c.opts.IgnoreRules,
+		Platform: cmp.Or(c.opts.Platform, rt.opts.Platform), Now: rt.opts.Now, IgnoreRules: c.opts.IgnoreRules,
 		Extra:       strings.TrimSpace(rt.cfg.Agent.SystemPrompt + "\n\n" + c.opts.SystemPrompt),
 		SkillsIndex: c.skillsPrompt(),
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +40,7 @@ func (c *Conversation) openSession(ctx context.Context) (agent.SessionMeta, []ll
 	} else if err := c.hold(ctx, id); err != nil {
 		return agent.SessionMeta{}, nil, "", err
 	}
-	return agent.SessionMeta{ID: id, Source: cmpOr(o.Source, c.rt.opts.Source), Cwd: c.ws.workdir}, nil, "", nil
+	return agent.SessionMeta{ID: id, Source: cmp.Or(o.Source, c.rt.opts.Source), Cwd: c.ws.workdir}, nil, "", nil
 }
 
 // holdNewID names a new session and holds it. An id is a second's
@@ -57,7 +58,7 @@ func (c *Conversation) holdNewID(ctx context.Context) (string, error) {
 			c.release(id)
 		}
 		if err != nil && !errors.Is(err, session.ErrBusy) || attempt == 8 {
-			return "", fmt.Errorf("naming a new session: %w", cmpErr(err, errors.New("every id tried is taken")))
+			return "", fmt.Errorf("naming a new session: %w", cmp.Or(err, errors.New("every id tried is taken")))
 		}
 	}
 }
@@ -74,13 +75,6 @@ func (c *Conversation) release(id string) {
 			c.warning(fmt.Sprintf("session store: %v", err))
 		}
 	}
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // loadSession holds the stored session ref names, reopens it and reads
@@ -158,7 +152,7 @@ func (c *Conversation) newHeldSessionID() string {
 // reopens it); reason defaults to "ended". A session never stored,
 // because no message was sent, has nothing to end.
 func (c *Conversation) End(reason string) error {
-	err := c.rt.store.EndSession(context.Background(), c.SessionID(), cmpOr(reason, "ended"))
+	err := c.rt.store.EndSession(context.Background(), c.SessionID(), cmp.Or(reason, "ended"))
 	if err != nil && !errors.Is(err, session.ErrNotFound) {
 		return fmt.Errorf("session store: %w", err)
 	}

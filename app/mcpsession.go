@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -41,7 +42,7 @@ func (rt *Runtime) StartSessionMCP(workdir string, servers []mcp.Server, onWarni
 	if onWarning == nil {
 		onWarning = func(string) {}
 	}
-	workdir = cmpOr(workdir, rt.workdir)
+	workdir = cmp.Or(workdir, rt.workdir)
 	policy, err := SandboxPolicy(rt.cfg, workdir, rt.getenv)
 	if err != nil {
 		return nil, err

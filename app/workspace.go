@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +58,7 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 		}
 		cfg.Sandbox.Mode = mode
 	}
-	workdir = cmpOr(workdir, rt.workdir)
+	workdir = cmp.Or(workdir, rt.workdir)
 	p, err := SandboxPolicy(&cfg, workdir, rt.opts.Getenv)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy) (*Workspace, error) {
 	cfg := rt.cfg
 	ws := &Workspace{workdir: workdir, owner: rt.warn, policy: p}
-	rt.learnWorkspace(cmpOr(p.Workspace, ws.workdir))
+	rt.learnWorkspace(cmp.Or(p.Workspace, ws.workdir))
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
 		MaxOutput:      cfg.Terminal.MaxOutput,
