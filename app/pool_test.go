@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,5 +353,49 @@ func TestRetrySendsTheLastMessageAgain(t *testing.T) {
 	stored, _ := rt.Store().Messages(context.Background(), c.SessionID())
 	if h := c.History(); len(h) != 2 || h[1].Content != "second" || len(stored) != 2 || stored[1].Content != "second" {
 		t.Fatalf("history %+v, stored %+v", h, stored)
+	}
+}
+
+// A compression counts as a turn: the conversation is busy while it runs,
+// a turn started meanwhile is refused, and Wait returns when it ends.
+func TestACompressionCountsAsATurn(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	release, summarizing := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	srv.Handle(func(*llmtest.Request) llmtest.Reply {
+		if calls.Add(1) <= 2 {
+			return llmtest.Reply{Text: strings.Repeat("lorem ipsum ", 50)}
+		}
+		close(summarizing)
+		<-release
+		return llmtest.Reply{Text: "## Summary\nFiller."}
+	})
+	cfg := newConfig(t, srv.URL())
+	cfg.Compression.ProtectFirstN, cfg.Compression.ProtectLastN = 1, 1
+	rt := newRuntime(t, cfg, app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
+	for _, m := range []string{"one", "two"} {
+		if _, err := c.Chat(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Compress(context.Background(), "") }()
+	<-summarizing
+	if !c.Busy() {
+		t.Fatal("not busy while compressing")
+	}
+	if _, err := c.Run(context.Background(), agent.Input{Message: "three"}); !errors.Is(err, agent.ErrBusy) {
+		t.Fatalf("a turn during a compression: %v", err)
+	}
+	close(release)
+	if err := c.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c.Busy() {
+		t.Fatal("busy after the compression")
 	}
 }
