@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -361,6 +362,8 @@ func TestRetrySendsTheLastMessageAgain(t *testing.T) {
 func TestACompressionCountsAsATurn(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	release, summarizing := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
 	var calls atomic.Int32
 	srv.Handle(func(*llmtest.Request) llmtest.Reply {
 		if calls.Add(1) <= 2 {
@@ -374,6 +377,7 @@ func TestACompressionCountsAsATurn(t *testing.T) {
 	cfg.Compression.ProtectFirstN, cfg.Compression.ProtectLastN = 1, 1
 	rt := newRuntime(t, cfg, app.Options{})
 	c := open(t, rt, app.ConversationOptions{})
+	t.Cleanup(letGo) // runs first: a failing test does not leave the summary waiting
 	for _, m := range []string{"one", "two"} {
 		if _, err := c.Chat(context.Background(), m); err != nil {
 			t.Fatal(err)
@@ -388,7 +392,12 @@ func TestACompressionCountsAsATurn(t *testing.T) {
 	if _, err := c.Run(context.Background(), agent.Input{Message: "three"}); !errors.Is(err, agent.ErrBusy) {
 		t.Fatalf("a turn during a compression: %v", err)
 	}
-	close(release)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.Wait(gone); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait during a compression returned %v, want it to wait (and give up with its context)", err)
+	}
+	letGo()
 	if err := c.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
