@@ -53,25 +53,36 @@
 // command's process is the one the caller started (same pid, process
 // group, cancellation).
 //
-// A Runner (Policy.NewRunner; the terminal tool keeps one per policy)
-// starts one such helper for its life instead, in the background when it
-// is made: the helper applies the namespaces and mounts to itself once,
-// Landlock, the seccomp filter and the capability drop to one thread of
-// its own, and starts every command from that thread with fork and exec,
-// so that each inherits all of it and costs no start of this program.
-// Hermes sends each command (argv, environment, directory, its standard
-// streams and extra files as descriptors) over a socket pair; the helper
-// starts it in a session of its own as a child of hermes (CLONE_PARENT),
-// which waits for it, cancels it and reads its exit status as for any
-// child. In allowlist mode the helper makes each command a proxy
-// listener of its own, served by hermes until the command's wait
-// returns. The helper's main thread lies outside the commands' Landlock
-// domain and the helper is not dumpable: a command can neither signal
-// its process, nor trace it, nor open its descriptors. A helper that
-// stops (a command can still stop or kill its restricted thread) fails
-// the command in flight, which does not run, and is started again once;
-// after that, and for a command it cannot take (a side file outside the
-// writable roots, as in read-only mode), commands go through Wrap.
+// A Runner (Policy.NewRunner; a workspace keeps one for its terminal and
+// MCP servers) starts no program per command. One helper, the zygote,
+// serves the Runners: started once, by the first Probe, in a user and a
+// mount namespace of its own. For each Runner it opens a lane, a thread
+// of its own that takes a mount namespace (and, network off or allowlist,
+// a network namespace) of its own, mounts the policy's view of the file
+// system, applies Landlock, the seccomp filters and the capability drop
+// to itself once, and starts every command of that Runner with fork and
+// exec, so that each inherits all of it and costs no start of this
+// program; a new Runner costs a thread, not a process. Hermes sends each
+// command (argv, environment, directory, its standard streams and extra
+// files as descriptors) over the lane's socket pair; the lane starts it
+// in a session of its own as a child of hermes (CLONE_PARENT), which
+// waits for it, cancels it and reads its exit status as for any child.
+// In allowlist mode the lane makes each command a proxy listener of its
+// own, served by hermes until the command's wait returns.
+//
+// The zygote's main thread lies outside every Landlock domain and the
+// zygote is not dumpable: a command can neither signal its process, nor
+// trace it, nor open its descriptors. Commands of different lanes lie in
+// different Landlock domains and mount namespaces: one can neither signal
+// another's processes nor write its writable roots. A lane's thread
+// shares its commands' domain; a seccomp filter keeps their signals from
+// it (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and
+// pidfd_open aimed at it or the zygote, and fcntl F_SETSIG fail with
+// EPERM). Where that filter or Landlock's signal scope is missing, each
+// Runner gets a zygote of its own. A lane that stops fails the command in
+// flight, which does not run, and is opened again once; after that, and
+// for a command it cannot take (a side file outside the writable roots,
+// as in read-only mode), commands go through Wrap.
 //
 // The command starts in a session of its own, without a controlling
 // terminal, leading its own process group: /dev/tty does not open, and
@@ -80,10 +91,10 @@
 // terminal, and one asked to join another process group or to get a
 // controlling terminal.
 //
-// The helper starts in new user, mount and (network off or allowlist)
-// network namespaces. In the user namespace only the user's own uid and gid are
-// mapped, each to itself: `id -u` prints the same inside as outside, root
-// stays 0. The helper then:
+// The helper (Wrap's, or a lane of the zygote) starts in new user, mount
+// and (network off or allowlist) network namespaces. In the user namespace
+// only the user's own uid and gid are mapped, each to itself: `id -u`
+// prints the same inside as outside, root stays 0. The helper then:
 //   - makes every mount private, so nothing reaches the host;
 //   - makes every mount read-only, except the writable roots
 //     (workspace-write) and the side files, and every mount nodev, except

@@ -33,16 +33,13 @@ func runHelper() {
 	// Landlock restricts this thread only; the command is executed from
 	// it, so it must stay the goroutine's thread until then.
 	runtime.LockOSThread()
+	if pl.ServeFD > 0 {
+		serveZygote(pl) // never returns
+	}
 	if pl.Mounts {
 		if err := mountPolicy(pl.Policy, pl.Files); err != nil {
 			helperFail(exitCannotRun, err.Error())
 		}
-	}
-	if pl.Probe {
-		os.Exit(0)
-	}
-	if pl.ServeFD > 0 {
-		serve(pl) // never returns
 	}
 	if pl.NetProxyFD > 0 {
 		if err := startNetProxy(pl.NetProxyFD); err != nil {

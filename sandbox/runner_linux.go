@@ -34,114 +34,76 @@ var helperTimeout = 10 * time.Second
 // goes through Wrap.
 const socketBuffer = maxRequest
 
-// helper is a running helper of a Runner, on the hermes side.
+// helper is a Runner's lane in a zygote, on the hermes side.
 type helper struct {
-	cmd  *exec.Cmd
+	z    *zygote
+	own  bool // z serves this lane alone: it ends with it
 	conn *net.UnixConn
-	done chan struct{} // closed when the helper process has exited
-	dead atomic.Bool   // killed, or found stopped
+	dead atomic.Bool // killed, or found stopped
 
 	mu sync.Mutex // one request at a time
 }
 
-// startHelper starts the helper for p (namespaces as Probe found them)
-// and waits until it has restricted itself.
+// startHelper opens a lane for p (namespaces as Probe found them) in the
+// shared zygote, or in one of its own where it cannot be shared, and
+// waits until the lane has restricted itself.
 func startHelper(p Policy, st Status) (*helper, error) {
 	pl := plan{Policy: p, Mounts: st.MountNamespace, Landlock: st.LandlockABI}
 	pl.Policy.NetworkAsk = nil
-	proxied := p.Network == NetworkAllowlist && st.NetNamespace
-	pl.Proxied = proxied
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox helper: socket pair: %w", err)
-	}
-	for _, fd := range fds {
-		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, socketBuffer)
-		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, socketBuffer)
-	}
-	ours, theirs := os.NewFile(uintptr(fds[0]), "hermes-sandbox"), os.NewFile(uintptr(fds[1]), "hermes-sandbox-helper")
-	defer theirs.Close()
-	c, err := net.FileConn(ours)
-	ours.Close()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox helper: %w", err)
-	}
-	conn := c.(*net.UnixConn)
-	pl.ServeFD = 3
-	b, err := json.Marshal(pl)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("sandbox helper: encode plan: %w", err)
-	}
-	cmd := exec.Command(helperPath, helperArg)
-	cmd.Env = []string{planEnv + "=" + string(b)}
-	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	addNamespaces(cmd.SysProcAttr, namespaces(st, p.Network.on()))
-	if proxied {
-		addNetAdmin(cmd.SysProcAttr)
-	}
-	if err := cmd.Start(); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("sandbox helper: %w", err)
-	}
-	h := &helper{cmd: cmd, conn: conn, done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		close(h.done)
-	}()
-	theirs.Close()
-	rep, _, err := h.receive()
-	if err == nil && rep.Err != "" {
-		err = errors.New(rep.Err)
+	pl.NetNS = st.NetNamespace && !p.Network.on()
+	pl.Proxied = p.Network == NetworkAllowlist && st.NetNamespace
+	own := !shareZygote(st)
+	var z *zygote
+	var err error
+	if own {
+		z, err = startZygote(namespaces(st, true))
+	} else {
+		z, err = sharedZygote(st)
 	}
 	if err != nil {
-		h.kill()
-		return nil, fmt.Errorf("sandbox helper: %w", err)
+		return nil, err
 	}
+	h, err := z.openLane(pl)
+	if err != nil {
+		if own {
+			z.kill()
+		}
+		return nil, err
+	}
+	h.own = own
 	return h, nil
 }
 
-// exited reports whether the helper process has exited.
-func (h *helper) exited() bool {
-	if h.dead.Load() {
-		return true
-	}
-	select {
-	case <-h.done:
-		return true
-	default:
-		return false
-	}
-}
+// exited reports whether the lane is gone: killed, or its zygote exited.
+func (h *helper) exited() bool { return h.dead.Load() || h.z.exited() }
 
-// close asks the helper to exit (its socket closes) and reaps it.
+// close ends the lane (its socket closes), and a zygote of its own.
 func (h *helper) close() {
 	h.conn.Close()
-	timeout := time.NewTimer(helperTimeout)
-	go func() {
-		defer timeout.Stop()
-		select {
-		case <-h.done:
-		case <-timeout.C:
-			h.cmd.Process.Kill()
-		}
-	}()
+	if h.own {
+		h.z.close()
+	}
 }
 
-// kill ends the helper at once.
+// kill ends the lane at once, and the zygote when it is the lane's own
+// or stopped (a stopped zygote serves no lane).
 func (h *helper) kill() {
 	h.dead.Store(true)
 	h.conn.Close()
-	h.cmd.Process.Kill()
+	if h.own || h.z.stopped() {
+		h.z.kill()
+	}
 }
 
 // receive reads one reply and the descriptor that came with it, if any.
-func (h *helper) receive() (reply, *os.File, error) {
-	h.conn.SetReadDeadline(time.Now().Add(helperTimeout))
+func (h *helper) receive() (reply, *os.File, error) { return receive(h.conn) }
+
+// receive reads one reply from conn, and the descriptor that came with
+// it, if any.
+func receive(conn *net.UnixConn) (reply, *os.File, error) {
+	conn.SetReadDeadline(time.Now().Add(helperTimeout))
 	buf, oob := make([]byte, 4096), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := h.conn.ReadMsgUnix(buf, oob)
+	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
 	if err == nil && n == 0 {
 		err = io.EOF
 	}

@@ -143,7 +143,7 @@ func TestARunnerCommandCannotReachItsHelper(t *testing.T) {
 	b := newBox(t)
 	p := b.policy(t, WorkspaceWrite)
 	r := readyRunner(t, p)
-	helper := strconv.Itoa(r.h.cmd.Process.Pid)
+	helper := strconv.Itoa(r.h.z.pid)
 	// Its descriptors hold every later command's streams; its memory the
 	// requests.
 	for _, script := range []string{`readlink /proc/$1/fd/3`, `exec 9</proc/$1/fd/3`, `cat /proc/$1/environ`, `head -c1 /proc/$1/mem`} {
@@ -294,7 +294,7 @@ func TestAStoppedHelperFailsTheCommandAndIsReplacedOnce(t *testing.T) {
 	r := readyRunner(t, p)
 	marker := filepath.Join(b.ws, "ran")
 	first := r.h
-	if err := first.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := first.z.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	_, err := r.Start(context.Background(), exec.Command("touch", marker), StartOptions{})
@@ -310,7 +310,6 @@ func TestAStoppedHelperFailsTheCommandAndIsReplacedOnce(t *testing.T) {
 	}
 	// When that one stops too, commands go through Wrap, sandboxed still.
 	r.h.kill()
-	<-r.h.done
 	out, code := runIn(t, r, `echo x > "$1"`, filepath.Join(b.victim, "file"))
 	if code == 0 || changed(filepath.Join(b.victim, "file")) || r.h != nil {
 		t.Errorf("after the helper stopped twice: exit %d, helper %v:\n%s", code, r.h, out)

@@ -106,3 +106,161 @@ func littleEndian() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
+
+// signalABI is, for one architecture a process can make system calls in,
+// the numbers of the calls that send a signal to a process or thread
+// named by its id, or open a pidfd of one, and of fcntl.
+type signalABI struct {
+	arch uint32
+	// byPid name the target in args[0]: kill, tkill, rt_sigqueueinfo,
+	// pidfd_open.
+	byPid []uint32
+	// byGroup name its thread group in args[0], the signal in args[2]:
+	// tgkill, rt_tgsigqueueinfo.
+	byGroup []uint32
+	// fcntl and fcntl64.
+	fcntl []uint32
+}
+
+// signalABIs lists, for each GOARCH whose numbers are known here, every
+// ABI its processes can use.
+var signalABIs = map[string][]signalABI{
+	"amd64": {
+		{unix.AUDIT_ARCH_X86_64, []uint32{62, 200, 129, 434}, []uint32{234, 297}, []uint32{72}},
+		{unix.AUDIT_ARCH_X86_64, []uint32{x32Bit | 62, x32Bit | 200, x32Bit | 524, x32Bit | 434}, []uint32{x32Bit | 234, x32Bit | 536}, []uint32{x32Bit | 72}},
+		{unix.AUDIT_ARCH_I386, []uint32{37, 238, 178, 434}, []uint32{270, 335}, []uint32{55, 221}},
+	},
+}
+
+// guardHelper installs, for the calling lane thread and the commands it
+// starts, a seccomp filter under which no signal reaches the helper's
+// process through that thread: kill, tkill, rt_sigqueueinfo and
+// pidfd_open of the helper's pid or of tid fail with EPERM, so do tgkill
+// and rt_tgsigqueueinfo into the helper's thread group (but the
+// runtime's own preemption signal, SIGURG, which no program acts on),
+// and fcntl F_SETSIG (a SIGIO replaced by a stop or kill signal). The
+// Landlock scope keeps other processes out already; this thread shares
+// the commands' domain, and a stop or kill signal aimed at one thread
+// stops or ends the whole helper, every lane with it. Where the numbers
+// are not known (guardsSignals false) it does nothing.
+func guardHelper(pid, tid int) error {
+	prog, ok := guardFilter(runtime.GOARCH, uint32(pid), uint32(tid))
+	if !ok {
+		return nil
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
+		return fmt.Errorf("seccomp filter: %w", errno)
+	}
+	return nil
+}
+
+// guardsSignals reports whether guardHelper can protect a helper shared
+// by several Runners on this architecture.
+func guardsSignals() bool {
+	_, ok := signalABIs[runtime.GOARCH]
+	return ok
+}
+
+// guardFilter is guardHelper's classic BPF program for goarch.
+func guardFilter(goarch string, pid, tid uint32) ([]unix.SockFilter, bool) {
+	abis, ok := signalABIs[goarch]
+	if !ok {
+		return nil, false
+	}
+	// Arguments are compared in their low 32 bits: ids and signals are
+	// ints.
+	arg := func(i uint32) uint32 {
+		off := uint32(16 + 8*i)
+		if !littleEndian() {
+			off += 4
+		}
+		return off
+	}
+	var a bpfAsm
+	for i, abi := range abis {
+		next := fmt.Sprintf("abi%d", i+1)
+		a.load(seccompArch)
+		a.jeq(abi.arch, "", next)
+		a.load(seccompNr)
+		for _, nr := range abi.byPid {
+			a.jeq(nr, "pid", "")
+		}
+		for _, nr := range abi.byGroup {
+			a.jeq(nr, "group", "")
+		}
+		for _, nr := range abi.fcntl {
+			a.jeq(nr, "fcntl", "")
+		}
+		a.label(next)
+	}
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	a.label("pid")
+	a.load(arg(0))
+	a.jeq(pid, "deny", "")
+	a.jeq(tid, "deny", "allow")
+	a.label("group")
+	a.load(arg(0))
+	a.jeq(pid, "", "allow")
+	a.load(arg(2))
+	a.jeq(uint32(unix.SIGURG), "allow", "deny")
+	a.label("fcntl")
+	a.load(arg(1))
+	a.jeq(unix.F_SETSIG, "deny", "allow")
+	a.label("allow")
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	a.label("deny")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	return a.assemble(), true
+}
+
+// bpfAsm assembles a classic BPF program whose conditional jumps name
+// labels ("" is the next instruction); every jump goes forward.
+type bpfAsm struct {
+	prog   []unix.SockFilter
+	jumps  map[int][2]string
+	labels map[string]int
+}
+
+func (a *bpfAsm) load(off uint32) {
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off})
+}
+
+func (a *bpfAsm) ret(k uint32) {
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k})
+}
+
+func (a *bpfAsm) jeq(k uint32, yes, no string) {
+	if a.jumps == nil {
+		a.jumps = map[int][2]string{}
+	}
+	a.jumps[len(a.prog)] = [2]string{yes, no}
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: k})
+}
+
+func (a *bpfAsm) label(name string) {
+	if a.labels == nil {
+		a.labels = map[string]int{}
+	}
+	a.labels[name] = len(a.prog)
+}
+
+// assemble resolves the jumps; a label out of a jump's reach is a bug in
+// the program and panics.
+func (a *bpfAsm) assemble() []unix.SockFilter {
+	off := func(at int, label string) uint8 {
+		if label == "" {
+			return 0
+		}
+		to, ok := a.labels[label]
+		d := to - at - 1
+		if !ok || d < 0 || d > 255 {
+			panic(fmt.Sprintf("seccomp: jump from %d to %q (%d)", at, label, to))
+		}
+		return uint8(d)
+	}
+	for at, j := range a.jumps {
+		a.prog[at].Jt, a.prog[at].Jf = off(at, j[0]), off(at, j[1])
+	}
+	return a.prog
+}

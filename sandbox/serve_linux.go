@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,7 +31,9 @@ type request struct {
 // the command's pid, or why it did not start. A proxy listener travels
 // with it.
 type reply struct {
-	Pid      int    `json:",omitempty"`
+	Pid int `json:",omitempty"`
+	// Net: the zygote's lanes can have network namespaces of their own.
+	Net      bool   `json:",omitempty"`
 	Err      string `json:",omitempty"`
 	NotFound bool   `json:",omitempty"`
 }
@@ -42,25 +45,20 @@ const (
 	maxFiles   = 64
 )
 
-// forkJob is a request handed to the restricted thread.
-type forkJob struct {
-	req  request
-	fds  []int
-	done chan reply
-}
+// laneFiles is how many descriptors a lane request carries: the lane's
+// socket.
+const laneFiles = 1
 
-// serve is the helper of a Runner: it applies the plan once, then starts
-// each command hermes asks for on pl.ServeFD and answers with its pid,
-// until hermes closes the socket. Its main thread stays as it is (no
-// Landlock domain, so a command cannot signal the helper's process);
-// a second thread restricts itself (Landlock, seccomp, capabilities) and
-// starts every command, which inherits exactly that thread's
-// restrictions. The helper is not dumpable: a command can neither trace
-// it nor open its descriptors through /proc. Each command is started in
-// a session of its own, and as a child of hermes (CLONE_PARENT), which
-// waits for it, kills its process group and reads its exit status as for
-// any child of its own.
-func serve(pl plan) {
+// serveZygote is the helper of this process's Runners (see zygote): its
+// main thread makes the mounts private, says it is ready (and whether a
+// lane can have a network namespace of its own) on pl.ServeFD, then opens
+// a lane for each plan hermes sends with a socket, until hermes closes
+// the control socket. The main thread stays unrestricted: no Landlock
+// domain, so no command can signal the helper's process. The helper is
+// not dumpable: a command can neither trace it nor open its descriptors
+// through /proc. Signals that would end or stop a Go program are caught
+// and dropped.
+func serveZygote(pl plan) {
 	ctl := pl.ServeFD
 	unix.CloseOnExec(ctl)
 	fail := func(msg string) {
@@ -70,17 +68,21 @@ func serve(pl plan) {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		fail("not dumpable: " + err.Error())
 	}
-	if pl.Proxied {
-		if err := loopbackUp(); err != nil {
-			fail("network allowlist: bring up loopback: " + err.Error())
+	// Caught, not ignored: an ignored signal would stay ignored in every
+	// command.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT,
+		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for range sigs {
+		}
+	}()
+	if pl.Mounts {
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			fail("make mounts private: " + err.Error())
 		}
 	}
-	jobs, ready := make(chan forkJob), make(chan error)
-	go forker(pl, jobs, ready)
-	if err := <-ready; err != nil {
-		fail(err.Error())
-	}
-	if err := sendReply(ctl, reply{Pid: os.Getpid()}, -1); err != nil {
+	if err := sendReply(ctl, reply{Pid: os.Getpid(), Net: laneNetworkWorks()}, -1); err != nil {
 		helperFail(exitCannotRun, "answer hermes: "+err.Error())
 	}
 	buf, oob := make([]byte, maxRequest), make([]byte, unix.CmsgSpace(maxFiles*4))
@@ -93,66 +95,131 @@ func serve(pl plan) {
 			os.Exit(0) // hermes closed its end, or is gone
 		}
 		fds := receivedFDs(oob[:oobn])
-		var job forkJob
-		if err := json.Unmarshal(buf[:n], &job.req); err != nil || len(fds) < 3 {
+		var lp plan
+		if err := json.Unmarshal(buf[:n], &lp); err != nil || len(fds) != laneFiles {
+			closeAll(fds) // hermes reads EOF on the lane's socket
+			continue
+		}
+		go lane(lp, fds[0])
+	}
+}
+
+// laneNetworkWorks reports whether a thread of this process can get a
+// network namespace of its own, trying it on a thread that then ends.
+func laneNetworkWorks() bool {
+	ok := make(chan bool)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		ok <- unix.Unshare(unix.CLONE_NEWNET) == nil
+	}()
+	return <-ok
+}
+
+// lane serves one Runner on sock from a thread of its own, which it
+// never gives back to the runtime (it ends with the lane): the thread
+// takes a mount namespace (and, when the network is off or an allowlist,
+// a network namespace) of its own, mounts the plan's view of the file
+// system, restricts itself (Landlock, seccomp, capabilities) and starts
+// each command it is asked for, which inherits exactly that thread's
+// namespaces and restrictions. Each command is started in a session of
+// its own, and as a child of hermes (CLONE_PARENT), which waits for it,
+// kills its process group and reads its exit status as for any child of
+// its own. A lane that cannot be set up says why and ends: no command
+// runs with less than its plan.
+func lane(pl plan, sock int) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		// The main thread must stay out of the commands' Landlock domain;
+		// keep it here, idle, and restrict another.
+		go lane(pl, sock)
+		select {}
+	}
+	defer unix.Close(sock)
+	if err := enterLane(pl); err != nil {
+		sendReply(sock, reply{Err: err.Error()}, -1)
+		return
+	}
+	if err := sendReply(sock, reply{Pid: os.Getpid()}, -1); err != nil {
+		return
+	}
+	buf, oob := make([]byte, maxRequest), make([]byte, unix.CmsgSpace(maxFiles*4))
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return // hermes closed the Runner
+		}
+		fds := receivedFDs(oob[:oobn])
+		var req request
+		if err := json.Unmarshal(buf[:n], &req); err != nil || len(fds) < 3 {
 			closeAll(fds)
-			sendReply(ctl, reply{Err: fmt.Sprintf("a malformed request (%d descriptors): %v", len(fds), err)}, -1)
+			sendReply(sock, reply{Err: fmt.Sprintf("a malformed request (%d descriptors): %v", len(fds), err)}, -1)
 			continue
 		}
 		ln := -1
-		if job.req.Proxy && pl.Proxied {
+		if req.Proxy && pl.Proxied {
 			var port int
 			if ln, port, err = listenLoopback(); err != nil {
 				closeAll(fds)
-				sendReply(ctl, reply{Err: "network allowlist: listen on loopback: " + err.Error()}, -1)
+				sendReply(sock, reply{Err: "network allowlist: listen on loopback: " + err.Error()}, -1)
 				continue
 			}
-			job.req.Env = withProxyEnv(job.req.Env, port)
+			req.Env = withProxyEnv(req.Env, port)
 		}
-		job.fds, job.done = fds, make(chan reply)
-		jobs <- job
-		rep := <-job.done
+		rep := forkCommand(req, fds)
 		closeAll(fds)
 		if rep.Pid == 0 && ln >= 0 {
 			unix.Close(ln)
 			ln = -1
 		}
-		err = sendReply(ctl, rep, ln)
+		err = sendReply(sock, rep, ln)
 		if ln >= 0 {
 			unix.Close(ln)
 		}
 		if err != nil {
-			os.Exit(0)
+			return
 		}
 	}
 }
 
-// forker restricts its own thread, says so on ready, then starts the
-// commands of jobs from it. The thread is never given back to the
-// runtime: it dies with the helper.
-func forker(pl plan, jobs <-chan forkJob, ready chan<- error) {
-	runtime.LockOSThread()
-	if unix.Gettid() == unix.Getpid() {
-		// The main thread must stay out of the commands' Landlock domain;
-		// keep it here, idle, and restrict another.
-		go forker(pl, jobs, ready)
-		select {}
+// enterLane gives the calling thread the namespaces, mounts and
+// restrictions of pl.
+func enterLane(pl plan) error {
+	var flags int
+	if pl.Mounts {
+		flags |= unix.CLONE_NEWNS | unix.CLONE_FS
+	}
+	if pl.NetNS {
+		flags |= unix.CLONE_NEWNET
+	}
+	if flags != 0 {
+		if err := unix.Unshare(flags); err != nil {
+			return fmt.Errorf("namespaces: %w", err)
+		}
+	}
+	if pl.Mounts {
+		if err := mountPolicy(pl.Policy, pl.Files); err != nil {
+			return err
+		}
+	}
+	if pl.Proxied {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("network allowlist: bring up loopback: %w", err)
+		}
 	}
 	if err := restrict(pl); err != nil {
-		ready <- err
-		return
+		return err
 	}
-	ready <- nil
-	for job := range jobs {
-		job.done <- forkCommand(job)
-	}
+	return guardHelper(os.Getpid(), unix.Gettid())
 }
 
-// forkCommand starts job's command from the restricted thread. What can
+// forkCommand starts r's command, with fds as its descriptors, from the
+// lane's thread. What can
 // be checked before the fork is: a command whose exec fails in the child
 // would be left to hermes as a child it does not know of.
-func forkCommand(job forkJob) reply {
-	r := job.req
+func forkCommand(r request, fds []int) reply {
 	if err := unix.Access(r.Path, unix.X_OK); err != nil {
 		return reply{Err: fmt.Sprintf("%s: %v", r.Path, err), NotFound: errors.Is(err, unix.ENOENT)}
 	}
@@ -161,8 +228,8 @@ func forkCommand(job forkJob) reply {
 	} else if !st.IsDir() {
 		return reply{Err: fmt.Sprintf("working directory %s is not a directory", r.Dir)}
 	}
-	files := make([]uintptr, len(job.fds))
-	for i, fd := range job.fds {
+	files := make([]uintptr, len(fds))
+	for i, fd := range fds {
 		files[i] = uintptr(fd)
 	}
 	pid, err := syscall.ForkExec(r.Path, r.Args, &syscall.ProcAttr{

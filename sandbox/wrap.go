@@ -28,17 +28,18 @@ type plan struct {
 	// Files may be written whatever the mode: side files the caller
 	// reads back (the terminal's working-directory file).
 	Files []string `json:",omitempty"`
-	// Probe: set up the namespaces and mounts, then exit 0.
-	Probe bool `json:",omitempty"`
+	// NetNS: a lane takes a network namespace of its own (the network
+	// is off, or an allowlist).
+	NetNS bool `json:",omitempty"`
 	// NetProxyFD is, in allowlist mode, the helper's end of the socket
 	// it hands its proxy listener to hermes over; 0 means none.
 	NetProxyFD int `json:",omitempty"`
 	// Proxied: the command's network namespace holds loopback alone,
 	// with the allowlist's proxy listening there (allowlist mode).
 	Proxied bool `json:",omitempty"`
-	// ServeFD is, for a helper that starts many commands (Runner), its
-	// end of the socket it takes requests on; 0 for a helper that
-	// becomes its one command.
+	// ServeFD is, for the zygote (the helper of Runners), its end of the
+	// socket it takes lanes on; 0 for a helper that becomes its one
+	// command.
 	ServeFD int `json:",omitempty"`
 }
 

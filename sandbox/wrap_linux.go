@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"syscall"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -98,41 +97,33 @@ func probe() Status {
 		s.NamespaceErr = "not tried: no sandbox helper"
 		return s
 	}
-	// The first set that works wins: all three, then without the network
-	// namespace, then, for root, without the user namespace.
-	tries := []nsSet{{true, true, true}, {true, true, false}}
+	// The helper Runners share (the zygote) is the proof: the first set
+	// of namespaces it starts in wins, a user and a mount namespace, then,
+	// for root, a mount namespace alone. It says whether a network
+	// namespace can be had too.
+	tries := []nsSet{{user: true, mount: true}}
 	if s.Root {
-		tries = append(tries, nsSet{false, true, true}, nsSet{false, true, false})
+		tries = append(tries, nsSet{mount: true})
 	}
 	var errs []string
 	for _, ns := range tries {
-		if err := tryNamespaces(ns); err != nil {
+		z, err := startZygote(ns)
+		if err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		s.UserNamespace, s.MountNamespace, s.NetNamespace = ns.user, ns.mount, ns.net
+		s.UserNamespace, s.MountNamespace, s.NetNamespace = ns.user, ns.mount, z.net
+		if shareZygote(s) {
+			sharedMu.Lock()
+			shared = z
+			sharedMu.Unlock()
+		} else {
+			z.close()
+		}
 		return s
 	}
 	s.NamespaceErr = errs[len(errs)-1]
 	return s
-}
-
-// tryNamespaces starts the helper in ns, where it makes its mounts
-// private and exits: proof that a command can get them.
-func tryNamespaces(ns nsSet) error {
-	b, _ := json.Marshal(plan{Mounts: true, Probe: true})
-	cmd := exec.Command(helperPath, helperArg)
-	cmd.Env = []string{planEnv + "=" + string(b)}
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	addNamespaces(cmd.SysProcAttr, ns)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if msg := strings.TrimSpace(string(out)); msg != "" {
-			return fmt.Errorf("%s", msg)
-		}
-		return err
-	}
-	return nil
 }
 
 // landlockABI is the kernel's Landlock ABI as go-landlock counts it: a
