@@ -259,3 +259,28 @@ func TestAManagerWithoutARunnerStartsOneAndStopsItOnClose(t *testing.T) {
 	m.Close()
 	eventually(t, "the manager's helper ends", func() bool { return len(sandboxHelpers(t)) == 0 })
 }
+
+// A full-access policy asks for no helper: its servers start as trusted
+// ones do, in hermes's own namespaces, and no Runner helper starts.
+func TestFullAccessServersStartWithoutAHelper(t *testing.T) {
+	base := sandbox.Resolve(t.TempDir())
+	p, err := sandbox.NewPolicy(sandbox.Options{Mode: sandbox.FullAccess, Workdir: base, Home: filepath.Join(base, "home")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the helpers of earlier tests end", func() bool { return len(sandboxHelpers(t)) == 0 })
+	pidfile := filepath.Join(base, "s.pid")
+	m, reg := start(t, Options{Sandbox: &p, Dir: base}, testServer("s", "HERMES_MCPTEST_PIDFILE="+pidfile))
+	if late := m.WaitStarted(context.Background(), 20*time.Second); late != nil {
+		t.Fatalf("late %v: %v", late, m.Status())
+	}
+	if o := call(t, reg, "mcp__s__echo", map[string]any{"message": "free"}); o.Result.Content != "Echo: free" {
+		t.Fatalf("echo: %+v", o.Result)
+	}
+	if got, own := mountNS(t, readPid(t, pidfile)), mountNS(t, strconv.Itoa(os.Getpid())); got != own {
+		t.Errorf("a full-access server runs in mount namespace %s, not hermes's %s", got, own)
+	}
+	if h := sandboxHelpers(t); len(h) != 0 {
+		t.Errorf("helpers started for full access: %v", h)
+	}
+}
