@@ -31,12 +31,18 @@ var (
 func (rt *Runtime) assemble(ctx context.Context) error {
 	rt.tools = &tool.Registry{}
 	// The default workspace's policy serves the MCP servers too: one
-	// policy (and one scan of the temporary directories) for both.
+	// policy (and one scan of the temporary directories) for both, and
+	// one sandbox helper that forks the terminal's commands and the
+	// servers alike. It is closed last, after both.
 	policy, err := SandboxPolicy(rt.cfg, rt.workdir, rt.opts.Getenv)
 	if err != nil {
 		return err
 	}
-	if err := rt.startMCP(policy); err != nil {
+	runner := newRunner(policy)
+	if runner != nil {
+		rt.closers = append(rt.closers, runner.Close)
+	}
+	if err := rt.startMCP(policy, runner); err != nil {
 		return err
 	}
 	if err := rt.resolveProviders(ctx); err != nil {
@@ -61,7 +67,7 @@ func (rt *Runtime) assemble(ctx context.Context) error {
 	if err := rt.buildSummarizer(ctx); err != nil {
 		return err
 	}
-	ws, err := rt.workspaceWith(rt.workdir, policy)
+	ws, err := rt.workspaceWith(rt.workdir, policy, runner)
 	if err != nil {
 		return err
 	}

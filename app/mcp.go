@@ -37,15 +37,17 @@ func MCPManager(cfg *config.Config, workdir string, getenv func(string) string, 
 	if err != nil {
 		return nil, err
 	}
-	return newMCPManager(cfg, workdir, getenv, policy, reg, onWarning)
+	return newMCPManager(cfg, workdir, getenv, policy, nil, reg, onWarning)
 }
 
 // newMCPManager is MCPManager with the environment (.env included) and
-// the sandbox policy already made.
-func newMCPManager(cfg *config.Config, workdir string, getenv func(string) string, policy sandbox.Policy, reg *tool.Registry, onWarning func(string)) (*mcp.Manager, error) {
+// the sandbox policy already made; runner, a Runner of policy, starts
+// the sandboxed servers (nil: the manager starts its own).
+func newMCPManager(cfg *config.Config, workdir string, getenv func(string) string, policy sandbox.Policy, runner *sandbox.Runner, reg *tool.Registry, onWarning func(string)) (*mcp.Manager, error) {
 	m, err := mcp.New(mcp.Options{
 		Registry:  reg,
 		Sandbox:   &policy,
+		Runner:    runner,
 		Environ:   mcpEnviron(),
 		Dir:       workdir,
 		CacheDir:  filepath.Join(cfg.Home, "cache", "mcp"),
@@ -170,11 +172,12 @@ func sortedNames[V any](m map[string]V) []string {
 	return names
 }
 
-// startMCP starts the configured MCP servers, their tools going to the
-// agent's registry (rt.tools) as they become ready; the first turn waits
-// for them (mcpReady).
-func (rt *Runtime) startMCP(policy sandbox.Policy) error {
-	m, err := newMCPManager(rt.cfg, rt.workdir, rt.getenv, policy, rt.tools, rt.warn)
+// startMCP starts the configured MCP servers, the sandboxed ones through
+// runner (the default workspace's), their tools going to the agent's
+// registry (rt.tools) as they become ready; the first turn waits for
+// them (mcpReady).
+func (rt *Runtime) startMCP(policy sandbox.Policy, runner *sandbox.Runner) error {
+	m, err := newMCPManager(rt.cfg, rt.workdir, rt.getenv, policy, runner, rt.tools, rt.warn)
 	if err != nil {
 		return err
 	}

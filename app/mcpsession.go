@@ -17,7 +17,9 @@ import (
 // named mcp__<server>__<tool> in toolset mcp-<server>, the toolsets
 // setting, stdio servers under the sandbox policy of the configured ones
 // (for the conversation's directory; none is trusted, there is no way to
-// say so), with the environment less its secrets plus their own env.
+// say so), with the environment less its secrets plus their own env. In
+// the runtime's directory they are started by the sandbox helper of its
+// terminal; elsewhere by one helper for the servers of the set.
 // Nothing of theirs is cached: a server that cannot start offers no
 // tools. A server named like a configured one takes its place in the
 // conversation.
@@ -43,9 +45,16 @@ func (rt *Runtime) StartSessionMCP(workdir string, servers []mcp.Server, onWarni
 		onWarning = func(string) {}
 	}
 	workdir = cmp.Or(workdir, rt.workdir)
-	policy, err := SandboxPolicy(rt.cfg, workdir, rt.getenv)
-	if err != nil {
-		return nil, err
+	// In the runtime's directory the servers share the default
+	// workspace's sandbox helper with its terminal; elsewhere the manager
+	// starts one for them.
+	policy, runner := rt.workspace.policy, rt.workspace.runner
+	if workdir != rt.workdir {
+		var err error
+		if policy, err = SandboxPolicy(rt.cfg, workdir, rt.getenv); err != nil {
+			return nil, err
+		}
+		runner = nil
 	}
 	var keep []mcp.Server
 	seen := map[string]bool{}
@@ -69,7 +78,7 @@ func (rt *Runtime) StartSessionMCP(workdir string, servers []mcp.Server, onWarni
 		keep = append(keep, s)
 	}
 	sm := &SessionMCP{reg: &tool.Registry{}, bound: config.Seconds(rt.cfg.MCPStartupTimeout)}
-	m, err := mcp.New(mcp.Options{Registry: sm.reg, Sandbox: &policy, Environ: mcpEnviron(), Dir: workdir, OnWarning: onWarning}, keep)
+	m, err := mcp.New(mcp.Options{Registry: sm.reg, Sandbox: &policy, Runner: runner, Environ: mcpEnviron(), Dir: workdir, OnWarning: onWarning}, keep)
 	if err != nil {
 		return nil, err
 	}

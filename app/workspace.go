@@ -17,8 +17,10 @@ import (
 )
 
 // Workspace is a directory with its sandbox and what is bound to it: the
-// terminal (and the background processes it started), the file tools,
-// the shell hooks and the checkpoint store. Its registry shows the
+// sandbox helper that starts its commands (in the default workspace, the
+// sandboxed MCP servers' too), the terminal (and the background
+// processes it started), the file tools, the shell hooks and the
+// checkpoint store. Its registry shows the
 // runtime's shared tools with its own on top, following the runtime's as
 // MCP servers join or leave. Conversations in the runtime's default
 // workspace share it; one in another directory or sandbox mode gets its
@@ -32,7 +34,10 @@ type Workspace struct {
 	pre         []tool.PreHook
 	post        []tool.PostHook
 	checkpoints *checkpoint.Store // nil when checkpoints are off
-	closers     []func() error
+	// runner starts its sandboxed commands, and the runtime's MCP
+	// servers in the default workspace; nil in full access.
+	runner  *sandbox.Runner
+	closers []func() error
 
 	// convs are the conversations working here, by the sessions they
 	// hold: a command's network question goes to the person of the
@@ -63,13 +68,29 @@ func (rt *Runtime) NewWorkspace(workdir, mode string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rt.workspaceWith(workdir, p)
+	return rt.workspaceWith(workdir, p, nil)
 }
 
-// workspaceWith makes the workspace of workdir under policy p.
-func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy) (*Workspace, error) {
+// newRunner is the Runner of p, its helper starting now in the
+// background; nil for full access, which has nothing to enforce.
+func newRunner(p sandbox.Policy) *sandbox.Runner {
+	if p.Mode == sandbox.FullAccess {
+		return nil
+	}
+	return p.NewRunner()
+}
+
+// workspaceWith makes the workspace of workdir under policy p, its
+// commands started by runner (a Runner of p its caller closes), or by
+// one of its own when runner is nil.
+func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy, runner *sandbox.Runner) (*Workspace, error) {
 	cfg := rt.cfg
-	ws := &Workspace{workdir: workdir, owner: rt.warn, policy: p}
+	ws := &Workspace{workdir: workdir, owner: rt.warn, policy: p, runner: runner}
+	if ws.runner == nil {
+		if ws.runner = newRunner(p); ws.runner != nil {
+			ws.closers = append(ws.closers, ws.runner.Close)
+		}
+	}
 	rt.learnWorkspace(cmp.Or(p.Workspace, ws.workdir))
 	term := terminal.New(terminal.Options{
 		Timeout:        config.Seconds(cfg.Terminal.Timeout),
@@ -78,6 +99,7 @@ func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy) (*Workspace, 
 		Redact:         rt.redact,
 		Now:            rt.opts.Now,
 		Sandbox:        &ws.policy,
+		Runner:         ws.runner,
 		EnvPassthrough: cfg.Terminal.EnvPassthrough,
 		NetworkAsk:     ws.networkAsk,
 	})

@@ -30,11 +30,17 @@
 // Safety: a stdio server runs under Options.Sandbox (the policy of the
 // terminal tool) unless its configuration marks it trusted; it gets the
 // environment Options.Environ (the caller leaves secrets out) plus its own
-// env. Every tool description and schema is scanned for prompt injection
-// as context files are (untrusted.ScanContext); a tool that looks like one is
-// refused, not offered, and reported. Each call is bounded by the server's
-// timeout; its result is capped at 50,000 characters, the rest spilled to
-// a file by the executor.
+// env. A sandboxed server is started through a sandbox.Runner
+// (Options.Runner, the terminal's, or the Manager's own): forked by the
+// Runner's helper, already restricted, in the namespaces of the
+// terminal's commands, in a session and process group of its own.
+// Stopping a stdio server closes its input, then sends it SIGTERM and
+// SIGKILL, each after a short grace, kills what is left of its process
+// group and reaps it. Every tool description and schema is scanned for
+// prompt injection as context files are (untrusted.ScanContext); a tool
+// that looks like one is refused, not offered, and reported. Each call is
+// bounded by the server's timeout; its result is capped at 50,000
+// characters, the rest spilled to a file by the executor.
 //
 // Concurrency: a Manager is safe for concurrent use; tools may be called
 // from many goroutines while servers start, die and restart. OnWarning is

@@ -25,6 +25,12 @@ type Options struct {
 	// Sandbox is the policy stdio servers run under unless trusted; nil
 	// runs them unsandboxed.
 	Sandbox *sandbox.Policy
+	// Runner starts the stdio servers that run under Sandbox: a Runner of
+	// that policy (the terminal's, so that one helper forks the commands
+	// and the servers alike), which the caller closes after the Manager.
+	// Nil: the Manager starts a Runner of its own when a server first
+	// needs one, and closes it with the Manager.
+	Runner *sandbox.Runner
 	// Environ is the environment of stdio servers before their own env
 	// (default os.Environ(); the caller leaves secrets out).
 	Environ []string
@@ -60,6 +66,8 @@ type Manager struct {
 	order   []string
 	started bool
 	closed  bool
+	// ownRunner is the Runner the Manager started (Options.Runner nil).
+	ownRunner *sandbox.Runner
 }
 
 // New returns a manager of servers; nothing starts before Start.
@@ -194,7 +202,30 @@ func (m *Manager) Close() error {
 	}
 	m.mu.Unlock()
 	stopAll(all)
+	m.mu.Lock()
+	r := m.ownRunner
+	m.ownRunner = nil
+	m.mu.Unlock()
+	if r != nil {
+		r.Close()
+	}
 	return nil
+}
+
+// runner is the Runner that starts sandboxed stdio servers.
+func (m *Manager) runner() (*sandbox.Runner, error) {
+	if m.opts.Runner != nil {
+		return m.opts.Runner, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ownRunner == nil {
+		if m.closed {
+			return nil, errors.New("the MCP servers are being stopped")
+		}
+		m.ownRunner = m.opts.Sandbox.NewRunner()
+	}
+	return m.ownRunner, nil
 }
 
 // stopAll stops servers in parallel: each may take a moment to exit.

@@ -15,7 +15,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hermes-go/hermes/internal/mcptest"
-	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -345,18 +344,7 @@ func TestStatusLine(t *testing.T) {
 }
 
 func TestStdioServersRunInTheSandboxUnlessTrusted(t *testing.T) {
-	base := sandbox.Resolve(t.TempDir())
-	ws, victim := filepath.Join(base, "work"), filepath.Join(base, "victim")
-	os.MkdirAll(ws, 0o755)
-	os.MkdirAll(victim, 0o755)
-	p, err := sandbox.NewPolicy(sandbox.Options{Mode: sandbox.WorkspaceWrite, Workdir: ws, Home: filepath.Join(base, "home"),
-		HermesHome: filepath.Join(base, "home", ".hermes"), Scratch: []string{filepath.Join(base, "tmp")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := p.Enforcement(); e.Level != sandbox.Full {
-		t.Skipf("this system cannot enforce the sandbox: %s", e)
-	}
+	p, ws, victim := sandboxPolicy(t)
 	trusted := testServer("trusted")
 	trusted.Trusted = true
 	m, reg := start(t, Options{Sandbox: &p, Dir: ws}, testServer("boxed"), trusted)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 // terminateAfter is how long a stdio server has to exit once its input
@@ -62,12 +64,14 @@ func (m *Manager) transport(s Server, stderr *tail) (sdk.Transport, *exec.Cmd, e
 	cmd.Stderr = stderr
 	// Its own process group: what it starts ends with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if !s.Trusted && m.opts.Sandbox != nil {
-		if err := m.opts.Sandbox.Wrap(cmd); err != nil {
-			return nil, nil, fmt.Errorf("sandbox: %w", err)
-		}
+	if s.Trusted || m.opts.Sandbox == nil || m.opts.Sandbox.Mode == sandbox.FullAccess {
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, cmd, nil
 	}
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, cmd, nil
+	r, err := m.runner()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &runnerTransport{runner: r, cmd: cmd, terminate: terminateAfter}, cmd, nil
 }
 
 // endGroup kills what is left of a stdio server's process group.

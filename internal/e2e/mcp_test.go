@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -429,4 +430,59 @@ func BenchmarkFirstPromptTenServerEverything(b *testing.B) {
 		cfg += fmt.Sprintf("  e%d:\n    command: %s\n    args: [%s, stdio]\n", i, node, script)
 	}
 	benchFirstPrompt(b, cfg)
+}
+
+// A sandboxed stdio server is forked by the sandbox helper of the
+// terminal: while hermes runs, the server lives in the mount namespace
+// of the terminal's commands (a server with a helper of its own would
+// have one of its own). It gets no secret of hermes's environment,
+// cannot write where the terminal's commands cannot, and ends with
+// hermes.
+func TestASandboxedMCPServerRunsInTheTerminalsSandboxHelper(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	pidfile, victim := filepath.Join(work, "server.pid"), filepath.Join(home, "victim.txt")
+	writeConfig(t, home, fmt.Sprintf(`mcp_servers:
+  t:
+    command: %s
+    env:
+      HERMES_MCPTEST_PIDFILE: %s
+`, mcptest.Binary(t), pidfile))
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{
+		call("ns", "terminal", `{"command":"readlink /proc/self/ns/mnt"}`),
+		call("echo", "mcp__t__echo", `{"message":"boxed"}`),
+		call("secret", "mcp__t__getenv", `{"name":"GITHUB_TOKEN"}`),
+		call("write", "mcp__t__write_file", `{"path":"`+victim+`","text":"owned"}`),
+	}})
+	var serverPid, serverNS string
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		// hermes, and its server, run while it waits for this answer.
+		b, _ := os.ReadFile(pidfile)
+		serverPid = strings.TrimSpace(string(b))
+		serverNS, _ = os.Readlink("/proc/" + serverPid + "/ns/mnt")
+		return llmtest.Reply{Text: "done"}
+	})
+	r := hermesEnv(t, []string{"GITHUB_TOKEN=ghp_" + strings.Repeat("aB3", 12)}, home, work,
+		"-z", "go", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "done" {
+		t.Fatalf("exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	got := resultsByID(srv.Requests()[1])
+	terminalNS := regexp.MustCompile(`mnt:\[\d+\]`).FindString(got["ns"])
+	own, _ := os.Readlink("/proc/self/ns/mnt")
+	if terminalNS == "" || terminalNS == own {
+		t.Fatalf("the terminal's command ran in %q, not in a sandbox", got["ns"])
+	}
+	if serverNS != terminalNS {
+		t.Errorf("the server (pid %s) ran in mount namespace %q, not in the terminal helper's %s", serverPid, serverNS, terminalNS)
+	}
+	if got["echo"] != "Echo: boxed" || got["secret"] != "(unset)" {
+		t.Errorf("echo %q, GITHUB_TOKEN %q", got["echo"], got["secret"])
+	}
+	if _, err := os.Stat(victim); !os.IsNotExist(err) {
+		t.Errorf("the server wrote into HERMES_HOME (%q): %v", got["write"], err)
+	}
+	if b, err := os.ReadFile("/proc/" + serverPid + "/stat"); err == nil && !strings.Contains(string(b), ") Z ") {
+		t.Errorf("the server outlived hermes: %s", b)
+	}
 }

@@ -18,15 +18,22 @@
 //   - HERMES_MCPTEST_EXTRA=name: add a tool called name;
 //   - HERMES_MCPTEST_EXIT=n: exit with status n at once (a server that
 //     fails to start), after printing "mcptest: failing on purpose" to
-//     stderr.
+//     stderr;
+//   - HERMES_MCPTEST_LINGER=file: a server that will not go: it ignores
+//     SIGTERM, starts a child in its process group that ignores it too
+//     (its pid written to file), and stays after its input closes; only
+//     SIGKILL ends them.
 package mcptest
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +59,16 @@ func MaybeServe() {
 		fmt.Fprintln(os.Stderr, "mcptest: failing on purpose")
 		os.Exit(code)
 	}
+	linger := os.Getenv("HERMES_MCPTEST_LINGER")
+	if linger != "" {
+		signal.Ignore(syscall.SIGTERM)
+		child := exec.Command("sh", "-c", `trap "" TERM; exec sleep 1000`)
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "mcptest: start a child:", err)
+			os.Exit(1)
+		}
+		_ = os.WriteFile(linger, []byte(strconv.Itoa(child.Process.Pid)), 0o600)
+	}
 	if os.Getenv("HERMES_MCPTEST_HANG") == "1" {
 		select {}
 	}
@@ -68,6 +85,9 @@ func MaybeServe() {
 	if err != nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
+	}
+	for linger != "" {
+		time.Sleep(time.Hour)
 	}
 	os.Exit(0)
 }
@@ -96,6 +116,10 @@ type bigArgs struct {
 type writeArgs struct {
 	Path string `json:"path"`
 	Text string `json:"text"`
+}
+
+type getenvArgs struct {
+	Name string `json:"name"`
 }
 
 type none struct{}
@@ -140,6 +164,14 @@ func NewServer(o Options) *sdk.Server {
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil, nil
 			}
 			return text("written"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "getenv", Description: "Returns an environment variable of the server", Annotations: readOnly},
+		func(ctx context.Context, _ *sdk.CallToolRequest, a getenvArgs) (*sdk.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(a.Name)
+			if !ok {
+				return text("(unset)"), nil, nil
+			}
+			return text(v), nil, nil
 		})
 	if o.Inject {
 		sdk.AddTool(s, &sdk.Tool{Name: "read-notes", Description: InjectedDescription},

@@ -39,6 +39,10 @@ type Options struct {
 	// Sandbox confines every command, foreground and background, to the
 	// policy (see sandbox.Policy.Wrap); nil runs them unsandboxed.
 	Sandbox *sandbox.Policy
+	// Runner, when set, starts the sandboxed commands: a Runner of
+	// Sandbox's policy shared with others (MCP servers), which its owner
+	// closes. Nil: the Terminal starts one of its own and closes it.
+	Runner *sandbox.Runner
 	// NetworkAsk, when set, gives the person to ask about a domain outside
 	// the sandbox's network allowlist for a command of session sessionID
 	// (sandbox.Policy.NetworkAsk); nil for a session nobody attends.

@@ -1,8 +1,10 @@
 package terminal
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -187,4 +189,51 @@ func TestTheToolDescriptionStatesTheSandbox(t *testing.T) {
 // mount namespace.
 func refused(out string) bool {
 	return strings.Contains(out, "Read-only file system") || strings.Contains(out, "Permission denied")
+}
+
+// A Terminal given a Runner starts its commands through it, in the
+// namespaces of that Runner's helper, and leaves it running when it
+// closes: the Runner is its owner's, who starts other commands with it.
+func TestATerminalUsesTheRunnerItIsGivenAndLeavesItRunning(t *testing.T) {
+	j := newJail(t, sandbox.WorkspaceWrite)
+	// The shell's working-directory file in a writable root: the helper
+	// can start the command (see sandbox.Runner).
+	scratch := filepath.Join(filepath.Dir(j.ws), "tmp")
+	os.MkdirAll(scratch, 0o755)
+	t.Setenv("TMPDIR", scratch)
+	p := *j.term.opts.Sandbox
+	r := p.NewRunner()
+	t.Cleanup(func() { r.Close() })
+	term := New(Options{Dir: j.ws, Sandbox: &p, Runner: r})
+	res := run(t, term.TerminalTool(), "t", map[string]any{"command": "readlink /proc/self/ns/mnt"})
+	got := strings.TrimSpace(section(res.Content, "stdout"))
+	if want := runnerNS(t, r); got != want {
+		t.Fatalf("the terminal's command ran in %q, not in the runner's helper's %s:\n%s", got, want, res.Content)
+	}
+	term.Close()
+	runnerNS(t, r)
+}
+
+// runnerNS is the mount namespace of the commands r starts, checked to
+// be the same for two of them: that of r's helper, which forks them.
+func runnerNS(t *testing.T, r *sandbox.Runner) string {
+	t.Helper()
+	var seen []string
+	for range 2 {
+		cmd := exec.Command("readlink", "/proc/self/ns/mnt")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		wait, err := r.Start(context.Background(), cmd, sandbox.StartOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, strings.TrimSpace(out.String()))
+	}
+	if seen[0] != seen[1] || seen[0] == "" {
+		t.Fatalf("the runner has no helper: its commands ran in %q", seen)
+	}
+	return seen[0]
 }

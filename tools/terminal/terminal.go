@@ -19,11 +19,12 @@ var terminalDescription string
 // Terminal is the local command backend shared by the terminal and process
 // tools.
 type Terminal struct {
-	opts     Options
-	dirs     *workdirs
-	procs    *processes
-	noteOnce sync.Once
-	runner   *sandbox.Runner // nil without a sandbox
+	opts      Options
+	dirs      *workdirs
+	procs     *processes
+	noteOnce  sync.Once
+	runner    *sandbox.Runner // nil without a sandbox
+	ownRunner bool            // runner is its own: Close closes it
 }
 
 // New returns a Terminal. Close it to kill its background processes.
@@ -37,7 +38,10 @@ func New(opts Options) *Terminal {
 		procs: newProcesses(),
 	}
 	if p := opts.Sandbox; p != nil && p.Mode != sandbox.FullAccess {
-		t.runner = p.NewRunner()
+		t.runner = opts.Runner
+		if t.runner == nil {
+			t.runner, t.ownRunner = p.NewRunner(), true
+		}
 	}
 	return t
 }
@@ -65,10 +69,10 @@ func (t *Terminal) TerminalTool() tool.Tool {
 func (t *Terminal) Workdir(taskID string) string { return t.dirs.get(taskID) }
 
 // Close kills every background process still running and stops the
-// sandbox's helper.
+// sandbox's helper, unless Options.Runner is someone else's.
 func (t *Terminal) Close() error {
 	t.procs.killAll()
-	if t.runner != nil {
+	if t.ownRunner {
 		t.runner.Close()
 	}
 	return nil
