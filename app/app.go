@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/provider/transport"
 	"github.com/hermes-go/hermes/redact"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/skills"
 	"github.com/hermes-go/hermes/tool"
@@ -120,6 +121,12 @@ type Runtime struct {
 func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error) {
 	if cfg == nil {
 		return nil, configErr(errors.New("no configuration (use app.LoadConfig or config.Default)"))
+	}
+	if cfg.Sandbox.Mode != string(sandbox.FullAccess) {
+		// The sandbox helper (which proves what the kernel enforces)
+		// starts while the rest is built: the terminal's description, in
+		// the first request, says what it found.
+		go sandbox.Probe()
 	}
 	opts.Source = cmp.Or(opts.Source, "library")
 	opts.Platform = cmp.Or(opts.Platform, "cli")

@@ -71,3 +71,57 @@ func BenchmarkStartTrue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewRunnerFirstCommand is what a new workspace costs before its
+// first command: a Runner made, `true` started through it once, the
+// Runner closed (a lane of the shared helper opened and ended), against
+// one `true` through Wrap's helper of its own and one started directly,
+// in the same run.
+func BenchmarkNewRunnerFirstCommand(b *testing.B) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	if *benchHelper != "" {
+		defer func(old string) { helperPath = old }(helperPath)
+		helperPath = *benchHelper
+	}
+	box := newBox(b)
+	p := box.policy(b, WorkspaceWrite)
+	Probe() // the shared helper starts once per process
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command(truePath).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("wrap", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(truePath)
+			if err := p.Wrap(cmd); err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("new-runner", func(b *testing.B) {
+		ctx := context.Background()
+		for b.Loop() {
+			r := p.NewRunner()
+			wait, err := r.Start(ctx, exec.Command(truePath), StartOptions{})
+			if err == nil {
+				err = wait()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.h == nil {
+				b.Fatalf("the command went through Wrap: %v", r.why)
+			}
+			r.Close()
+		}
+	})
+}
