@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hermes-go/hermes/sandbox/netallow"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -163,35 +165,103 @@ func sessionSockets(scratch, extra []string) []string {
 		if root == "" {
 			continue
 		}
-		entries, err := os.ReadDir(root)
+		entries, err := listDir(root)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
-			path := filepath.Join(root, e.Name())
-			if slices.ContainsFunc(sessionDirs, func(pat string) bool { ok, _ := filepath.Match(pat, e.Name()); return ok }) && e.IsDir() {
+			path := filepath.Join(root, e.name)
+			if e.typ.IsDir() && slices.ContainsFunc(sessionDirs, func(pat string) bool { ok, _ := filepath.Match(pat, e.name); return ok }) {
 				out = append(out, path)
 				continue
 			}
-			if e.Type()&fs.ModeSocket != 0 {
+			if e.typ&fs.ModeSocket != 0 {
 				out = append(out, path)
 				continue
 			}
-			if !e.IsDir() {
+			if !e.typ.IsDir() {
 				continue
 			}
-			inner, err := os.ReadDir(path)
+			inner, err := listDir(path)
 			if err != nil || len(inner) > 256 {
 				continue
 			}
 			for _, f := range inner {
-				if p := filepath.Join(path, f.Name()); f.Type()&fs.ModeSocket != 0 && isSocket(p) {
+				if p := filepath.Join(path, f.name); f.typ&fs.ModeSocket != 0 && isSocket(p) {
 					out = append(out, p)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// dirEntry is a directory entry's name and type.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+}
+
+// listing is a directory's entries as read when the directory had info.
+type listing struct {
+	info    fs.FileInfo
+	entries []dirEntry
+}
+
+// listings keeps the entries of the directories sessionSockets reads, so
+// that every new workspace does not read the temporary directories and
+// all their subdirectories again (with a busy /tmp that was a fifth of a
+// batch run's time). A listing is used while its directory is the same
+// (device and inode) with the same modification time, which every
+// entry added, removed or renamed changes; it is kept only once that
+// time lies a clock tick or more behind the reading, so that a change in
+// the same tick as the reading cannot hide behind an unchanged time.
+var listings = struct {
+	sync.Mutex
+	m map[string]listing
+}{m: map[string]listing{}}
+
+// Bounds of listings: how many directories it keeps, and how far behind
+// the reading a modification time must lie.
+const (
+	maxListings = 4096
+	settled     = 100 * time.Millisecond
+)
+
+// listDir is path's entries, unsorted.
+func listDir(path string) ([]dirEntry, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	listings.Lock()
+	l, ok := listings.m[path]
+	listings.Unlock()
+	if ok && os.SameFile(l.info, st) && l.info.ModTime().Equal(st.ModTime()) {
+		return l.entries, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	des, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]dirEntry, len(des))
+	for i, d := range des {
+		entries[i] = dirEntry{d.Name(), d.Type()}
+	}
+	if time.Since(st.ModTime()) > settled {
+		listings.Lock()
+		if len(listings.m) >= maxListings {
+			clear(listings.m)
+		}
+		listings.m[path] = listing{st, entries}
+		listings.Unlock()
+	}
+	return entries, nil
 }
 
 // Shell and tool start-up files the file tools never write.

@@ -4,8 +4,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // listen serves a pathname socket at path that greets whoever connects.
@@ -61,6 +63,45 @@ func TestACommandReachesNoSocketOfTheTemporaryDirectories(t *testing.T) {
 			if out, code := b.run(t, p, "", connect+inside); code != 0 || !strings.Contains(out, "REACHED-OUTSIDE") {
 				t.Errorf("the workspace's own socket is unreachable (%d): %s", code, out)
 			}
+		}
+	}
+}
+
+// The temporary directories' listings are kept between workspaces; a
+// socket that appears after one workspace's policy, in the scratch
+// directory or one directory down, is hidden in the next one's, also when
+// the listing of its directory was kept.
+func TestASocketThatAppearsLaterIsHiddenFromTheNextWorkspace(t *testing.T) {
+	scratch := Resolve(t.TempDir())
+	sub := filepath.Join(scratch, "app")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Old enough for their listings to be kept.
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{sub, scratch} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := func() Policy {
+		p, err := NewPolicy(Options{Workdir: t.TempDir(), Scratch: []string{scratch}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := policy()
+	for _, s := range []string{filepath.Join(sub, "a.sock"), filepath.Join(scratch, "b.sock")} {
+		if slices.Contains(first.Hidden, s) {
+			t.Fatalf("%s is hidden before it exists", s)
+		}
+		listen(t, s)
+	}
+	second := policy()
+	for _, s := range []string{filepath.Join(sub, "a.sock"), filepath.Join(scratch, "b.sock")} {
+		if !slices.Contains(second.Hidden, s) {
+			t.Errorf("%s, made after the first workspace, is not hidden from the second: %v", s, second.Hidden)
 		}
 	}
 }
