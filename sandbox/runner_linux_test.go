@@ -344,3 +344,24 @@ func TestARunnerStartsManyCommandsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A request longer than the lane's first buffer (here 150 KB of
+// arguments) arrives whole; one past the socket's limit (1.2 MB) goes
+// through Wrap, and either way the command gets its arguments unchanged.
+func TestARunnerTakesLongCommands(t *testing.T) {
+	b := newBox(t)
+	r := readyRunner(t, b.policy(t, WorkspaceWrite))
+	for _, c := range []struct{ n, size int }{{3, 50 << 10}, {12, 100 << 10}} {
+		args := make([]string, c.n)
+		for i := range args {
+			args[i] = strings.Repeat("x", c.size)
+		}
+		out, code := runIn(t, r, `printf %s "$@" | wc -c`, args...)
+		if code != 0 || strings.TrimSpace(out) != strconv.Itoa(c.n*c.size) {
+			t.Errorf("%d arguments of %d bytes: exit %d, %q", c.n, c.size, code, out)
+		}
+	}
+	if out, code := runIn(t, r, `echo short`); code != 0 || out != "short\n" {
+		t.Errorf("after long commands (exit %d): %q", code, out)
+	}
+}

@@ -142,16 +142,16 @@ func lane(pl plan, sock int) {
 	if err := sendReply(sock, reply{Pid: os.Getpid()}, -1); err != nil {
 		return
 	}
-	buf, oob := make([]byte, maxRequest), make([]byte, unix.CmsgSpace(maxFiles*4))
+	var msg message
 	for {
-		n, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		n, fds, err := msg.receive(sock)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil || n == 0 {
 			return // hermes closed the Runner
 		}
-		fds := receivedFDs(oob[:oobn])
+		buf := msg.buf
 		var req request
 		if err := json.Unmarshal(buf[:n], &req); err != nil || len(fds) < 3 {
 			closeAll(fds)
@@ -240,6 +240,35 @@ func forkCommand(r request, fds []int) reply {
 		return reply{Err: fmt.Sprintf("%s: %v", r.Path, err), NotFound: errors.Is(err, unix.ENOENT)}
 	}
 	return reply{Pid: pid}
+}
+
+// message is a lane's buffers for one request: its bytes, as long as
+// the longest request so far (most are a few KiB, the limit is
+// maxRequest), and its descriptors.
+type message struct {
+	buf, oob []byte
+}
+
+// receive reads one request from sock into m: its length and its
+// descriptors.
+func (m *message) receive(sock int) (int, []int, error) {
+	if m.oob == nil {
+		m.buf, m.oob = make([]byte, 16<<10), make([]byte, unix.CmsgSpace(maxFiles*4))
+	}
+	// The length first, without taking the message (a sequenced packet
+	// longer than the buffer would be cut).
+	n, _, _, _, err := unix.Recvmsg(sock, nil, nil, unix.MSG_PEEK|unix.MSG_TRUNC)
+	if err != nil || n == 0 {
+		return n, nil, err
+	}
+	if n > len(m.buf) {
+		m.buf = make([]byte, min(n, maxRequest))
+	}
+	n, oobn, _, _, err := unix.Recvmsg(sock, m.buf, m.oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return n, nil, err
+	}
+	return n, receivedFDs(m.oob[:oobn]), nil
 }
 
 // sendReply sends rep, with the descriptor fd unless it is negative.
