@@ -226,7 +226,7 @@ var (
 var modelNotFound = lazyre.New(`\bmodel\b[^.]{0,80}\bnot found`)
 
 func isModelMissing(s string) bool {
-	return hasAny(s, modelMissingPhrases) || modelNotFound().MatchString(s)
+	return hasAny(s, modelMissingPhrases) || modelNotFound.Get().MatchString(s)
 }
 
 func isOverflowText(s string) bool {

@@ -169,7 +169,7 @@ func maskZhipu(s string) string {
 	for i := strings.IndexByte(s, '.'); i >= 0; {
 		next := i + 1
 		if hexBefore(s, i) && (i == 32 || !keyBody.has(s[i-33])) {
-			end := runEnd(s, i+1, alnum)
+			end := runEnd(s, i+1, &alnum)
 			if end-(i+1) >= 16 && (end == len(s) || !keyBody.has(s[end])) {
 				b.WriteString(s[prev : i-32])
 				b.WriteString(Marker)
