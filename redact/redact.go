@@ -78,11 +78,12 @@ func String(s string) string {
 // of bytes at which at reports a start, or passes its gate.
 type rule struct {
 	triggers []string
-	// atPairs lists byte pairs ("0:" "1:" ...) where at is asked whether
-	// the rule's secret can end or start there.
-	atPairs [][2]byte
-	at      func(s string, i int) bool
-	gate    func(s string) bool
+	// at is asked, where a byte of atFirsts is followed by atSecond
+	// ("0:" "1:" ...), whether the rule's secret can end or start there.
+	atFirsts string
+	atSecond byte
+	at       func(s string, i int) bool
+	gate     func(s string) bool
 	// re and repl mask the matches of a regular expression; fn is a
 	// hand-written masker instead.
 	re   *lazyre.Regexp // compiled on first use
@@ -159,9 +160,9 @@ func buildScanIndex() *scanIndex {
 			x.triggersByFirst[w[0]] = append(x.triggersByFirst[w[0]], trigger{w, uint64(1) << i})
 			x.scanPairs.addFold(w)
 		}
-		for _, p := range r.atPairs {
-			x.atByFirst[p[0]] |= 1 << i
-			x.scanPairs.add(p[0], p[1])
+		for _, c := range []byte(r.atFirsts) {
+			x.atByFirst[c] |= 1 << i
+			x.scanPairs.add(c, r.atSecond)
 		}
 	}
 	for i := range tokens {
