@@ -2,12 +2,13 @@ package config
 
 import (
 	"fmt"
-	"github.com/hermes-go/hermes/internal/editdist"
 	"reflect"
 	"sort"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/hermes-go/hermes/internal/editdist"
 )
 
 // keyIndex is what checkKeys learns about a document: every key it
@@ -28,7 +29,7 @@ func (k *keyIndex) at(file, key string) string {
 
 // checkKeys walks the document against Config's yaml tags, at every
 // depth, so a typo anywhere is reported instead of ignored.
-func checkKeys(body ast.Node, file string) *keyIndex {
+func checkKeys(body *yaml.Node, file string) *keyIndex {
 	k := &keyIndex{lines: map[string]int{}}
 	k.walk(body, reflect.TypeFor[Config](), "", file)
 	return k
@@ -36,8 +37,7 @@ func checkKeys(body ast.Node, file string) *keyIndex {
 
 var modelType = reflect.TypeFor[Model]()
 
-func (k *keyIndex) walk(n ast.Node, t reflect.Type, prefix, file string) {
-	n = unwrap(n)
+func (k *keyIndex) walk(n *yaml.Node, t reflect.Type, prefix, file string) {
 	if n == nil {
 		return
 	}
@@ -49,69 +49,38 @@ func (k *keyIndex) walk(n ast.Node, t reflect.Type, prefix, file string) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		for _, mv := range mappingValues(n) {
-			name := keyName(mv)
+		for _, e := range entries(n) {
+			name := e.key.Value
 			if name == "<<" {
 				continue // a merge key: its keys are checked where they are defined
 			}
 			path := join(prefix, name)
-			k.lines[path] = mv.Key.GetToken().Position.Line
+			k.lines[path] = e.key.Line
 			ft, ok := fieldByTag(t, name)
 			if !ok {
 				k.warnings = append(k.warnings, fmt.Sprintf("%s:%d: unknown key %q ignored%s",
 					file, k.lines[path], path, suggest(t, prefix, name)))
 				continue
 			}
-			k.walk(mv.Value, ft, path, file)
+			k.walk(e.value, ft, path, file)
 		}
 	case reflect.Map:
-		for _, mv := range mappingValues(n) {
-			path := join(prefix, keyName(mv))
-			k.lines[path] = mv.Key.GetToken().Position.Line
-			k.walk(mv.Value, t.Elem(), path, file)
+		for _, e := range entries(n) {
+			path := join(prefix, e.key.Value)
+			k.lines[path] = e.key.Line
+			k.walk(e.value, t.Elem(), path, file)
 		}
 	case reflect.Slice:
-		if s, ok := n.(*ast.SequenceNode); ok {
-			for i, v := range s.Values {
+		if n.Kind == yaml.SequenceNode {
+			for i, v := range n.Content {
 				path := fmt.Sprintf("%s[%d]", prefix, i)
-				if tok := v.GetToken(); tok != nil {
-					k.lines[path] = tok.Position.Line
+				if v.Line > 0 {
+					k.lines[path] = v.Line
 				}
 				k.walk(v, t.Elem(), path, file)
 			}
 		}
 	}
-}
-
-// unwrap looks through anchors and tags to the value.
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-}
-
-func mappingValues(n ast.Node) []*ast.MappingValueNode {
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		return m.Values
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{m}
-	}
-	return nil
-}
-
-func keyName(mv *ast.MappingValueNode) string {
-	if tok := mv.Key.GetToken(); tok != nil {
-		return tok.Value
-	}
-	return mv.Key.String()
 }
 
 func join(prefix, name string) string {

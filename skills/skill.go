@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hermes-go/hermes/internal/lazyre"
+	"go.yaml.in/yaml/v4"
 
-	"github.com/goccy/go-yaml"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // FileName is the file that makes a directory a skill.
