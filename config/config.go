@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -390,6 +391,7 @@ func (c *Config) decode(b []byte, path string) error {
 	if doc == nil {
 		return nil
 	}
+	quotedNumbers(doc.Content[0], reflect.TypeFor[Config]())
 	if err := doc.Decode(c); err != nil {
 		return fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
 	}

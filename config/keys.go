@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -88,6 +90,48 @@ func join(prefix, name string) string {
 		return name
 	}
 	return prefix + "." + name
+}
+
+// quotedNumbers lets a number in quotes set a number setting, as it
+// always has (max_turns: "50" is 50, "1e2" is 100): YAML reads "50" as a
+// string, which the decoder puts in no number. A negative integer in
+// quotes stays an error.
+func quotedNumbers(n *yaml.Node, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == modelType {
+		t = reflect.TypeFor[modelDoc]()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for _, e := range entries(n) {
+			if ft, ok := fieldByTag(t, e.key.Value); ok {
+				quotedNumbers(e.value, ft)
+			}
+		}
+	case reflect.Map:
+		for _, e := range entries(n) {
+			quotedNumbers(e.value, t.Elem())
+		}
+	case reflect.Slice:
+		if n.Kind == yaml.SequenceNode {
+			for _, v := range n.Content {
+				quotedNumbers(v, t.Elem())
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		if !isString(n) {
+			return
+		}
+		f, err := strconv.ParseFloat(n.Value, 64)
+		float := t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && (f >= 0 || float) {
+			n.Tag = "!!float"
+			n.Value = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
 }
 
 // yamlFields lists a struct's keys and their types.
