@@ -32,13 +32,14 @@ const (
 
 const placeholderPrefix = "hermes-set-aside:"
 
-// setAside holds the strings taken out of long messages.
-var setAside = struct {
+// setAside holds the strings taken out of long messages (m is made by
+// the first putAside).
+var setAside struct {
 	mu    sync.Mutex
 	m     map[string]string
 	order []string
 	size  int
-}{m: map[string]string{}}
+}
 
 var setAsideSeq atomic.Uint64
 
@@ -46,6 +47,9 @@ func putAside(s string) string {
 	key := placeholderPrefix + strconv.FormatUint(setAsideSeq.Add(1), 10)
 	setAside.mu.Lock()
 	defer setAside.mu.Unlock()
+	if setAside.m == nil {
+		setAside.m = map[string]string{}
+	}
 	setAside.m[key] = s
 	setAside.order = append(setAside.order, key)
 	setAside.size += len(s)

@@ -9,9 +9,11 @@ import (
 
 // childOwn lists what a subagent of a conversation has of its own beyond
 // delegate.ChildDiffers, and why.
-var childOwn = map[string]string{
-	"Client":     "its own provider chain: a fallback in one agent never moves another",
-	"Compressor": "its own copy, without the parent's task list",
+func childOwn() map[string]string {
+	return map[string]string{
+		"Client":     "its own provider chain: a fallback in one agent never moves another",
+		"Compressor": "its own copy, without the parent's task list",
+	}
 }
 
 // delegateTool is delegate_task for the conversation whose agent

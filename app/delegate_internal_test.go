@@ -56,7 +56,7 @@ func TestSubagentConfigurationDerivesFromTheConversations(t *testing.T) {
 	for i := range pv.NumField() {
 		name := pv.Type().Field(i).Name
 		_, differs := delegate.ChildDiffers[name]
-		_, own := childOwn[name]
+		_, own := childOwn()[name]
 		if differs || own {
 			continue
 		}

@@ -130,7 +130,7 @@ func (e *expander) expand(s string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return variable().ReplaceAllStringFunc(s, func(m string) string {
+	return variable.Get().ReplaceAllStringFunc(s, func(m string) string {
 		key := m[2 : len(m)-1]
 		switch key {
 		case "workspaceFolder":

@@ -78,12 +78,19 @@ func (rt *Runtime) extractTool(ctx context.Context) (tool.Tool, error) {
 	return web.NewExtract(o), nil
 }
 
-// searchKeyEnvs are the variables each keyed backend reads its key from.
-var searchKeyEnvs = map[string][]string{
-	"brave":     {"BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"},
-	"tavily":    {"TAVILY_API_KEY"},
-	"exa":       {"EXA_API_KEY"},
-	"firecrawl": {"FIRECRAWL_API_KEY"},
+// searchKeyEnvs returns the variables a keyed backend reads its key from.
+func searchKeyEnvs(backend string) []string {
+	switch backend {
+	case "brave":
+		return []string{"BRAVE_API_KEY", "BRAVE_SEARCH_API_KEY"}
+	case "tavily":
+		return []string{"TAVILY_API_KEY"}
+	case "exa":
+		return []string{"EXA_API_KEY"}
+	case "firecrawl":
+		return []string{"FIRECRAWL_API_KEY"}
+	}
+	return nil
 }
 
 // searchTool is web_search over the configured backend, nil when none is.
@@ -98,7 +105,7 @@ func (rt *Runtime) searchTool() (tool.Tool, error) {
 				return rt.getenv(s.KeyEnv)
 			}
 		}
-		for _, env := range searchKeyEnvs[name] {
+		for _, env := range searchKeyEnvs(name) {
 			if v := rt.getenv(env); v != "" {
 				return v
 			}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -119,14 +121,18 @@ func ChangesWorkspace(name string, args json.RawMessage) bool {
 
 // readOnlyPrograms may run without a snapshot, with any arguments but
 // those in unsafeArgs.
-var readOnlyPrograms = map[string]bool{
-	"ls": true, "cat": true, "grep": true, "rg": true, "find": true, "head": true, "tail": true,
-	"wc": true, "pwd": true, "echo": true, "git": true, "tree": true, "stat": true, "file": true,
-	"du": true, "which": true, "true": true, "date": true,
+var readOnlyPrograms = lazy.Of(readOnlyProgramSet)
+
+func readOnlyProgramSet() map[string]bool {
+	return map[string]bool{
+		"ls": true, "cat": true, "grep": true, "rg": true, "find": true, "head": true, "tail": true,
+		"wc": true, "pwd": true, "echo": true, "git": true, "tree": true, "stat": true, "file": true,
+		"du": true, "which": true, "true": true, "date": true,
+	}
 }
 
 // readOnlyGit are the git subcommands that only read.
-var readOnlyGit = map[string]bool{"status": true, "log": true, "diff": true, "show": true}
+var readOnlyGit = []string{"status", "log", "diff", "show"}
 
 // unsafeArgs make an otherwise read-only program write or run something.
 var unsafeArgs = []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fls", "--output", "--pre", "-o"}
@@ -149,10 +155,10 @@ func ReadOnlyCommand(cmd string) bool {
 		if len(f) == 0 {
 			continue
 		}
-		if !readOnlyPrograms[f[0]] {
+		if !readOnlyPrograms.Get()[f[0]] {
 			return false
 		}
-		if f[0] == "git" && (len(f) < 2 || !readOnlyGit[f[1]]) {
+		if f[0] == "git" && (len(f) < 2 || !slices.Contains(readOnlyGit, f[1])) {
 			return false
 		}
 		for _, a := range f[1:] {

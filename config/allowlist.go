@@ -3,12 +3,10 @@ package config
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v4"
 )
 
 // AddToAllowlist appends a pattern key to command_allowlist in the config
@@ -94,39 +92,34 @@ func (t *text) insertAfter(n int, lines ...string) {
 	t.lines = slices.Insert(t.lines, n, lines...)
 }
 
-// quote writes s as a YAML scalar, quoted only when it must be.
-func quote(s string) string {
-	b, err := yaml.Marshal(s)
-	if err != nil {
-		return fmt.Sprintf("%q", s)
-	}
-	return strings.TrimSpace(string(b))
-}
-
 func appendEntry(b []byte, key string) ([]byte, error) {
-	mv, err := topKey(b, "command_allowlist")
+	e, err := topKey(b, "command_allowlist")
 	if err != nil {
 		return nil, err
 	}
 	t := newText(b)
 	item := "- " + quote(key)
-	if mv == nil {
+	if e == nil {
 		t.lines = append(t.lines, "command_allowlist:", "  "+item)
 		return t.bytes(), nil
 	}
-	switch v := unwrap(mv.Value).(type) {
-	case *ast.NullNode:
+	switch v := e.value; {
+	case isNull(v):
 		// command_allowlist: (nothing, ~ or null): keep the key and any
 		// comment on its line, then start a list under it.
-		clearValue(t, mv)
-		t.insertAfter(mv.Start.Position.Line, "  "+item)
-	case *ast.SequenceNode:
-		if v.IsFlowStyle {
-			return editFlow(t, v, func(items []string) []string { return append(items, quote(key)) })
+		line, err := clearValue(t, *e)
+		if err != nil {
+			return nil, err
 		}
-		last := v.Values[len(v.Values)-1]
-		indent := strings.Repeat(" ", v.Start.Position.Column-1)
-		t.insertAfter(lastLine(last), indent+item)
+		t.insertAfter(line, "  "+item)
+	case v.Kind == yaml.SequenceNode && isFlow(v):
+		return editFlow(t, v, func(items []string) []string { return append(items, quote(key)) })
+	case v.Kind == yaml.SequenceNode:
+		_, last, err := t.itemLines(v.Content[len(v.Content)-1])
+		if err != nil {
+			return nil, err
+		}
+		t.insertAfter(last, strings.Repeat(" ", v.Column-1)+item)
 	default:
 		return nil, errors.New("it is not a list")
 	}
@@ -134,20 +127,20 @@ func appendEntry(b []byte, key string) ([]byte, error) {
 }
 
 func removeEntry(b []byte, entry string) ([]byte, error) {
-	mv, err := topKey(b, "command_allowlist")
-	if err != nil || mv == nil {
+	e, err := topKey(b, "command_allowlist")
+	if err != nil || e == nil {
 		return nil, err
 	}
-	v, ok := unwrap(mv.Value).(*ast.SequenceNode)
-	if !ok {
+	v := e.value
+	if v.Kind != yaml.SequenceNode {
 		return nil, errors.New("it is not a list")
 	}
 	t := newText(b)
-	if v.IsFlowStyle {
+	if isFlow(v) {
 		return editFlow(t, v, func(items []string) []string {
 			var keep []string
 			for i, it := range items {
-				if scalarString(v.Values[i]) != entry {
+				if v.Content[i].Value != entry {
 					keep = append(keep, it)
 				}
 			}
@@ -155,12 +148,15 @@ func removeEntry(b []byte, entry string) ([]byte, error) {
 		})
 	}
 	// Delete the entries' lines, last first so earlier line numbers hold.
-	for i := len(v.Entries) - 1; i >= 0; i-- {
-		e := v.Entries[i]
-		if scalarString(e.Value) != entry {
+	for i := len(v.Content) - 1; i >= 0; i-- {
+		it := v.Content[i]
+		if it.Kind != yaml.ScalarNode || it.Value != entry {
 			continue
 		}
-		from, to := e.Start.Position.Line, lastLine(e.Value)
+		from, to, err := t.itemLines(it)
+		if err != nil {
+			return nil, err
+		}
 		t.lines = slices.Delete(t.lines, from-1, to)
 	}
 	return t.bytes(), nil
@@ -168,31 +164,17 @@ func removeEntry(b []byte, entry string) ([]byte, error) {
 
 // editFlow rewrites a one-line flow list ([a, b]) with change applied to
 // its items' source text.
-func editFlow(t *text, v *ast.SequenceNode, change func([]string) []string) ([]byte, error) {
-	if v.End == nil || v.Start.Position.Line != v.End.Position.Line {
-		return nil, errors.New("a list in brackets over several lines cannot be edited safely")
+func editFlow(t *text, v *yaml.Node, change func([]string) []string) ([]byte, error) {
+	items, closing, err := t.flowItems(v)
+	if err != nil {
+		return nil, err
 	}
-	items := make([]string, len(v.Values))
-	for i, it := range v.Values {
-		items[i] = strings.TrimSpace(it.GetToken().Origin)
+	if len(items) != len(v.Content) {
+		return nil, errLayout
 	}
-	n := v.Start.Position.Line
+	n := v.Line
 	line := []rune(t.lines[n-1])
-	open, closing := v.Start.Position.Column-1, v.End.Position.Column-1
+	open := v.Column - 1
 	t.lines[n-1] = string(line[:open]) + "[" + strings.Join(change(items), ", ") + "]" + string(line[closing+1:])
 	return t.bytes(), nil
-}
-
-// lastLine is the line a scalar list item ends on.
-func lastLine(n ast.Node) int {
-	tok := n.GetToken()
-	return tok.Position.Line + strings.Count(strings.TrimRight(strings.TrimLeft(tok.Origin, " \t\r\n"), " \t\r\n"), "\n")
-}
-
-// scalarString is a list item's value, as decoding reads it.
-func scalarString(n ast.Node) string {
-	if s, ok := n.(*ast.StringNode); ok {
-		return s.Value
-	}
-	return n.GetToken().Value
 }

@@ -113,6 +113,27 @@ func TestAllowlistAddIsIdempotentAndLoads(t *testing.T) {
 	}
 }
 
+// A key YAML would read as something else, or that holds characters
+// YAML gives a meaning to, is written so that the file gives it back.
+func TestAllowlistKeysAreQuotedWhereTheyMustBe(t *testing.T) {
+	keys := []string{"yes", "null", "1", "-x", "a #b", "x: y", "'q'", "it's", "tab\there", "\"dq\"", "é", "*star", "[a]", "{b}", " lead"}
+	home := t.TempDir()
+	p := filepath.Join(home, "config.yaml")
+	for _, k := range keys {
+		if err := AddToAllowlist(p, k); err != nil {
+			t.Fatalf("%q: %v", k, err)
+		}
+	}
+	c, err := Load(home, env(nil))
+	if err != nil || !slices.Equal(c.CommandAllowlist, keys) {
+		t.Fatalf("allowlist %q err %v", c.CommandAllowlist, err)
+	}
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), "\n  - it's\n") || !strings.Contains(string(b), "\n  - \"yes\"\n") {
+		t.Fatalf("plain where it may be, double quotes elsewhere:\n%s", b)
+	}
+}
+
 // A file the editor cannot change safely is left exactly as it was.
 func TestAllowlistEditThatCannotBeSafeLeavesTheFile(t *testing.T) {
 	for _, doc := range []string{

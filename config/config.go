@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"go.yaml.in/yaml/v4"
 )
 
 // Config is the whole of config.yaml.
@@ -72,14 +71,14 @@ type Model struct {
 }
 
 // UnmarshalYAML accepts `model: name` and `model: {default: name, ...}`.
-func (m *Model) UnmarshalYAML(b []byte) error {
+func (m *Model) UnmarshalYAML(n *yaml.Node) error {
 	var s string
-	if err := yaml.Unmarshal(b, &s); err == nil {
+	if n.Kind == yaml.ScalarNode && n.Decode(&s) == nil {
 		m.Name = s
 		return nil
 	}
 	var p modelDoc
-	if err := yaml.Unmarshal(b, &p); err != nil {
+	if err := n.Decode(&p); err != nil {
 		return err
 	}
 	*m = Model{Name: p.Default, Provider: p.Provider, BaseURL: p.BaseURL, APIMode: p.APIMode, ContextLength: p.ContextLength, MaxTokens: p.MaxTokens, Vision: p.Vision}
@@ -385,21 +384,18 @@ func Load(home string, getenv func(string) string) (*Config, error) {
 // decode reads the file's settings over c. A document without a body
 // (empty, comments only) leaves c as it is: decoding it would zero c.
 func (c *Config) decode(b []byte, path string) error {
-	f, err := parser.ParseBytes(b, parser.ParseComments)
+	doc, err := parseDocument(b)
 	if err != nil {
-		return fmt.Errorf("config %s:\n%s", path, yaml.FormatError(err, false, true))
+		return fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
 	}
-	var body ast.Node
-	if len(f.Docs) > 0 {
-		body = f.Docs[0].Body
-	}
-	if _, ok := body.(*ast.CommentGroupNode); ok || body == nil {
+	if doc == nil {
 		return nil
 	}
-	if err := yaml.Unmarshal(b, c); err != nil {
-		return fmt.Errorf("config %s:\n%s", path, yaml.FormatError(err, false, true))
+	quotedNumbers(doc.Content[0], reflect.TypeFor[Config]())
+	if err := doc.Decode(c); err != nil {
+		return fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
 	}
-	keys := checkKeys(body, path)
+	keys := checkKeys(doc.Content[0], path)
 	c.Warnings = append(c.Warnings, keys.warnings...)
 	if err := c.validate(keys, path); err != nil {
 		return err

@@ -53,6 +53,43 @@ func TestMalformedFileNamesTheLine(t *testing.T) {
 	}
 }
 
+// A number setting takes a number in quotes (max_turns: "7"), at any
+// depth and in the model's mapping; a negative integer in quotes does not.
+func TestQuotedNumbersSetNumbers(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("agent:\n  max_turns: \"7\"\nmodel:\n  default: m\n  context_length: '4096'\ncompression:\n  threshold: \"0.25\"\n"), 0o600)
+	c, err := Load(home, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent.MaxTurns != 7 || c.Model.ContextLength != 4096 || c.Compression.Threshold != 0.25 {
+		t.Fatalf("max_turns %d context_length %d threshold %v", c.Agent.MaxTurns, c.Model.ContextLength, c.Compression.Threshold)
+	}
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("agent:\n  max_turns: '-2'\n"), 0o600)
+	if _, err := Load(home, env(nil)); err == nil {
+		t.Fatal("max_turns: '-2' loaded")
+	}
+}
+
+// A file YAML cannot read is an error that shows the line it goes wrong
+// on, with the line before it: after a list in brackets over two lines,
+// under a tab, at a value of the wrong type (with its column).
+func TestMalformedFileShowsTheLine(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"x: [1,\n  2]\ny: b c: d\n", ">   3 | y: b c: d"},
+		{"model: m\n\tagent: 1\n", ">   2 | \tagent: 1"},
+		{"model: m\nagent:\n  max_turns: [oops\n", ">   3 |   max_turns: [oops"},
+		{"model: m\nagent:\n  max_turns: x\n", "[3:14] cannot unmarshal !!str `x` into int\n    2 | agent:\n>   3 |   max_turns: x\n                     ^"},
+	} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)
+		_, err := Load(home, env(nil))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want it to show\n%s", tc.doc, err, tc.want)
+		}
+	}
+}
+
 func TestUnknownKeysAreWarnedAbout(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("modle: typo\n"), 0o600)

@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"go.yaml.in/yaml/v4"
 )
 
 // editKey changes one top-level setting of config.yaml as text, keeping
@@ -66,28 +65,21 @@ func replaceFile(path string, out []byte) error {
 }
 
 // topKey finds a top-level key's mapping entry; nil when there is none.
-func topKey(b []byte, key string) (*ast.MappingValueNode, error) {
+func topKey(b []byte, key string) (*entry, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, nil
 	}
-	f, err := parser.ParseBytes(b, parser.ParseComments)
-	if err != nil {
+	doc, err := parseDocument(b)
+	if err != nil || doc == nil {
 		return nil, err
 	}
-	if len(f.Docs) == 0 {
-		return nil, nil
-	}
-	body := unwrap(f.Docs[0].Body)
-	switch body.(type) {
-	case nil, *ast.CommentGroupNode:
-		return nil, nil
-	case *ast.MappingNode, *ast.MappingValueNode:
-	default:
+	body := doc.Content[0]
+	if body.Kind != yaml.MappingNode {
 		return nil, errors.New("the file is not a mapping of settings")
 	}
-	for _, mv := range mappingValues(body) {
-		if keyName(mv) == key {
-			return mv, nil
+	for _, e := range entries(body) {
+		if e.key.Value == key {
+			return &e, nil
 		}
 	}
 	return nil, nil

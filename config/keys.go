@@ -2,12 +2,15 @@ package config
 
 import (
 	"fmt"
-	"github.com/hermes-go/hermes/internal/editdist"
+	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/hermes-go/hermes/internal/editdist"
 )
 
 // keyIndex is what checkKeys learns about a document: every key it
@@ -28,7 +31,7 @@ func (k *keyIndex) at(file, key string) string {
 
 // checkKeys walks the document against Config's yaml tags, at every
 // depth, so a typo anywhere is reported instead of ignored.
-func checkKeys(body ast.Node, file string) *keyIndex {
+func checkKeys(body *yaml.Node, file string) *keyIndex {
 	k := &keyIndex{lines: map[string]int{}}
 	k.walk(body, reflect.TypeFor[Config](), "", file)
 	return k
@@ -36,8 +39,7 @@ func checkKeys(body ast.Node, file string) *keyIndex {
 
 var modelType = reflect.TypeFor[Model]()
 
-func (k *keyIndex) walk(n ast.Node, t reflect.Type, prefix, file string) {
-	n = unwrap(n)
+func (k *keyIndex) walk(n *yaml.Node, t reflect.Type, prefix, file string) {
 	if n == nil {
 		return
 	}
@@ -49,33 +51,33 @@ func (k *keyIndex) walk(n ast.Node, t reflect.Type, prefix, file string) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		for _, mv := range mappingValues(n) {
-			name := keyName(mv)
+		for _, e := range entries(n) {
+			name := e.key.Value
 			if name == "<<" {
 				continue // a merge key: its keys are checked where they are defined
 			}
 			path := join(prefix, name)
-			k.lines[path] = mv.Key.GetToken().Position.Line
+			k.lines[path] = e.key.Line
 			ft, ok := fieldByTag(t, name)
 			if !ok {
 				k.warnings = append(k.warnings, fmt.Sprintf("%s:%d: unknown key %q ignored%s",
 					file, k.lines[path], path, suggest(t, prefix, name)))
 				continue
 			}
-			k.walk(mv.Value, ft, path, file)
+			k.walk(e.value, ft, path, file)
 		}
 	case reflect.Map:
-		for _, mv := range mappingValues(n) {
-			path := join(prefix, keyName(mv))
-			k.lines[path] = mv.Key.GetToken().Position.Line
-			k.walk(mv.Value, t.Elem(), path, file)
+		for _, e := range entries(n) {
+			path := join(prefix, e.key.Value)
+			k.lines[path] = e.key.Line
+			k.walk(e.value, t.Elem(), path, file)
 		}
 	case reflect.Slice:
-		if s, ok := n.(*ast.SequenceNode); ok {
-			for i, v := range s.Values {
+		if n.Kind == yaml.SequenceNode {
+			for i, v := range n.Content {
 				path := fmt.Sprintf("%s[%d]", prefix, i)
-				if tok := v.GetToken(); tok != nil {
-					k.lines[path] = tok.Position.Line
+				if v.Line > 0 {
+					k.lines[path] = v.Line
 				}
 				k.walk(v, t.Elem(), path, file)
 			}
@@ -83,42 +85,53 @@ func (k *keyIndex) walk(n ast.Node, t reflect.Type, prefix, file string) {
 	}
 }
 
-// unwrap looks through anchors and tags to the value.
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-}
-
-func mappingValues(n ast.Node) []*ast.MappingValueNode {
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		return m.Values
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{m}
-	}
-	return nil
-}
-
-func keyName(mv *ast.MappingValueNode) string {
-	if tok := mv.Key.GetToken(); tok != nil {
-		return tok.Value
-	}
-	return mv.Key.String()
-}
-
 func join(prefix, name string) string {
 	if prefix == "" {
 		return name
 	}
 	return prefix + "." + name
+}
+
+// quotedNumbers lets a number in quotes set a number setting, as it
+// always has (max_turns: "50" is 50, "1e2" is 100): YAML reads "50" as a
+// string, which the decoder puts in no number. A negative integer in
+// quotes stays an error.
+func quotedNumbers(n *yaml.Node, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == modelType {
+		t = reflect.TypeFor[modelDoc]()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for _, e := range entries(n) {
+			if ft, ok := fieldByTag(t, e.key.Value); ok {
+				quotedNumbers(e.value, ft)
+			}
+		}
+	case reflect.Map:
+		for _, e := range entries(n) {
+			quotedNumbers(e.value, t.Elem())
+		}
+	case reflect.Slice:
+		if n.Kind == yaml.SequenceNode {
+			for _, v := range n.Content {
+				quotedNumbers(v, t.Elem())
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		if !isString(n) {
+			return
+		}
+		f, err := strconv.ParseFloat(n.Value, 64)
+		float := t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64
+		if err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && (f >= 0 || float) {
+			n.Tag = "!!float"
+			n.Value = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
 }
 
 // yamlFields lists a struct's keys and their types.

@@ -87,7 +87,7 @@ var mcpName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // ValidMCPName reports whether name can name an MCP server.
 func ValidMCPName(name string) error {
-	if !mcpName().MatchString(name) || len(name) > 64 {
+	if !mcpName.Get().MatchString(name) || len(name) > 64 {
 		return fmt.Errorf("MCP server name %q: use letters, digits, '_', '-' and '.', starting with a letter or digit (at most 64)", name)
 	}
 	return nil

@@ -9,8 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v4"
 )
 
 // AddMCPServer adds mcp_servers.<name> to the config file (created when
@@ -129,30 +128,30 @@ func blockEnd(t *text, start, indent int) int {
 }
 
 func appendServer(b []byte, name string, s MCPServer) ([]byte, error) {
-	mv, err := topKey(b, "mcp_servers")
+	e, err := topKey(b, "mcp_servers")
 	if err != nil {
 		return nil, err
 	}
 	t := newText(b)
-	if mv == nil {
+	if e == nil {
 		t.lines = append(t.lines, "mcp_servers:")
 		t.lines = append(t.lines, serverLines(name, s, "  ", "  ")...)
 		return t.bytes(), nil
 	}
-	n := mv.Start.Position.Line // the line of "mcp_servers:" (the colon's)
+	n, colon, err := t.colon(*e) // the line of "mcp_servers:"
+	if err != nil {
+		return nil, err
+	}
 	base := indentOf(t.lines[n-1])
-	switch v := unwrap(mv.Value).(type) {
-	case *ast.NullNode:
-		t.lines[n-1] = stripValue(t.lines[n-1], mv.Start.Position.Column)
-	case *ast.MappingNode:
-		if v.IsFlowStyle {
-			if len(v.Values) > 0 {
-				return nil, errors.New("it is written in {braces}: edit it by hand")
-			}
-			t.lines[n-1] = stripValue(t.lines[n-1], mv.Start.Position.Column)
-			break
+	switch v := e.value; {
+	case isNull(v):
+		t.lines[n-1] = stripValue(t.lines[n-1], colon)
+	case v.Kind == yaml.MappingNode && isFlow(v):
+		if len(v.Content) > 0 {
+			return nil, errors.New("it is written in {braces}: edit it by hand")
 		}
-	case *ast.MappingValueNode:
+		t.lines[n-1] = stripValue(t.lines[n-1], colon)
+	case v.Kind == yaml.MappingNode:
 	default:
 		return nil, errors.New("it is not a mapping")
 	}
@@ -180,31 +179,24 @@ func stripValue(line string, colon int) string {
 }
 
 func removeServer(b []byte, name string) ([]byte, error) {
-	mv, err := topKey(b, "mcp_servers")
-	if err != nil || mv == nil {
+	e, err := topKey(b, "mcp_servers")
+	if err != nil || e == nil {
 		return nil, err
 	}
-	var entry *ast.MappingValueNode
-	switch v := unwrap(mv.Value).(type) {
-	case *ast.MappingNode:
-		if v.IsFlowStyle {
-			return nil, errors.New("it is written in {braces}: edit it by hand")
-		}
-		for _, e := range v.Values {
-			if keyName(e) == name {
-				entry = e
-			}
-		}
-	case *ast.MappingValueNode:
-		if keyName(v) == name {
-			entry = v
+	if v := e.value; v.Kind == yaml.MappingNode && isFlow(v) {
+		return nil, errors.New("it is written in {braces}: edit it by hand")
+	}
+	var key *yaml.Node
+	for _, c := range entries(e.value) {
+		if c.key.Value == name {
+			key = c.key
 		}
 	}
-	if entry == nil {
+	if key == nil {
 		return nil, errors.New("the entry was not found where expected")
 	}
 	t := newText(b)
-	from := entry.Key.GetToken().Position.Line
+	from := key.Line
 	to := blockEnd(t, from, indentOf(t.lines[from-1]))
 	t.lines = slices.Delete(t.lines, from-1, to)
 	return t.bytes(), nil

@@ -3,12 +3,12 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
+	"go.yaml.in/yaml/v4"
 )
 
 // AddNetworkAllow appends host to sandbox.network.allow in the config
@@ -43,7 +43,7 @@ func decodeNetworkAllow(b []byte) (map[string]any, []string, error) {
 			return nil, nil, err
 		}
 		if err := yaml.Unmarshal(b, &doc); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("sandbox: %w", err) // doc holds nothing else
 		}
 	}
 	if v, ok := m["sandbox"]; ok {
@@ -88,25 +88,31 @@ func appendNetworkAllow(b []byte, host string) ([]byte, error) {
 		t.lines = append(t.lines, "sandbox:", "  network:", "    allow:", "      "+item)
 		return t.bytes(), nil
 	}
-	children, ok, err := blockChildren(sb)
+	children, ok, err := blockChildren(*sb)
 	if err != nil {
 		return nil, err
 	}
 	if !ok { // sandbox: (nothing)
-		clearValue(t, sb)
-		t.insertAfter(keyLine(sb), "  network:", "    allow:", "      "+item)
+		line, err := clearValue(t, *sb)
+		if err != nil {
+			return nil, err
+		}
+		t.insertAfter(line, "  network:", "    allow:", "      "+item)
 		return t.bytes(), nil
 	}
 	indent := keyIndent(children[0])
-	net := childNamed(children, "network")
-	if net == nil {
-		t.insertAfter(keyLine(sb), indent+"network:", indent+"  allow:", indent+"    "+item)
+	net, found := childNamed(children, "network")
+	if !found {
+		t.insertAfter(keyLine(*sb), indent+"network:", indent+"  allow:", indent+"    "+item)
 		return t.bytes(), nil
 	}
-	if s, ok := unwrap(net.Value).(*ast.StringNode); ok {
+	if isString(net.value) {
 		// network: on becomes network: {mode: on, allow: [host]}, as a block.
-		clearValue(t, net)
-		t.insertAfter(keyLine(net), indent+"  mode: "+quote(s.Value), indent+"  allow:", indent+"    "+item)
+		line, err := clearValue(t, net)
+		if err != nil {
+			return nil, err
+		}
+		t.insertAfter(line, indent+"  mode: "+quote(net.value.Value), indent+"  allow:", indent+"    "+item)
 		return t.bytes(), nil
 	}
 	fields, ok, err := blockChildren(net)
@@ -114,73 +120,81 @@ func appendNetworkAllow(b []byte, host string) ([]byte, error) {
 		return nil, err
 	}
 	if !ok {
-		clearValue(t, net)
-		t.insertAfter(keyLine(net), indent+"  allow:", indent+"    "+item)
+		line, err := clearValue(t, net)
+		if err != nil {
+			return nil, err
+		}
+		t.insertAfter(line, indent+"  allow:", indent+"    "+item)
 		return t.bytes(), nil
 	}
 	findent := keyIndent(fields[0])
-	allow := childNamed(fields, "allow")
-	if allow == nil {
+	allow, found := childNamed(fields, "allow")
+	if !found {
 		t.insertAfter(keyLine(net), findent+"allow:", findent+"  "+item)
 		return t.bytes(), nil
 	}
-	switch v := unwrap(allow.Value).(type) {
-	case *ast.NullNode:
-		clearValue(t, allow)
-		t.insertAfter(keyLine(allow), findent+"  "+item)
-	case *ast.SequenceNode:
-		if v.IsFlowStyle {
-			return editFlow(t, v, func(items []string) []string { return append(items, quote(host)) })
+	switch v := allow.value; {
+	case isNull(v):
+		line, err := clearValue(t, allow)
+		if err != nil {
+			return nil, err
 		}
-		t.insertAfter(lastLine(v.Values[len(v.Values)-1]), strings.Repeat(" ", v.Start.Position.Column-1)+item)
+		t.insertAfter(line, findent+"  "+item)
+	case v.Kind == yaml.SequenceNode && isFlow(v):
+		return editFlow(t, v, func(items []string) []string { return append(items, quote(host)) })
+	case v.Kind == yaml.SequenceNode:
+		_, last, err := t.itemLines(v.Content[len(v.Content)-1])
+		if err != nil {
+			return nil, err
+		}
+		t.insertAfter(last, strings.Repeat(" ", v.Column-1)+item)
 	default:
 		return nil, errors.New("sandbox.network.allow is not a list")
 	}
 	return t.bytes(), nil
 }
 
-// blockChildren is the entries of mv's value when it is a mapping in
+// blockChildren is the entries of e's value when it is a mapping in
 // block style; ok is false when the value is empty (null).
-func blockChildren(mv *ast.MappingValueNode) ([]*ast.MappingValueNode, bool, error) {
-	switch v := unwrap(mv.Value).(type) {
-	case *ast.NullNode:
+func blockChildren(e entry) ([]entry, bool, error) {
+	switch v := e.value; {
+	case isNull(v):
 		return nil, false, nil
-	case *ast.MappingNode:
-		if v.IsFlowStyle {
-			return nil, false, errBraces
-		}
-		return v.Values, len(v.Values) > 0, nil
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true, nil
+	case v.Kind == yaml.MappingNode && isFlow(v):
+		return nil, false, errBraces
+	case v.Kind == yaml.MappingNode:
+		children := entries(v)
+		return children, len(children) > 0, nil
 	}
-	return nil, false, errors.New(keyName(mv) + " is not a mapping")
+	return nil, false, errors.New(e.key.Value + " is not a mapping")
 }
 
-func childNamed(children []*ast.MappingValueNode, name string) *ast.MappingValueNode {
+func childNamed(children []entry, name string) (entry, bool) {
 	for _, c := range children {
-		if keyName(c) == name {
-			return c
+		if c.key.Value == name {
+			return c, true
 		}
 	}
-	return nil
+	return entry{}, false
 }
 
-func keyLine(mv *ast.MappingValueNode) int { return mv.Key.GetToken().Position.Line }
+func keyLine(e entry) int { return e.key.Line }
 
-func keyIndent(mv *ast.MappingValueNode) string {
-	return strings.Repeat(" ", mv.Key.GetToken().Position.Column-1)
-}
+func keyIndent(e entry) string { return strings.Repeat(" ", e.key.Column-1) }
 
-// clearValue removes a scalar value (or null, ~) written after mv's key,
-// keeping the key and any comment on its line.
-func clearValue(t *text, mv *ast.MappingValueNode) {
-	n := mv.Start.Position.Line
+// clearValue removes a scalar value (or null, ~) written after e's key,
+// keeping the key and any comment on its line. It returns the line.
+func clearValue(t *text, e entry) (int, error) {
+	n, colon, err := t.colon(e) // the ':' is at rune index colon-1
+	if err != nil {
+		return 0, err
+	}
 	line := []rune(t.lines[n-1])
-	colon := mv.Start.Position.Column // the ':' is at rune index colon-1
 	rest := string(line[colon:])
 	if lit := strings.TrimSpace(rest); lit != "" && !strings.HasPrefix(lit, "#") {
 		word, _, _ := strings.Cut(lit, " ")
 		rest = strings.TrimRight(strings.Replace(rest, " "+word, "", 1), " \t")
 	}
 	t.lines[n-1] = string(line[:colon]) + rest
+	return n, nil
 }

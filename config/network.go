@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/hermes-go/hermes/sandbox/netallow"
 )
@@ -39,14 +39,15 @@ type networkDoc struct {
 
 // UnmarshalYAML accepts a mode and the mapping form. Any other shape is
 // kept, as its text, for validate to report with its line.
-func (n *Network) UnmarshalYAML(b []byte) error {
+func (n *Network) UnmarshalYAML(v *yaml.Node) error {
 	var s string
-	if err := yaml.Unmarshal(b, &s); err == nil {
+	if v.Kind == yaml.ScalarNode && v.Decode(&s) == nil {
 		*n = Network{Mode: s}
 		return nil
 	}
 	var d networkDoc
-	if err := yaml.Unmarshal(b, &d); err != nil {
+	if err := v.Decode(&d); err != nil {
+		b, _ := yaml.Marshal(v)
 		*n = Network{invalid: strings.Join(strings.Fields(string(b)), " ")}
 		return nil
 	}

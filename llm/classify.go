@@ -9,10 +9,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -226,7 +226,7 @@ var (
 var modelNotFound = lazyre.New(`\bmodel\b[^.]{0,80}\bnot found`)
 
 func isModelMissing(s string) bool {
-	return hasAny(s, modelMissingPhrases) || modelNotFound().MatchString(s)
+	return hasAny(s, modelMissingPhrases) || modelNotFound.Get().MatchString(s)
 }
 
 func isOverflowText(s string) bool {
@@ -239,7 +239,9 @@ func isOverflowText(s string) bool {
 	return hasAny(s, overflowPhrases)
 }
 
-var limitPatterns = sync.OnceValue(func() []*regexp.Regexp {
+var limitPatterns = lazy.Of(buildLimitPatterns)
+
+func buildLimitPatterns() []*regexp.Regexp {
 	return compileAll(
 		`maximum context length is (\d+)`,
 		`context (?:length|window|size) (?:of|is) (\d+)`,
@@ -250,10 +252,10 @@ var limitPatterns = sync.OnceValue(func() []*regexp.Regexp {
 		`max_model_len[^0-9]{0,20}(\d+)`,
 		`limit(?: of)? (\d+) tokens`,
 	)
-})
+}
 
 func parseContextLimit(s string) int {
-	for _, re := range limitPatterns() {
+	for _, re := range limitPatterns.Get() {
 		if m := re.FindStringSubmatch(s); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 				return n

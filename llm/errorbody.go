@@ -123,7 +123,7 @@ var htmlTitle = lazyre.New(`(?is)<title>(.*?)</title>`)
 // plainText collapses a non-JSON body: an HTML error page (Cloudflare,
 // nginx) becomes its title, anything else its first 500 bytes.
 func plainText(body []byte) string {
-	if m := htmlTitle().FindSubmatch(body); m != nil {
+	if m := htmlTitle.Get().FindSubmatch(body); m != nil {
 		return strings.TrimSpace(string(m[1]))
 	}
 	s := strings.TrimSpace(string(body))

@@ -86,7 +86,7 @@ var tryAgainIn = lazyre.New(`try again in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)`)
 
 // retryHint reads OpenAI's "Please try again in 1.414s." phrase.
 func retryHint(text string) time.Duration {
-	m := tryAgainIn().FindStringSubmatch(text)
+	m := tryAgainIn.Get().FindStringSubmatch(text)
 	if m == nil {
 		return 0
 	}

@@ -20,19 +20,19 @@ func SplitThink(s string) (visible, reasoning string) {
 		return s, ""
 	}
 	var parts []string
-	s = thinkPair().ReplaceAllStringFunc(s, func(m string) string {
-		sub := thinkPair().FindStringSubmatch(m)
+	s = thinkPair.Get().ReplaceAllStringFunc(s, func(m string) string {
+		sub := thinkPair.Get().FindStringSubmatch(m)
 		if t := strings.TrimSpace(sub[2]); t != "" {
 			parts = append(parts, t)
 		}
 		return ""
 	})
-	if m := thinkOpen().FindStringSubmatchIndex(s); m != nil {
+	if m := thinkOpen.Get().FindStringSubmatchIndex(s); m != nil {
 		if t := strings.TrimSpace(s[m[4]:m[5]]); t != "" {
 			parts = append(parts, t)
 		}
 		s = s[:m[0]]
 	}
-	s = strayTag().ReplaceAllString(s, "")
+	s = strayTag.Get().ReplaceAllString(s, "")
 	return strings.TrimSpace(s), strings.Join(parts, "\n\n")
 }

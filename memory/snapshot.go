@@ -7,7 +7,8 @@ import (
 	"github.com/hermes-go/hermes/prompt/untrusted"
 )
 
-var bar = strings.Repeat("═", 46)
+// bar is the rule above and below a file's header.
+const bar = "══════════════════════════════════════════════"
 
 // render formats a file's entries for the system prompt:
 //

@@ -82,7 +82,7 @@ func (b Builder) Parts() (parts []Part, notes []string) {
 		notes = append(notes, n...)
 		add("context files", files)
 	}
-	add("platform hint", platformHints[strings.ToLower(b.Platform)])
+	add("platform hint", platformHints.Get()[strings.ToLower(b.Platform)])
 	add("session lines", b.closingLines())
 	return parts, notes
 }

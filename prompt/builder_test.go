@@ -52,7 +52,7 @@ func TestLayersComeInOrder(t *testing.T) {
 		memoryGuidance, sessionSearchGuidance, todoGuidance, toolUseEnforcement,
 		"EXTRA-SYSTEM-TEXT", "MEMORY-SNAPSHOT", "USER-SNAPSHOT", "SKILLS-INDEX",
 		contextHeader, "## AGENTS.md\n\nROOT-AGENTS rules", "## pkg/.hermes.md\n\nPKG-HERMES rules",
-		platformHints["cli"],
+		platformHints.Get()["cli"],
 		"Conversation started: Monday, November 30, 2026\nSession ID: 20261130_150405_abcdef\nModel: gpt-5\nProvider: openai",
 	}
 	last := -1

@@ -47,14 +47,21 @@ var builtins = []Spec{
 	{ID: "lmstudio", BaseURL: "http://localhost:1234/v1", KeyOptional: true, Local: true},
 }
 
-// aliases maps alternative spellings to provider ids.
-var aliases = map[string]string{
-	"codex":     "openai-codex",
-	"claude":    "anthropic",
-	"llama.cpp": "llamacpp",
-	"llama-cpp": "llamacpp",
-	"lm-studio": "lmstudio",
-	"local":     "custom",
+// alias returns the provider id an alternative spelling stands for.
+func alias(id string) (string, bool) {
+	switch id {
+	case "codex":
+		return "openai-codex", true
+	case "claude":
+		return "anthropic", true
+	case "llama.cpp", "llama-cpp":
+		return "llamacpp", true
+	case "lm-studio":
+		return "lmstudio", true
+	case "local":
+		return "custom", true
+	}
+	return "", false
 }
 
 // Lookup returns the built-in provider with this id or alias.
@@ -80,7 +87,7 @@ func Providers() []Spec {
 
 func normalizeID(id string) string {
 	id = strings.ToLower(strings.TrimSpace(id))
-	if a, ok := aliases[id]; ok {
+	if a, ok := alias(id); ok {
 		return a
 	}
 	return id

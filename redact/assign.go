@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazy"
+)
 
 // Credential assignments: NAME=value, "name": "value", name: value,
 // --name=value, 'NAME': 'value'. Whether one is masked depends on the name
@@ -275,22 +279,33 @@ const (
 	passwordKey          // password, passwd, pass, pw, passphrase ending the name
 )
 
-var (
-	passwordWords = map[string]bool{"password": true, "passwd": true, "pass": true, "pw": true, "passphrase": true}
-	strongWords   = map[string]bool{"secret": true, "credential": true, "auth": true, "bearer": true,
-		// concatenated compounds (ngrok authtoken, tailscale authkey, minio secretkey)
-		"apikey": true, "apitoken": true, "authtoken": true, "authkey": true, "secretkey": true, "accesstoken": true,
-		"accesskey": true, "refreshtoken": true, "sessiontoken": true, "sessionkey": true, "idtoken": true,
-		"privatekey": true, "bearertoken": true, "clientsecret": true, "keymaterial": true}
-	weakWords = map[string]bool{"token": true, "key": true}
+// The words keyKind reads in a name, built on first use.
+var keyWords = lazy.Of(buildKeyWords)
+
+type keyWordSets struct {
+	password, strong, weak map[string]bool
 	// compoundHeads make a strong compound with a following key, token
 	// or secret (api_key, access_token, session-token, clientSecret).
-	compoundHeads = map[string]bool{"api": true, "auth": true, "access": true, "refresh": true, "session": true,
-		"id": true, "bearer": true, "secret": true, "private": true, "client": true}
-)
+	compoundHeads map[string]bool
+}
+
+func buildKeyWords() *keyWordSets {
+	return &keyWordSets{
+		password: map[string]bool{"password": true, "passwd": true, "pass": true, "pw": true, "passphrase": true},
+		strong: map[string]bool{"secret": true, "credential": true, "auth": true, "bearer": true,
+			// concatenated compounds (ngrok authtoken, tailscale authkey, minio secretkey)
+			"apikey": true, "apitoken": true, "authtoken": true, "authkey": true, "secretkey": true, "accesstoken": true,
+			"accesskey": true, "refreshtoken": true, "sessiontoken": true, "sessionkey": true, "idtoken": true,
+			"privatekey": true, "bearertoken": true, "clientsecret": true, "keymaterial": true},
+		weak: map[string]bool{"token": true, "key": true},
+		compoundHeads: map[string]bool{"api": true, "auth": true, "access": true, "refresh": true, "session": true,
+			"id": true, "bearer": true, "secret": true, "private": true, "client": true},
+	}
+}
 
 // keyKind classifies a name by the credential words it holds.
 func keyKind(name string) keyClass {
+	sets := keyWords.Get()
 	words := splitWords(name)
 	kind := notSecret
 	for i, w := range words {
@@ -298,13 +313,13 @@ func keyKind(name string) keyClass {
 		last := i == len(words)-1
 		var c keyClass
 		switch {
-		case passwordWords[w]:
+		case sets.password[w]:
 			c = passwordKey
-		case strongWords[w]:
+		case sets.strong[w]:
 			c = strongKey
-		case weakWords[w]:
+		case sets.weak[w]:
 			c = weakKey
-			if i > 0 && compoundHeads[singular(words[i-1])] || w == "key" && i+1 < len(words) && words[i+1] == "material" {
+			if i > 0 && sets.compoundHeads[singular(words[i-1])] || w == "key" && i+1 < len(words) && words[i+1] == "material" {
 				c = strongKey
 				last = last || w == "key" && i+2 == len(words)
 			}
@@ -398,10 +413,14 @@ func looksPath(v string) bool {
 
 // sensitiveFields are the form fields whose values a form body masks
 // whatever their shape (upstream's _SENSITIVE_QUERY_PARAMS).
-var sensitiveFields = map[string]bool{
-	"access_token": true, "refresh_token": true, "id_token": true, "token": true, "api_key": true, "apikey": true,
-	"client_secret": true, "password": true, "auth": true, "jwt": true, "session": true, "secret": true, "key": true,
-	"code": true, "signature": true, "x-amz-signature": true, "x-goog-signature": true, "sig": true,
+var sensitiveFields = lazy.Of(sensitiveFieldSet)
+
+func sensitiveFieldSet() map[string]bool {
+	return map[string]bool{
+		"access_token": true, "refresh_token": true, "id_token": true, "token": true, "api_key": true, "apikey": true,
+		"client_secret": true, "password": true, "auth": true, "jwt": true, "session": true, "secret": true, "key": true,
+		"code": true, "signature": true, "x-amz-signature": true, "x-goog-signature": true, "sig": true,
+	}
 }
 
 // isFormBody reports a text that is a form body and nothing else:
@@ -433,7 +452,7 @@ func maskFormBody(s string) string {
 	changed := false
 	for i, pair := range pairs {
 		name, value, _ := strings.Cut(pair, "=")
-		if value != "" && sensitiveFields[strings.ToLower(name)] && !strings.Contains(value, Marker) {
+		if value != "" && sensitiveFields.Get()[strings.ToLower(name)] && !strings.Contains(value, Marker) {
 			pairs[i] = name + "=" + Marker
 			changed = true
 		}

@@ -4,8 +4,9 @@ package redact
 type byteSet [4]uint64
 
 // newByteSet builds a set from a description such as "A-Za-z0-9_-": ranges
-// a-b and single bytes ("-" last stands for itself).
-func newByteSet(desc string) *byteSet {
+// a-b and single bytes ("-" last stands for itself). It returns a value,
+// so that a package-level set takes no allocation at start.
+func newByteSet(desc string) byteSet {
 	var s byteSet
 	for i := 0; i < len(desc); i++ {
 		lo, hi := desc[i], desc[i]
@@ -17,7 +18,7 @@ func newByteSet(desc string) *byteSet {
 			s[c>>6] |= 1 << (c & 63)
 		}
 	}
-	return &s
+	return s
 }
 
 func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }

@@ -2,8 +2,10 @@ package redact
 
 import (
 	mathbits "math/bits"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazy"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Marker replaces the secret part of a value.
@@ -76,14 +78,15 @@ func String(s string) string {
 // of bytes at which at reports a start, or passes its gate.
 type rule struct {
 	triggers []string
-	// atPairs lists byte pairs ("0:" "1:" ...) where at is asked whether
-	// the rule's secret can end or start there.
-	atPairs [][2]byte
-	at      func(s string, i int) bool
-	gate    func(s string) bool
+	// at is asked, where a byte of atFirsts is followed by atSecond
+	// ("0:" "1:" ...), whether the rule's secret can end or start there.
+	atFirsts string
+	atSecond byte
+	at       func(s string, i int) bool
+	gate     func(s string) bool
 	// re and repl mask the matches of a regular expression; fn is a
 	// hand-written masker instead.
-	re   func() *regexp.Regexp // compiled on first use
+	re   *lazyre.Regexp // compiled on first use
 	repl func(m []string) string
 	fn   func(s string) string
 	// wordStart requires the match not to follow a letter, digit or _.
@@ -98,7 +101,7 @@ func (r *rule) run(s string) string {
 	if r.fn != nil {
 		return r.fn(s)
 	}
-	locs := r.re().FindAllStringSubmatchIndex(s, -1)
+	locs := r.re.Get().FindAllStringSubmatchIndex(s, -1)
 	if locs == nil {
 		return s
 	}
@@ -130,53 +133,65 @@ type trigger struct {
 	bit  uint64
 }
 
-// triggersByFirst indexes the trigger words by their first byte.
-var triggersByFirst = func() (t [256][]trigger) {
+// scanIndex holds the tables the scan reads, built from rules and tokens
+// on first use: a process that never redacts (the sandbox helper of each
+// command, --version) does not build them.
+type scanIndex struct {
+	// triggersByFirst indexes the trigger words by their first byte.
+	triggersByFirst [256][]trigger
+	// atByFirst holds, per byte, the rules with an at pair starting with it.
+	atByFirst [256]uint64
+	// scanPairs holds the first two bytes of every token prefix and, in
+	// every letter case, of every trigger word, and the rules' at pairs.
+	scanPairs pairSet
+	// tokensByFirst lists, per first byte, the tokens whose prefix starts
+	// with it, longest prefix first, so "sk_live_" is tried before "sk_".
+	tokensByFirst [256][]*token
+	// tokenPairs holds the first two bytes of every token prefix.
+	tokenPairs pairSet
+}
+
+var scanTables = lazy.Of(buildScanIndex)
+
+func buildScanIndex() *scanIndex {
+	x := &scanIndex{}
 	for i, r := range rules {
 		for _, w := range r.triggers {
-			t[w[0]] = append(t[w[0]], trigger{w, uint64(1) << i})
+			x.triggersByFirst[w[0]] = append(x.triggersByFirst[w[0]], trigger{w, uint64(1) << i})
+			x.scanPairs.addFold(w)
+		}
+		for _, c := range []byte(r.atFirsts) {
+			x.atByFirst[c] |= 1 << i
+			x.scanPairs.add(c, r.atSecond)
 		}
 	}
-	return t
-}()
-
-// atByFirst holds, per byte, the rules with an at pair starting with it.
-var atByFirst = func() (t [256]uint64) {
-	for i, r := range rules {
-		for _, p := range r.atPairs {
-			t[p[0]] |= 1 << i
+	for i := range tokens {
+		tk := &tokens[i]
+		c := tk.prefix[0]
+		x.tokensByFirst[c] = append(x.tokensByFirst[c], tk)
+		x.scanPairs.add(tk.prefix[0], tk.prefix[1])
+		x.tokenPairs.add(tk.prefix[0], tk.prefix[1])
+	}
+	for c := range x.tokensByFirst {
+		l := x.tokensByFirst[c]
+		for i := 1; i < len(l); i++ {
+			for j := i; j > 0 && len(l[j].prefix) > len(l[j-1].prefix); j-- {
+				l[j], l[j-1] = l[j-1], l[j]
+			}
 		}
 	}
-	return t
-}()
-
-// scanPairs holds the first two bytes of every token prefix and, in every
-// letter case, of every trigger word, and the rules' at pairs.
-var scanPairs = func() *pairSet {
-	p := &pairSet{}
-	for _, tk := range tokens {
-		p.add(tk.prefix[0], tk.prefix[1])
-	}
-	for _, r := range rules {
-		for _, w := range r.triggers {
-			p.addFold(w)
-		}
-		for _, ap := range r.atPairs {
-			p.add(ap[0], ap[1])
-		}
-	}
-	return p
-}()
+	return x
+}
 
 // triggersAt returns the bits of the rules triggered at s[i], leaving out
 // those in mask.
-func triggersAt(s string, i int, mask uint64) uint64 {
-	for _, t := range triggersByFirst[toLower(s[i])] {
+func triggersAt(x *scanIndex, s string, i int, mask uint64) uint64 {
+	for _, t := range x.triggersByFirst[toLower(s[i])] {
 		if mask&t.bit == 0 && hasPrefixFold(s[i:], t.word) {
 			mask |= t.bit
 		}
 	}
-	for bits := atByFirst[s[i]] &^ mask; bits != 0; bits &= bits - 1 {
+	for bits := x.atByFirst[s[i]] &^ mask; bits != 0; bits &= bits - 1 {
 		k := mathbits.TrailingZeros64(bits)
 		if rules[k].at(s, i) {
 			mask |= 1 << k
@@ -189,14 +204,15 @@ func triggersAt(s string, i int, mask uint64) uint64 {
 // have a trigger in s. It is one pass over the text: a byte pair table
 // skips the positions where neither a token nor a trigger starts.
 func scan(s string) (string, uint64) {
+	x := scanTables.Get()
 	var mask uint64
 	var b strings.Builder
 	prev := 0
 	for i := 0; i+1 < len(s); i++ {
-		if !scanPairs.has(s[i], s[i+1]) {
+		if !x.scanPairs.has(s[i], s[i+1]) {
 			continue
 		}
-		if tk, end := tokenAt(s, i); tk != nil {
+		if tk, end := tokenAt(x, s, i); tk != nil {
 			if prev == 0 {
 				b.Grow(len(s))
 			}
@@ -206,7 +222,7 @@ func scan(s string) (string, uint64) {
 			i = end - 1
 			continue
 		}
-		mask = triggersAt(s, i, mask)
+		mask = triggersAt(x, s, i, mask)
 	}
 	mask |= gated(s)
 	if prev == 0 {
@@ -218,12 +234,13 @@ func scan(s string) (string, uint64) {
 
 // triggered returns a bit per rule whose trigger occurs in s.
 func triggered(s string) uint64 {
+	x := scanTables.Get()
 	var mask uint64
 	for i := 0; i+1 < len(s); i++ {
-		if !scanPairs.has(s[i], s[i+1]) {
+		if !x.scanPairs.has(s[i], s[i+1]) {
 			continue
 		}
-		mask = triggersAt(s, i, mask)
+		mask = triggersAt(x, s, i, mask)
 	}
 	return mask | gated(s)
 }

@@ -83,7 +83,8 @@ var rules = []rule{
 	},
 	{
 		// Telegram bot tokens: [bot]<bot id>:<30 or more token bytes>.
-		atPairs:   pairsOf("0123456789", ':'),
+		atFirsts:  "0123456789",
+		atSecond:  ':',
 		at:        colonAfterDigits,
 		re:        lazyre.New(`(bot)?([0-9]{8,}):([A-Za-z0-9_-]{30,})`),
 		wordStart: true,
@@ -91,9 +92,10 @@ var rules = []rule{
 	},
 	{
 		// Zhipu keys: <32 lower-case hex>.<16 or more alphanumerics>.
-		atPairs: pairsOf("0123456789abcdef", '.'),
-		at:      dotAfterHex,
-		fn:      maskZhipu,
+		atFirsts: "0123456789abcdef",
+		atSecond: '.',
+		at:       dotAfterHex,
+		fn:       maskZhipu,
 	},
 	{
 		// NAME=value, "name": "value", name: value, where the name says
@@ -116,15 +118,6 @@ func authScheme(s string) bool {
 		return true
 	}
 	return false
-}
-
-// pairsOf returns the pairs of each of firsts followed by second.
-func pairsOf(firsts string, second byte) [][2]byte {
-	var p [][2]byte
-	for i := 0; i < len(firsts); i++ {
-		p = append(p, [2]byte{firsts[i], second})
-	}
-	return p
 }
 
 // colonAfterDigits reports a ':' at i+1 after 8 or more digits ending at i.
@@ -169,7 +162,7 @@ func maskZhipu(s string) string {
 	for i := strings.IndexByte(s, '.'); i >= 0; {
 		next := i + 1
 		if hexBefore(s, i) && (i == 32 || !keyBody.has(s[i-33])) {
-			end := runEnd(s, i+1, alnum)
+			end := runEnd(s, i+1, &alnum)
 			if end-(i+1) >= 16 && (end == len(s) || !keyBody.has(s[end])) {
 				b.WriteString(s[prev : i-32])
 				b.WriteString(Marker)

@@ -33,7 +33,7 @@ func TokenShaped(v string) bool {
 	if len(v) < 16 || len(v) > maxTokenShaped {
 		return false
 	}
-	if tk, end := tokenAt(v, 0); tk != nil && end == len(v) {
+	if tk, end := tokenAt(scanTables.Get(), v, 0); tk != nil && end == len(v) {
 		return true
 	}
 	return opaqueRandom(v)

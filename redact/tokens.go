@@ -45,81 +45,81 @@ var skLabels = []string{"sk-ant-api03-", "sk-ant-admin01-", "sk-ant-", "sk-or-v1
 // real length (see the notes).
 var tokens = []token{
 	// OpenAI, Anthropic, OpenRouter, Langfuse secret keys, Alibaba (dotted).
-	{prefix: "sk-", body: alnumUD, min: 16, dots: true, labels: skLabels},
-	{prefix: "ghp_", body: alnumUnder, min: 20},
-	{prefix: "gho_", body: alnumUnder, min: 20},
-	{prefix: "ghu_", body: alnumUnder, min: 20},
-	{prefix: "ghs_", body: alnumUnder, min: 20},
-	{prefix: "ghr_", body: alnumUnder, min: 20},
-	{prefix: "github_pat_", body: alnumUnder, min: 20},
+	{prefix: "sk-", body: &alnumUD, min: 16, dots: true, labels: skLabels},
+	{prefix: "ghp_", body: &alnumUnder, min: 20},
+	{prefix: "gho_", body: &alnumUnder, min: 20},
+	{prefix: "ghu_", body: &alnumUnder, min: 20},
+	{prefix: "ghs_", body: &alnumUnder, min: 20},
+	{prefix: "ghr_", body: &alnumUnder, min: 20},
+	{prefix: "github_pat_", body: &alnumUnder, min: 20},
 	// GitLab token families.
-	{prefix: "glpat-", body: alnumUD, min: 10},
-	{prefix: "gloas-", body: alnumUD, min: 10},
-	{prefix: "gldt-", body: alnumUD, min: 10},
-	{prefix: "glrt-", body: alnumUDDot, min: 10},
-	{prefix: "glrtr-", body: alnumUDDot, min: 10},
-	{prefix: "glcbt-", body: alnumUD, min: 10},
-	{prefix: "glptt-", body: alnumUD, min: 10},
-	{prefix: "glft-", body: alnumUD, min: 10},
-	{prefix: "glimt-", body: alnumUD, min: 10},
-	{prefix: "glagent-", body: alnumUD, min: 10},
-	{prefix: "glsoat-", body: alnumUD, min: 10},
-	{prefix: "glffct-", body: alnumUD, min: 10},
-	{prefix: "glwt-", body: alnumUD, min: 10},
-	{prefix: "GR1348941", body: alnumUD, min: 10}, // legacy runner registration
+	{prefix: "glpat-", body: &alnumUD, min: 10},
+	{prefix: "gloas-", body: &alnumUD, min: 10},
+	{prefix: "gldt-", body: &alnumUD, min: 10},
+	{prefix: "glrt-", body: &alnumUDDot, min: 10},
+	{prefix: "glrtr-", body: &alnumUDDot, min: 10},
+	{prefix: "glcbt-", body: &alnumUD, min: 10},
+	{prefix: "glptt-", body: &alnumUD, min: 10},
+	{prefix: "glft-", body: &alnumUD, min: 10},
+	{prefix: "glimt-", body: &alnumUD, min: 10},
+	{prefix: "glagent-", body: &alnumUD, min: 10},
+	{prefix: "glsoat-", body: &alnumUD, min: 10},
+	{prefix: "glffct-", body: &alnumUD, min: 10},
+	{prefix: "glwt-", body: &alnumUD, min: 10},
+	{prefix: "GR1348941", body: &alnumUD, min: 10}, // legacy runner registration
 	// Slack.
-	{prefix: "xoxa-", body: alnumDash, min: 10},
-	{prefix: "xoxb-", body: alnumDash, min: 10},
-	{prefix: "xoxp-", body: alnumDash, min: 10},
-	{prefix: "xoxo-", body: alnumDash, min: 10},
-	{prefix: "xoxr-", body: alnumDash, min: 10},
-	{prefix: "xoxs-", body: alnumDash, min: 10},
-	{prefix: "xapp-", body: alnumDash, min: 12},
+	{prefix: "xoxa-", body: &alnumDash, min: 10},
+	{prefix: "xoxb-", body: &alnumDash, min: 10},
+	{prefix: "xoxp-", body: &alnumDash, min: 10},
+	{prefix: "xoxo-", body: &alnumDash, min: 10},
+	{prefix: "xoxr-", body: &alnumDash, min: 10},
+	{prefix: "xoxs-", body: &alnumDash, min: 10},
+	{prefix: "xapp-", body: &alnumDash, min: 12},
 	// Cloud and model providers.
-	{prefix: "AKIA", body: upperDigits, min: 16, max: 16},
-	{prefix: "ASIA", body: upperDigits, min: 16, max: 16},
-	{prefix: "AIza", body: alnumUD, min: 30},
-	{prefix: "xai-", body: alnum, min: 30},
-	{prefix: "fw-", body: alnum, min: 30},
-	{prefix: "fw_", body: alnum, min: 30},
-	{prefix: "fpk_", body: alnum, min: 30},
-	{prefix: "pplx-", body: alnum, min: 10},
-	{prefix: "gsk_", body: alnum, min: 10},
-	{prefix: "r8_", body: alnum, min: 10},
+	{prefix: "AKIA", body: &upperDigits, min: 16, max: 16},
+	{prefix: "ASIA", body: &upperDigits, min: 16, max: 16},
+	{prefix: "AIza", body: &alnumUD, min: 30},
+	{prefix: "xai-", body: &alnum, min: 30},
+	{prefix: "fw-", body: &alnum, min: 30},
+	{prefix: "fw_", body: &alnum, min: 30},
+	{prefix: "fpk_", body: &alnum, min: 30},
+	{prefix: "pplx-", body: &alnum, min: 10},
+	{prefix: "gsk_", body: &alnum, min: 10},
+	{prefix: "r8_", body: &alnum, min: 10},
 	// HuggingFace tokens have 34 body bytes; upstream's 10 also masks
 	// identifiers such as hf_transformers_cache.
-	{prefix: "hf_", body: alnum, min: 30},
-	{prefix: "fal_", body: alnumUD, min: 10},
-	{prefix: "fc-", body: alnum, min: 10},
-	{prefix: "bb_live_", body: alnumUD, min: 10},
-	{prefix: "tvly-", body: alnum, min: 10},
-	{prefix: "exa_", body: alnum, min: 10},
-	{prefix: "hsk-", body: alnum, min: 10},
-	{prefix: "mem0_", body: alnum, min: 10},
-	{prefix: "brv_", body: alnum, min: 10},
-	{prefix: "retaindb_", body: alnum, min: 10},
-	{prefix: "ntn_", body: alnum, min: 10},
-	{prefix: "syt_", body: alnum, min: 10},
-	{prefix: "am_org_", body: alnum, min: 20},
-	{prefix: "am_", body: alnum, min: 20},
-	{prefix: "pk-lf-", body: alnumDash, min: 8},
-	{prefix: "gAAAA", body: fernet, min: 20}, // Fernet (Codex encrypted tokens)
+	{prefix: "hf_", body: &alnum, min: 30},
+	{prefix: "fal_", body: &alnumUD, min: 10},
+	{prefix: "fc-", body: &alnum, min: 10},
+	{prefix: "bb_live_", body: &alnumUD, min: 10},
+	{prefix: "tvly-", body: &alnum, min: 10},
+	{prefix: "exa_", body: &alnum, min: 10},
+	{prefix: "hsk-", body: &alnum, min: 10},
+	{prefix: "mem0_", body: &alnum, min: 10},
+	{prefix: "brv_", body: &alnum, min: 10},
+	{prefix: "retaindb_", body: &alnum, min: 10},
+	{prefix: "ntn_", body: &alnum, min: 10},
+	{prefix: "syt_", body: &alnum, min: 10},
+	{prefix: "am_org_", body: &alnum, min: 20},
+	{prefix: "am_", body: &alnum, min: 20},
+	{prefix: "pk-lf-", body: &alnumDash, min: 8},
+	{prefix: "gAAAA", body: &fernet, min: 20}, // Fernet (Codex encrypted tokens)
 	// Stripe secret and restricted keys; publishable keys (pk_live_) are
 	// public by design and stay.
-	{prefix: "sk_live_", body: alnum, min: 10},
-	{prefix: "sk_test_", body: alnum, min: 10},
-	{prefix: "rk_live_", body: alnum, min: 10},
-	{prefix: "rk_test_", body: alnum, min: 10},
+	{prefix: "sk_live_", body: &alnum, min: 10},
+	{prefix: "sk_test_", body: &alnum, min: 10},
+	{prefix: "rk_live_", body: &alnum, min: 10},
+	{prefix: "rk_test_", body: &alnum, min: 10},
 	// ElevenLabs keys have 48 body bytes; upstream's 10 with underscores
 	// also masks C identifiers such as sk_filter_charge.
-	{prefix: "sk_", body: alnum, min: 20},
-	{prefix: "SG.", body: alnumUD, min: 10}, // SendGrid
-	{prefix: "npm_", body: alnum, min: 10},
-	{prefix: "pypi-", body: alnumUD, min: 10},
-	{prefix: "dop_v1_", body: alnum, min: 10},
-	{prefix: "doo_v1_", body: alnum, min: 10},
+	{prefix: "sk_", body: &alnum, min: 20},
+	{prefix: "SG.", body: &alnumUD, min: 10}, // SendGrid
+	{prefix: "npm_", body: &alnum, min: 10},
+	{prefix: "pypi-", body: &alnumUD, min: 10},
+	{prefix: "dop_v1_", body: &alnum, min: 10},
+	{prefix: "doo_v1_", body: &alnum, min: 10},
 	// age identities: "AGE-SECRET-KEY-1" and 58 bech32 characters.
-	{prefix: "AGE-SECRET-KEY-1", body: bech32, min: 58, max: 58, labels: []string{"AGE-SECRET-KEY-"}},
+	{prefix: "AGE-SECRET-KEY-1", body: &bech32, min: 58, max: 58, labels: []string{"AGE-SECRET-KEY-"}},
 	// JWTs: base64url JSON ("eyJ" is '{"'), one to three parts.
 	{prefix: "eyJ", full: true, custom: jwtEnd},
 }
@@ -127,7 +127,7 @@ var tokens = []token{
 // jwtEnd reads the rest of a JWT after "eyJ": a part of 10 or more
 // base64url bytes, then up to two ".part" of 4 or more.
 func jwtEnd(s string, i int) int {
-	j := runEnd(s, i, alnumUD)
+	j := runEnd(s, i, &alnumUD)
 	if j-i < 10 {
 		return -1
 	}
@@ -135,7 +135,7 @@ func jwtEnd(s string, i int) int {
 		if j >= len(s) || s[j] != '.' {
 			break
 		}
-		k := runEnd(s, j+1, fernet)
+		k := runEnd(s, j+1, &fernet)
 		if k-(j+1) < 4 {
 			break
 		}
@@ -151,25 +151,6 @@ func runEnd(s string, i int, set *byteSet) int {
 	}
 	return i
 }
-
-// tokensByFirst lists, per first byte, the tokens whose prefix starts
-// with it, longest prefix first, so "sk_live_" is tried before "sk_".
-var tokensByFirst = func() (t [256][]*token) {
-	for i := range tokens {
-		tk := &tokens[i]
-		c := tk.prefix[0]
-		t[c] = append(t[c], tk)
-	}
-	for c := range t {
-		l := t[c]
-		for i := 1; i < len(l); i++ {
-			for j := i; j > 0 && len(l[j].prefix) > len(l[j-1].prefix); j-- {
-				l[j], l[j-1] = l[j-1], l[j]
-			}
-		}
-	}
-	return t
-}()
 
 // mask is what replaces a token match m: the public prefix and the marker.
 func (tk *token) mask(m string) string {
@@ -266,11 +247,11 @@ func wordStartAt(s string, i int) bool {
 }
 
 // tokenAt returns the token starting at i and its end.
-func tokenAt(s string, i int) (*token, int) {
+func tokenAt(x *scanIndex, s string, i int) (*token, int) {
 	if !wordStartAt(s, i) {
 		return nil, 0
 	}
-	for _, tk := range tokensByFirst[s[i]] {
+	for _, tk := range x.tokensByFirst[s[i]] {
 		if tk.prefix[1] != s[i+1] || !strings.HasPrefix(s[i:], tk.prefix) {
 			continue
 		}
@@ -281,22 +262,17 @@ func tokenAt(s string, i int) (*token, int) {
 	return nil, 0
 }
 
-// tokenPairs holds the first two bytes of every token prefix.
-var tokenPairs = func() *pairSet {
-	p := &pairSet{}
-	for _, tk := range tokens {
-		p.add(tk.prefix[0], tk.prefix[1])
-	}
-	return p
-}()
-
 // publicPrefix returns the public prefix a token format keeps in its mask
 // when s starts with one, for masks applied by value.
 func publicPrefix(s string) string {
-	if len(s) < 2 || !tokenPairs.has(s[0], s[1]) {
+	if len(s) < 2 {
 		return ""
 	}
-	for _, tk := range tokensByFirst[s[0]] {
+	x := scanTables.Get()
+	if !x.tokenPairs.has(s[0], s[1]) {
+		return ""
+	}
+	for _, tk := range x.tokensByFirst[s[0]] {
 		if tk.full || !strings.HasPrefix(s, tk.prefix) {
 			continue
 		}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"slices"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -20,10 +19,6 @@ const (
 	accessRead  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
 	accessWrite = ll.AccessFSWriteFile | ll.AccessFSTruncate
 )
-
-// Devices every command may open for writing (and use as terminals);
-// Landlock would refuse `> /dev/null` otherwise.
-var deviceFiles = append(slices.Clip(ordinaryDevices), ptyFiles...)
 
 // ptyFiles make pseudo-terminals: the command's own where it has a mount
 // namespace (ownPTYs), the host's, the terminal hermes runs in among

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // syscallABI is an architecture a process of this one can make system
@@ -20,15 +22,19 @@ const x32Bit = 0x40000000
 
 // ioctlABIs lists, for each GOARCH, every ABI its processes can use: a
 // filter that checked only the native one would let a 32-bit ioctl by.
-var ioctlABIs = map[string][]syscallABI{
-	"amd64":   {{unix.AUDIT_ARCH_X86_64, []uint32{16, x32Bit | 16, x32Bit | 514}}, {unix.AUDIT_ARCH_I386, []uint32{54}}},
-	"arm64":   {{unix.AUDIT_ARCH_AARCH64, []uint32{29}}, {unix.AUDIT_ARCH_ARM, []uint32{54}}},
-	"386":     {{unix.AUDIT_ARCH_I386, []uint32{54}}},
-	"arm":     {{unix.AUDIT_ARCH_ARM, []uint32{54}}},
-	"riscv64": {{unix.AUDIT_ARCH_RISCV64, []uint32{29}}},
-	"loong64": {{unix.AUDIT_ARCH_LOONGARCH64, []uint32{29}}},
-	"ppc64le": {{unix.AUDIT_ARCH_PPC64LE, []uint32{54}}},
-	"s390x":   {{unix.AUDIT_ARCH_S390X, []uint32{54}}},
+var ioctlABIs = lazy.Of(ioctlABITable)
+
+func ioctlABITable() map[string][]syscallABI {
+	return map[string][]syscallABI{
+		"amd64":   {{unix.AUDIT_ARCH_X86_64, []uint32{16, x32Bit | 16, x32Bit | 514}}, {unix.AUDIT_ARCH_I386, []uint32{54}}},
+		"arm64":   {{unix.AUDIT_ARCH_AARCH64, []uint32{29}}, {unix.AUDIT_ARCH_ARM, []uint32{54}}},
+		"386":     {{unix.AUDIT_ARCH_I386, []uint32{54}}},
+		"arm":     {{unix.AUDIT_ARCH_ARM, []uint32{54}}},
+		"riscv64": {{unix.AUDIT_ARCH_RISCV64, []uint32{29}}},
+		"loong64": {{unix.AUDIT_ARCH_LOONGARCH64, []uint32{29}}},
+		"ppc64le": {{unix.AUDIT_ARCH_PPC64LE, []uint32{54}}},
+		"s390x":   {{unix.AUDIT_ARCH_S390X, []uint32{54}}},
+	}
 }
 
 // refusedIoctls push characters into a terminal's input as if typed
@@ -64,7 +70,7 @@ const (
 // ttyFilter is the classic BPF program of refuseTerminalInjection for
 // goarch.
 func ttyFilter(goarch string) ([]unix.SockFilter, error) {
-	abis, ok := ioctlABIs[goarch]
+	abis, ok := ioctlABIs.Get()[goarch]
 	if !ok {
 		return nil, fmt.Errorf("no seccomp filter for %s", goarch)
 	}

@@ -40,7 +40,7 @@ func runFilter(t *testing.T, prog []unix.SockFilter, order binary.ByteOrder, arc
 
 func TestTheTerminalFilterRefusesTIOCSTIAndTIOCLINUXInEveryABI(t *testing.T) {
 	deny := unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
-	for goarch, abis := range ioctlABIs {
+	for goarch, abis := range ioctlABIs.Get() {
 		prog, err := ttyFilter(goarch)
 		if err != nil {
 			t.Fatal(err)

@@ -3,8 +3,9 @@ package session
 import (
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // ftsQuery turns free text into an FTS5 query that cannot be a syntax
@@ -105,7 +106,9 @@ func ftsQuery(text string, or bool) (q string, nterms int, explicit bool) {
 }
 
 // stopwords are very common English words, lower case.
-var stopwords = sync.OnceValue(func() map[string]bool {
+var stopwords = lazy.Of(buildStopwords)
+
+func buildStopwords() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an and are as at be but by can could did do does for from had has
 		have how i if in into is it its me my of on or our so that the their then there these this
@@ -113,11 +116,11 @@ var stopwords = sync.OnceValue(func() map[string]bool {
 		m[w] = true
 	}
 	return m
-})
+}
 
 // stopword reports whether a term (a single word, not a phrase) is one of
 // the stopwords.
-func stopword(term string) bool { return stopwords()[strings.ToLower(term)] }
+func stopword(term string) bool { return stopwords.Get()[strings.ToLower(term)] }
 
 func hasWordChar(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0

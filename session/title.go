@@ -49,7 +49,7 @@ var numbered = lazyre.New(`^(.*) #(\d+)$`)
 
 // baseTitle strips a " #N" lineage suffix.
 func baseTitle(title string) string {
-	if m := numbered().FindStringSubmatch(title); m != nil {
+	if m := numbered.Get().FindStringSubmatch(title); m != nil {
 		return m[1]
 	}
 	return title
@@ -74,7 +74,7 @@ func (s *Store) NextTitle(ctx context.Context, title string) (string, error) {
 		if err := rows.Scan(&t); err != nil {
 			return "", wrap("next title", title, err)
 		}
-		if m := numbered().FindStringSubmatch(t); m != nil && m[1] == base {
+		if m := numbered.Get().FindStringSubmatch(t); m != nil && m[1] == base {
 			if n, err := strconv.Atoi(m[2]); err == nil && n > highest {
 				highest = n
 			}

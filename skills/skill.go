@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hermes-go/hermes/internal/lazyre"
+	"go.yaml.in/yaml/v4"
 
-	"github.com/goccy/go-yaml"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // FileName is the file that makes a directory a skill.
@@ -49,7 +49,7 @@ var validName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // '_' and '-', starting with a letter or digit, at most 64 characters. It
 // is also a directory name and a slash command.
 func ValidName(name string) error {
-	if len(name) > 64 || !validName().MatchString(name) || strings.Contains(name, "..") {
+	if len(name) > 64 || !validName.Get().MatchString(name) || strings.Contains(name, "..") {
 		return fmt.Errorf("skill name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64)", name)
 	}
 	return nil

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
@@ -13,6 +12,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // markdown renders markdown for the terminal: headings, emphasis, code
@@ -23,8 +24,8 @@ import (
 type markdown struct{}
 
 var (
-	mdParser     = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
-	codeStyle    = sync.OnceValue(newCodeStyle)
+	mdParser     = lazy.Of(newMarkdownParser)
+	codeStyle    = lazy.Of(newCodeStyle)
 	mdHeading    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
 	mdBold       = lipgloss.NewStyle().Bold(true)
 	mdItalic     = lipgloss.NewStyle().Italic(true)
@@ -36,11 +37,15 @@ var (
 	mdTableFrame = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
 )
 
+func newMarkdownParser() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM))
+}
+
 // render returns the lines of text rendered at width.
 func (m *markdown) render(src string, width int) []string {
 	width = max(width, 10)
 	source := []byte(src)
-	doc := mdParser().Parser().Parse(text.NewReader(source))
+	doc := mdParser.Get().Parser().Parse(text.NewReader(source))
 	r := &mdRender{src: source}
 	var out []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -216,7 +221,7 @@ func highlight(lang, code string) []string {
 	if err != nil {
 		return nil
 	}
-	style := codeStyle()
+	style := codeStyle.Get()
 	var b strings.Builder
 	for tok := it(); tok != chroma.EOF; tok = it() {
 		e := style.Get(tok.Type)

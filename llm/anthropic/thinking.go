@@ -57,12 +57,20 @@ func unsignedToolTurn(msgs []anthropic.MessageParam) bool {
 	return len(c) > 0 && c[0].OfThinking == nil && c[0].OfRedactedThinking == nil
 }
 
-// Extended thinking budgets per Request.ReasoningEffort.
-var thinkingBudgets = map[string]int64{
-	"minimal": 1024,
-	"low":     4096,
-	"medium":  10000,
-	"high":    32000,
+// thinkingBudget is the extended thinking budget for a
+// Request.ReasoningEffort.
+func thinkingBudget(effort string) (int64, bool) {
+	switch effort {
+	case "minimal":
+		return 1024, true
+	case "low":
+		return 4096, true
+	case "medium":
+		return 10000, true
+	case "high":
+		return 32000, true
+	}
+	return 0, false
 }
 
 // thinkingConfig returns the extended-thinking budget for effort ("" and
@@ -72,7 +80,7 @@ func thinkingConfig(model, effort string) (budget int64, adaptive string, err er
 	if effort == "" || effort == "none" {
 		return 0, "", nil
 	}
-	budget, ok := thinkingBudgets[effort]
+	budget, ok := thinkingBudget(effort)
 	if !ok {
 		return 0, "", fmt.Errorf("anthropic: unknown reasoning effort %q (want none, minimal, low, medium or high)", effort)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/goccy/go-yaml"
+	"go.yaml.in/yaml/v4"
 )
 
 // Cassette is a recorded conversation with a real provider: a go-vcr v2

@@ -84,7 +84,7 @@ func lookup(model string) Info {
 		return info
 	}
 	window, vision, textOnly := 0, false, false
-	rows := table()
+	rows := table.Get()
 	for i := range rows {
 		f := &rows[i]
 		if !f.matches(name) {

@@ -118,7 +118,7 @@ func TestWindowNeedsTheFamilyName(t *testing.T) {
 }
 
 func TestEveryPatternIsAValidGlob(t *testing.T) {
-	for i, f := range table() {
+	for i, f := range table.Get() {
 		if len(f.match) == 0 {
 			t.Errorf("row %d matches nothing", i)
 		}

@@ -1,6 +1,6 @@
 package modelinfo
 
-import "sync"
+import "github.com/hermes-go/hermes/internal/lazy"
 
 // A family is one row of the table: the names it matches and what it says
 // about them. A row says only what it sets: a model's capabilities are the
@@ -58,7 +58,9 @@ func join(gs ...[]string) []string {
 
 // table is the knowledge, built on first use. The rows that set a window keep their relative
 // order: the first match wins.
-var table = sync.OnceValue(func() []family {
+var table = lazy.Of(buildTable)
+
+func buildTable() []family {
 	return []family{
 		// Anthropic.
 		{match: anywhere("claude"), caching: true},
@@ -122,4 +124,4 @@ var table = sync.OnceValue(func() []family {
 		{match: prefix("mistral-medium", "mistral-small-3"), vision: true},
 		{match: named("hermes"), window: 131_072},
 	}
-})
+}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -78,7 +79,7 @@ type detailMerger struct {
 	byIndex map[float64]int
 }
 
-var concatFields = map[string]bool{"text": true, "summary": true, "thinking": true}
+var concatFields = []string{"text", "summary", "thinking"}
 
 func (m *detailMerger) add(raw []byte) {
 	var frags []map[string]any
@@ -108,7 +109,7 @@ func (m *detailMerger) add(raw []byte) {
 			if v == nil {
 				continue
 			}
-			if s, ok := v.(string); ok && concatFields[k] {
+			if s, ok := v.(string); ok && slices.Contains(concatFields, k) {
 				prev, _ := e[k].(string)
 				e[k] = prev + s
 				continue

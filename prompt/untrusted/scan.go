@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // A threat pattern: text that tries to steer the model from inside data
@@ -21,7 +22,9 @@ func pattern(id, re string) threat { return threat{id, regexp.MustCompile(`(?i)`
 // contextThreats apply to anything that enters the system prompt.
 // They compile on first use: a start of the binary that builds no prompt
 // (hermes --version, sessions list) pays nothing for them.
-var contextThreats = sync.OnceValue(func() []threat {
+var contextThreats = lazy.Of(buildContextThreats)
+
+func buildContextThreats() []threat {
 	return []threat{
 		pattern("ignore_instructions", `\bignore\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules|directions|messages|context)`),
 		pattern("disregard_instructions", `\bdisregard\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous\s+|prior\s+|above\s+|earlier\s+)?(?:instructions|system\s+prompt|rules|guidelines|directions)`),
@@ -32,28 +35,30 @@ var contextThreats = sync.OnceValue(func() []threat {
 		pattern("fake_role_tag", `</?\s*system\s*>|<\|im_(?:start|end)\|>|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:system|assistant|user)\|>`),
 		pattern("hidden_comment_instruction", `<!--[^>]*\b(?:ignore|instruction|system\s+prompt|assistant|you\s+must)\b[^>]*-->`),
 	}
-})
+}
 
 // strictThreats add exfiltration and persistence patterns, for memory:
 // entries the agent itself writes and that persist across sessions.
-var strictThreats = sync.OnceValue(func() []threat {
-	return append(append([]threat(nil), contextThreats()...),
+var strictThreats = lazy.Of(buildStrictThreats)
+
+func buildStrictThreats() []threat {
+	return append(append([]threat(nil), contextThreats.Get()...),
 		pattern("conceal_from_user", `\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show)\s+the\s+user\b`),
 		pattern("secret_exfiltration", `\b(?:curl|wget|fetch|invoke-webrequest|nc)\b[^\n]*\$\{?[a-z_]*(?:key|token|secret|password)`),
 		pattern("secret_file_read", `\b(?:cat|read|send|upload|post)\b[^\n]*(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/credentials|\.netrc)`),
 		pattern("shell_persistence", `>>?\s*~?/?[^\s]*(?:authorized_keys|\.bashrc|\.zshrc|\.profile|crontab)`),
 	)
-})
+}
 
 // ScanContext returns the ids of injection patterns found in text that
 // is about to enter the model's context (context files, SOUL.md, skills,
 // MCP tool descriptions). Empty means nothing suspicious.
-func ScanContext(text string) []string { return scan(text, contextThreats()) }
+func ScanContext(text string) []string { return scan(text, contextThreats.Get()) }
 
 // ScanStrict is ScanContext plus exfiltration and persistence patterns,
 // for text that persists and is acted on later (memory entries, skills
 // the agent writes or installs).
-func ScanStrict(text string) []string { return scan(text, strictThreats()) }
+func ScanStrict(text string) []string { return scan(text, strictThreats.Get()) }
 
 func scan(text string, threats []threat) []string {
 	var found []string

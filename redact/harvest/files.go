@@ -4,10 +4,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/redact"
 )
 
@@ -26,12 +28,20 @@ const (
 )
 
 // dataExts are the extensions of configuration files ("" for none).
-var dataExts = map[string]bool{"": true, ".json": true, ".yml": true, ".yaml": true, ".toml": true, ".ini": true,
-	".cfg": true, ".conf": true, ".properties": true, ".txt": true, ".xml": true}
+var dataExts = lazy.Of(dataExtSet)
+
+func dataExtSet() map[string]bool {
+	return map[string]bool{"": true, ".json": true, ".yml": true, ".yaml": true, ".toml": true, ".ini": true,
+		".cfg": true, ".conf": true, ".properties": true, ".txt": true, ".xml": true}
+}
 
 // configNames are configuration files that carry credentials.
-var configNames = map[string]bool{".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true, ".pypirc": true,
-	".s3cfg": true, ".boto": true, ".terraformrc": true, "terraform.rc": true, "auth.json": true}
+var configNames = lazy.Of(configNameSet)
+
+func configNameSet() map[string]bool {
+	return map[string]bool{".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true, ".pypirc": true,
+		".s3cfg": true, ".boto": true, ".terraformrc": true, "terraform.rc": true, "auth.json": true}
+}
 
 // kindOf tells a credential file by its name and its directory's name.
 func kindOf(parent, name string) kind {
@@ -49,9 +59,9 @@ func kindOf(parent, name string) kind {
 		return urlLines
 	case strings.HasPrefix(n, "id_") && ext == "" || ext == ".pem" || ext == ".key" || ext == ".p8" || ext == ".ppk":
 		return keyFile
-	case configNames[n] || ext == ".tfvars" || parent == ".docker" && n == "config.json":
+	case configNames.Get()[n] || ext == ".tfvars" || parent == ".docker" && n == "config.json":
 		return config
-	case !dataExts[ext]:
+	case !dataExts.Get()[ext]:
 		return none
 	case strings.Contains(stem, "secret"):
 		return secrets
@@ -277,7 +287,7 @@ func jsonValues(out []string, key string, v any, all bool) []string {
 
 // extraFields are credential fields whose names SecretField does not
 // tell (docker's config.json).
-var extraFields = map[string]bool{"identitytoken": true, "registrytoken": true}
+var extraFields = []string{"identitytoken", "registrytoken"}
 
 // field adds the secrets of the field key = v.
 func field(out []string, key, v string, all bool) []string {
@@ -289,7 +299,7 @@ func field(out []string, key, v string, all bool) []string {
 		return append(out, redact.PrivateKeyLines(v)...)
 	}
 	lk := strings.ToLower(key)
-	if all || redact.SecretField(key) || extraFields[lk] || redact.TokenShaped(v) {
+	if all || redact.SecretField(key) || slices.Contains(extraFields, lk) || redact.TokenShaped(v) {
 		out = append(out, v)
 	}
 	switch {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/internal/gitignore"
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/redact"
 )
 
@@ -74,13 +75,17 @@ func (e *LimitError) Error() string {
 
 // skipDirs are directories of dependencies, caches and other version
 // control systems: large, and not where a project keeps its secrets.
-var skipDirs = map[string]bool{
-	"node_modules": true, "bower_components": true, "jspm_packages": true, "vendor": true,
-	".venv": true, "venv": true, ".env": true, // a directory named .env is a virtualenv
-	"__pycache__": true, ".tox": true, ".nox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
-	".cache": true, ".gradle": true, ".terraform": true, ".next": true, ".nuxt": true, ".svelte-kit": true,
-	".turbo": true, ".parcel-cache": true, ".yarn": true, ".pnpm-store": true, ".npm": true,
-	".hg": true, ".svn": true, ".bzr": true, ".direnv": true,
+var skipDirs = lazy.Of(skipDirSet)
+
+func skipDirSet() map[string]bool {
+	return map[string]bool{
+		"node_modules": true, "bower_components": true, "jspm_packages": true, "vendor": true,
+		".venv": true, "venv": true, ".env": true, // a directory named .env is a virtualenv
+		"__pycache__": true, ".tox": true, ".nox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
+		".cache": true, ".gradle": true, ".terraform": true, ".next": true, ".nuxt": true, ".svelte-kit": true,
+		".turbo": true, ".parcel-cache": true, ".yarn": true, ".pnpm-store": true, ".npm": true,
+		".hg": true, ".svn": true, ".bzr": true, ".direnv": true,
+	}
 }
 
 // Workspace returns the secrets held by the credential files under dir
@@ -142,7 +147,7 @@ func (h *harvester) visit(deferIgnored bool) func(gitignore.Entry, error) error 
 		name := filepath.Base(e.Path)
 		switch {
 		case e.Type.IsDir():
-			if skipDirs[name] {
+			if skipDirs.Get()[name] {
 				return fs.SkipDir
 			}
 			if deferIgnored && e.Ignored {

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -19,7 +20,11 @@ type payload struct {
 	loose bool
 }
 
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "ksh": true, "dash": true, "ash": true, "fish": true, "mksh": true, "csh": true, "tcsh": true}
+var shells = lazy.Of(shellSet)
+
+func shellSet() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "zsh": true, "ksh": true, "dash": true, "ash": true, "fish": true, "mksh": true, "csh": true, "tcsh": true}
+}
 
 // carrierPayloads returns what a carrier runs through a shell. args are
 // the carrier's arguments, with their case: the payload is parsed again.
@@ -30,7 +35,7 @@ func carrierPayloads(name string, args []string) []payload {
 			return ps
 		}
 		return shellPayloads(name, args)
-	case shells[name]:
+	case shells.Get()[name]:
 		return shellPayloads(name, args)
 	case name == "eval":
 		return []payload{{text: strings.Join(args, " ")}}
@@ -152,7 +157,7 @@ func suInteractive(args []string) bool {
 		case "c", "C", "u", "h", "V":
 			return false
 		case "s":
-			if !shells[path.Base(strings.ToLower(o.value))] {
+			if !shells.Get()[path.Base(strings.ToLower(o.value))] {
 				return false
 			}
 		}
@@ -195,7 +200,7 @@ func suPayloads(name string, args []string) []payload {
 		ops = ops[1:] // the user
 	}
 	b := path.Base(strings.ToLower(shell))
-	if hasCmd && (shell == "" || shells[b]) {
+	if hasCmd && (shell == "" || shells.Get()[b]) {
 		// The shell's command, with the operands as $0, $1, ...
 		params := ops
 		if len(params) == 0 && shell == "" {
@@ -220,7 +225,7 @@ func suPayloads(name string, args []string) []payload {
 		return nil // an interactive shell
 	case shell == "":
 		return []payload{invoke("sh")}
-	case shells[b] || codeFlags[b] != nil:
+	case shells.Get()[b] || codeFlags.Get()[b] != nil:
 		return []payload{invoke(b)}
 	}
 	return []payload{invoke(liveJoin([]string{shell})), invoke("sh")}
@@ -369,7 +374,7 @@ scan:
 			}
 		case '$':
 			if !sq {
-				m := reEnvVar().FindString(s[i:])
+				m := reEnvVar.Get().FindString(s[i:])
 				if m == "" {
 					return nil, false
 				}
@@ -413,7 +418,7 @@ func liveJoin(words []string) string {
 		b.WriteByte('"')
 		for j := 0; j < len(w); j++ {
 			switch c := w[j]; {
-			case c == '$' && reLiveVar().MatchString(w[j:]):
+			case c == '$' && reLiveVar.Get().MatchString(w[j:]):
 				b.WriteByte(c)
 			case strings.IndexByte("$`\"\\", c) >= 0:
 				b.WriteByte('\\')
@@ -436,4 +441,4 @@ var reDuration = lazyre.New(`^[+-]?(?i:(\d+\.?\d*|\.\d+)(e[+-]?\d+)?|0x[0-9a-f]*
 
 // isDuration reports whether timeout could read s as its DURATION; a
 // word only known when it runs might be one.
-func isDuration(s string) bool { return strings.Contains(s, "$") || reDuration().MatchString(s) }
+func isDuration(s string) bool { return strings.Contains(s, "$") || reDuration.Get().MatchString(s) }

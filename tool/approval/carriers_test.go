@@ -486,7 +486,7 @@ func TestLaunchedCommandsAreJudgedAsWhatTheyRun(t *testing.T) {
 // Every launcher the check knows has a case above that runs a command
 // through it: adding one without a test fails here.
 func TestEveryLauncherIsCovered(t *testing.T) {
-	for name := range launchers {
+	for name := range launchers.Get() {
 		if !slices.ContainsFunc(launcherRuns, func(tc struct{ cmd, key string }) bool {
 			return strings.HasPrefix(tc.cmd, name+" ") || strings.Contains(tc.cmd, "| "+name)
 		}) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -62,7 +63,7 @@ func (d *detector) segment(c command, seg segment, depth int) {
 			}
 		}
 	case "diskutil":
-		if len(ops) > 0 && reDiskutil().MatchString(strings.ToLower(ops[0])) {
+		if len(ops) > 0 && reDiskutil.Get().MatchString(strings.ToLower(ops[0])) {
 			d.add(hlDiskutilErase)
 		}
 	case "shutdown", "reboot", "halt", "poweroff":
@@ -147,7 +148,7 @@ func (d *detector) deleteTarget(p string, recursive bool) {
 	switch {
 	case recursive && t == "/":
 		d.add(hlDeleteRoot)
-	case recursive && systemDirs[t]:
+	case recursive && systemDirs.Get()[t]:
 		d.add(hlDeleteSystem)
 	case recursive && t == "~":
 		d.add(hlDeleteHome)
@@ -166,7 +167,7 @@ func userRoots(roots []string) []string {
 		}
 		r = path.Clean(r)
 		low := strings.ToLower(r)
-		if r == "/" || systemDirs[low] || slices.Contains(systemFilePrefixes, low+"/") {
+		if r == "/" || systemDirs.Get()[low] || slices.Contains(systemFilePrefixes, low+"/") {
 			continue
 		}
 		out = append(out, r)
@@ -218,7 +219,7 @@ func (d *detector) chmod(c command) {
 	}
 	mode := ops[0]
 	recursive := c.hasFlag("R", "--recursive")
-	if reOctalMode().MatchString(mode) {
+	if reOctalMode.Get().MatchString(mode) {
 		if last := mode[len(mode)-1]; last == '2' || last == '3' || last == '6' || last == '7' {
 			d.add(dgWorldWritable)
 		}
@@ -231,7 +232,7 @@ func (d *detector) chmod(c command) {
 		d.add(dgChmodNone)
 	}
 	for _, clause := range strings.Split(mode, ",") {
-		if !reSymbolicMode().MatchString(clause) {
+		if !reSymbolicMode.Get().MatchString(clause) {
 			continue
 		}
 		i := strings.IndexAny(clause, "+=")
@@ -275,8 +276,12 @@ func (d *detector) dd(low []string) {
 	}
 }
 
-var powerTargets = map[string]bool{"poweroff.target": true, "reboot.target": true, "halt.target": true, "kexec.target": true,
-	"poweroff": true, "reboot": true, "halt": true, "kexec": true}
+var powerTargets = lazy.Of(powerTargetSet)
+
+func powerTargetSet() map[string]bool {
+	return map[string]bool{"poweroff.target": true, "reboot.target": true, "halt.target": true, "kexec.target": true,
+		"poweroff": true, "reboot": true, "halt": true, "kexec": true}
+}
 
 func (d *detector) systemctl(ops []string) {
 	if len(ops) == 0 {
@@ -287,7 +292,7 @@ func (d *detector) systemctl(ops []string) {
 		d.add(hlPower)
 	case "isolate", "start":
 		for _, o := range ops[1:] {
-			if powerTargets[strings.ToLower(o)] {
+			if powerTargets.Get()[strings.ToLower(o)] {
 				d.add(hlPower)
 			}
 		}
@@ -306,7 +311,7 @@ func (d *detector) kill(c command, seg segment) {
 		d.add(hlKillAll)
 	}
 	for i := c.at + 1; i < len(seg.dyn); i++ {
-		if seg.dyn[i] && reProcessLookup().MatchString(seg.raw[i]) {
+		if seg.dyn[i] && reProcessLookup.Get().MatchString(seg.raw[i]) {
 			d.add(dgKillPattern)
 		}
 	}
@@ -327,7 +332,7 @@ func (d *detector) sed(c command) {
 		}
 	}
 	for _, o := range ops {
-		if reSedDeleteAll().MatchString(o) {
+		if reSedDeleteAll.Get().MatchString(o) {
 			d.add(dgWipeFile)
 		}
 		d.writeTarget(cleanTarget(strings.ToLower(o)))
@@ -408,7 +413,7 @@ func (d *detector) runWords(words []string, depth int) {
 		return
 	}
 	c := normalizeWords(words)
-	if shells[c.name] && len(c.payloads) > 0 {
+	if shells.Get()[c.name] && len(c.payloads) > 0 {
 		d.add(dgShellStdin)
 	}
 	d.segment(c, segment{words: words}, depth)
@@ -454,10 +459,14 @@ func (d *detector) writeTarget(t string) {
 	}
 }
 
-var sensitiveNames = map[string]bool{
-	".bashrc": true, ".zshrc": true, ".profile": true, ".bash_profile": true,
-	".zprofile": true, ".bash_login": true, ".zshenv": true, ".netrc": true,
-	".pgpass": true, ".npmrc": true, ".pypirc": true,
+var sensitiveNames = lazy.Of(sensitiveNameSet)
+
+func sensitiveNameSet() map[string]bool {
+	return map[string]bool{
+		".bashrc": true, ".zshrc": true, ".profile": true, ".bash_profile": true,
+		".zprofile": true, ".bash_login": true, ".zshenv": true, ".netrc": true,
+		".pgpass": true, ".npmrc": true, ".pypirc": true,
+	}
 }
 
 // credentialDirs are stores under the home directory where any write
@@ -470,7 +479,7 @@ var hermesFiles = []string{"/.env", "/auth.json", "/auth", "/config.yaml"}
 
 func isSensitive(t string) bool {
 	t = strings.ToLower(t)
-	if sensitiveNames[path.Base(t)] {
+	if sensitiveNames.Get()[path.Base(t)] {
 		return true
 	}
 	home := ""

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -130,7 +131,7 @@ var reLooksDangerous = lazyre.New(`(?i)(^|[^\w.-])(rm|dd|mkfs\S*|chmod|chown|cha
 func (d *detector) checkUnparsed(cmd string, depth int, refused bool) {
 	n := len(d.out)
 	d.textPatterns(cmd, true)
-	if !refused && len(d.out) == n && reLooksDangerous().MatchString(cmd) {
+	if !refused && len(d.out) == n && reLooksDangerous.Get().MatchString(cmd) {
 		defer d.add(dgUnparsedDanger)
 	}
 	p := lex(cmd)
@@ -161,8 +162,12 @@ var (
 	reCmdSubst   = lazyre.New(`(^|[\s;&|(])(eval|source|\.|bash|sh|zsh|ksh|dash)\s+(-\S+\s+)*["']?(\$\(|` + "`" + `)\s*(curl|wget)\b`)
 	reBinDir     = lazyre.New(`(/usr)?(/local)?/s?bin/`)
 	reSpaces     = lazyre.New(`\s+`)
-	reQuoteChars = strings.NewReplacer(`"`, "", `'`, "", `\`, "", "${IFS}", " ", "$IFS", " ")
+	reQuoteChars = lazy.Of(quoteCharsReplacer)
 )
+
+func quoteCharsReplacer() *strings.Replacer {
+	return strings.NewReplacer(`"`, "", `'`, "", `\`, "", "${IFS}", " ", "$IFS", " ")
+}
 
 // textPatterns match the whole command flattened: metadata addresses in
 // any argument, fork bombs and remote code run through substitutions,
@@ -170,20 +175,20 @@ var (
 func (d *detector) textPatterns(cmd string, withSQL bool) {
 	// Cheap substring tests gate each regexp: most commands contain none
 	// of the trigger words, and the regexps have no literal prefix.
-	flat := strings.ToLower(reQuoteChars.Replace(cmd))
+	flat := strings.ToLower(reQuoteChars.Get().Replace(cmd))
 	if strings.Contains(flat, "bin/") {
-		flat = reBinDir().ReplaceAllString(flat, "")
+		flat = reBinDir.Get().ReplaceAllString(flat, "")
 	}
 	// SQL is only run by a database client: the same words in grep's
 	// pattern or an echo into a file are text.
 	if withSQL && sqlClient(flat) {
 		d.sql(flat)
 	}
-	if strings.ContainsAny(flat, "19:") && reMetadata().MatchString(flat) || strings.Contains(flat, "metadata.google") {
+	if strings.ContainsAny(flat, "19:") && reMetadata.Get().MatchString(flat) || strings.Contains(flat, "metadata.google") {
 		d.add(dgCloudMetadata)
 	}
 	if strings.Contains(flat, "{") && strings.Contains(flat, "|") {
-		for _, m := range reForkBomb().FindAllStringSubmatch(reSpaces().ReplaceAllString(flat, " "), -1) {
+		for _, m := range reForkBomb.Get().FindAllStringSubmatch(reSpaces.Get().ReplaceAllString(flat, " "), -1) {
 			if m[1] == m[2] && m[2] == m[3] {
 				d.add(hlForkBomb)
 			}
@@ -192,10 +197,10 @@ func (d *detector) textPatterns(cmd string, withSQL bool) {
 	if !strings.Contains(flat, "curl") && !strings.Contains(flat, "wget") {
 		return
 	}
-	if reProcSubst().MatchString(flat) {
+	if reProcSubst.Get().MatchString(flat) {
 		d.add(dgRemoteProcSubst)
 	}
-	if reCmdSubst().MatchString(strings.ToLower(cmd)) || reCmdSubst().MatchString(flat) {
+	if reCmdSubst.Get().MatchString(strings.ToLower(cmd)) || reCmdSubst.Get().MatchString(flat) {
 		d.add(dgRemoteCmdSubst)
 	}
 }
@@ -203,17 +208,17 @@ func (d *detector) textPatterns(cmd string, withSQL bool) {
 // sql checks text a database client runs.
 func (d *detector) sql(text string) {
 	flat := strings.ToLower(text)
-	if strings.Contains(flat, "drop") && reDrop().MatchString(flat) {
+	if strings.Contains(flat, "drop") && reDrop.Get().MatchString(flat) {
 		d.add(dgSQLDrop)
 	}
 	if strings.Contains(flat, "delete") {
-		for _, m := range reDeleteFrom().FindAllString(flat, -1) {
-			if !reWhere().MatchString(m) {
+		for _, m := range reDeleteFrom.Get().FindAllString(flat, -1) {
+			if !reWhere.Get().MatchString(m) {
 				d.add(dgSQLDeleteAll)
 			}
 		}
 	}
-	if strings.Contains(flat, "truncate") && reTruncate().MatchString(flat) {
+	if strings.Contains(flat, "truncate") && reTruncate.Get().MatchString(flat) {
 		d.add(dgSQLTruncate)
 	}
 }
@@ -237,7 +242,7 @@ func sqlClient(flat string) bool {
 
 var reBlockDev = lazyre.New(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|nbd\d|r?disk\d|mapper/|disk/by-)`)
 
-func isBlockDevice(p string) bool { return reBlockDev().MatchString(p) }
+func isBlockDevice(p string) bool { return reBlockDev.Get().MatchString(p) }
 
 func argAfter(args []string, flag string, values ...string) bool {
 	for i, a := range args {
@@ -264,9 +269,17 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 
 var reDiskutil = lazyre.New(`^(erase|zerodisk|randomdisk|secureerase|reformat|partitiondisk)`)
 
-var decoders = map[string]bool{"base64": true, "base32": true, "base16": true, "basenc": true, "xxd": true, "openssl": true, "tr": true, "rev": true, "gunzip": true, "zcat": true, "gzip": true, "uudecode": true}
+var decoders = lazy.Of(decoderSet)
 
-var fetchers = map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true}
+func decoderSet() map[string]bool {
+	return map[string]bool{"base64": true, "base32": true, "base16": true, "basenc": true, "xxd": true, "openssl": true, "tr": true, "rev": true, "gunzip": true, "zcat": true, "gzip": true, "uudecode": true}
+}
+
+var fetchers = lazy.Of(fetcherSet)
+
+func fetcherSet() map[string]bool {
+	return map[string]bool{"curl": true, "wget": true, "fetch": true, "nc": true, "ncat": true, "aria2c": true}
+}
 
 // pipeline checks what flows into a shell: remote content, decoded or
 // obfuscated text, or an echoed command (checked as a command itself).
@@ -277,9 +290,9 @@ func (d *detector) pipeline(pl pipeline, cmds []command, depth int) {
 		}
 		for _, up := range cmds[:i] {
 			switch {
-			case fetchers[up.name]:
+			case fetchers.Get()[up.name]:
 				d.add(dgRemotePipe)
-			case decoders[up.name] && isDecode(up):
+			case decoders.Get()[up.name] && isDecode(up):
 				d.add(dgDecodedPipe)
 			}
 		}

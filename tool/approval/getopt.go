@@ -2,6 +2,7 @@ package approval
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 )
 
@@ -32,6 +33,9 @@ type optSpec struct {
 	// ':' when it takes a value, '::' when the value is optional.
 	short string
 	long  []longOpt
+	// longText is more long options, in the form longOption reads. It is
+	// read where an option is looked up, not into a table at start.
+	longText string
 	// inOrder stops at the first operand (a '+' optstring: env, timeout);
 	// otherwise options may follow operands, as GNU getopt permutes them.
 	inOrder bool
@@ -132,25 +136,24 @@ func (r *optReader) short() (option, bool, error) {
 // option, or several that getopt_long cannot tell apart.
 func (r *optReader) long(body string) (option, bool, error) {
 	name, value, hasValue := strings.Cut(body, "=")
-	var match *longOpt
-	ambiguous := false
-	for i := range r.spec.long {
-		lo := &r.spec.long[i]
+	var match longOpt
+	found, ambiguous := false, false
+	for lo := range r.spec.longOpts() {
 		if lo.name == name {
-			match, ambiguous = lo, false
+			match, found, ambiguous = lo, true, false
 			break
 		}
 		if !strings.HasPrefix(lo.name, name) {
 			continue
 		}
-		if match == nil {
-			match = lo
+		if !found {
+			match, found = lo, true
 		} else if match.arg != lo.arg || match.id != lo.id {
 			ambiguous = true
 		}
 	}
 	switch {
-	case match == nil:
+	case !found:
 		return option{}, false, fmt.Errorf("unrecognized option '--%s'", name)
 	case ambiguous:
 		return option{}, false, fmt.Errorf("option '--%s' is ambiguous", name)
@@ -192,25 +195,38 @@ func (s *optSpec) parse(args []string) (opts []option, operands []string, err er
 	}
 }
 
-// longOpts reads a table of long options, one a field: the name, then
-// = when it takes a value (== when the value is optional), then :x when
-// it stands for the short option x (its id is otherwise its name).
-func longOpts(table string) []longOpt {
-	var out []longOpt
-	for _, f := range strings.Fields(table) {
-		spec, id, hasID := strings.Cut(f, ":")
-		o := longOpt{name: strings.TrimRight(spec, "="), arg: noArg}
-		switch {
-		case strings.HasSuffix(spec, "=="):
-			o.arg = optionalArg
-		case strings.HasSuffix(spec, "="):
-			o.arg = requiredArg
+// longOpts yields the long options: the table, then those of longText.
+func (s *optSpec) longOpts() iter.Seq[longOpt] {
+	return func(yield func(longOpt) bool) {
+		for _, o := range s.long {
+			if !yield(o) {
+				return
+			}
 		}
-		o.id = o.name
-		if hasID {
-			o.id = id
+		for f := range strings.FieldsSeq(s.longText) {
+			if !yield(longOption(f)) {
+				return
+			}
 		}
-		out = append(out, o)
 	}
-	return out
+}
+
+// longOption reads one long option of a table written as text, one a
+// field: the name, then = when it takes a value (== when the value is
+// optional), then :x when it stands for the short option x (its id is
+// otherwise its name).
+func longOption(f string) longOpt {
+	spec, id, hasID := strings.Cut(f, ":")
+	o := longOpt{name: strings.TrimRight(spec, "="), arg: noArg}
+	switch {
+	case strings.HasSuffix(spec, "=="):
+		o.arg = optionalArg
+	case strings.HasSuffix(spec, "="):
+		o.arg = requiredArg
+	}
+	o.id = o.name
+	if hasID {
+		o.id = id
+	}
+	return o
 }

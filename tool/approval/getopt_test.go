@@ -9,12 +9,13 @@ import (
 
 // Options are read as getopt_long reads them: clusters, values attached
 // or not, long names abbreviated to a unique prefix, -- ending them, and
-// operands before options when the program permutes them.
+// operands before options when the program permutes them. The long
+// options come from the table and from the text form together (--s is
+// ambiguous between one of each).
 func TestOptionsAreReadAsGetoptLongReadsThem(t *testing.T) {
 	spec := optSpec{short: "c:lvs::", long: []longOpt{
-		{"command", requiredArg, "c"}, {"session-command", requiredArg, "C"}, {"shell", requiredArg, "s"},
-		{"login", noArg, "l"}, {"level", optionalArg, "level"}, {"verbose", noArg, "v"}, {"version", noArg, "v"},
-	}}
+		{"command", requiredArg, "c"}, {"session-command", requiredArg, "C"},
+	}, longText: "shell=:s login:l level== verbose:v version:v"}
 	inOrder := spec
 	inOrder.inOrder = true
 	for _, tc := range []struct {

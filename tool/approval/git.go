@@ -4,10 +4,16 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // gitArgFlags are git's global options that take a value.
-var gitArgFlags = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--exec-path": true, "--config-env": true}
+var gitArgFlags = lazy.Of(gitArgFlagSet)
+
+func gitArgFlagSet() map[string]bool {
+	return map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--exec-path": true, "--config-env": true}
+}
 
 // gitCommandSettings run a command when git reads them.
 var gitCommandSettings = []string{"core.sshcommand", "core.pager", "core.editor", "core.fsmonitor", "core.hookspath", "sequence.editor", "diff.external", "credential.helper"}
@@ -25,7 +31,7 @@ func (d *detector) git(c command, depth int) {
 		if args[0] == "-c" && len(args) > 1 {
 			d.gitSetting(args[1], aliases, depth)
 		}
-		if gitArgFlags[args[0]] && len(args) > 1 {
+		if gitArgFlags.Get()[args[0]] && len(args) > 1 {
 			args = args[1:]
 		}
 		args = args[1:]

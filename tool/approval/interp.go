@@ -4,28 +4,37 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // codeFlags are, per interpreter, the options whose value is code.
-var codeFlags = map[string][]string{
-	"python": {"-c"}, "python3": {"-c"}, "python2": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
-	"perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e", "--eval", "-p", "--print"}, "nodejs": {"-e", "--eval", "-p", "--print"},
-	"bun": {"-e", "--eval", "-p", "--print"}, "deno": {"eval"}, "php": {"-r"}, "lua": {"-e"},
+var codeFlags = lazy.Of(codeFlagTable)
+
+func codeFlagTable() map[string][]string {
+	return map[string][]string{
+		"python": {"-c"}, "python3": {"-c"}, "python2": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
+		"perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e", "--eval", "-p", "--print"}, "nodejs": {"-e", "--eval", "-p", "--print"},
+		"bun": {"-e", "--eval", "-p", "--print"}, "deno": {"eval"}, "php": {"-r"}, "lua": {"-e"},
+	}
 }
 
-var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true}
+var awks = lazy.Of(awkSet)
+
+func awkSet() map[string]bool {
+	return map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true}
+}
 
 // interpreter checks code an interpreter is given inline: with -c/-e,
 // as an awk program, or on standard input from a heredoc.
 func (d *detector) interpreter(c command, seg segment, depth int) {
-	if awks[c.name] {
+	if awks.Get()[c.name] {
 		if prog, ok := awkProgram(c); ok {
 			d.interpreterCode(c.name, prog, depth)
 		}
 		return
 	}
-	flags, ok := codeFlags[c.name]
+	flags, ok := codeFlags.Get()[c.name]
 	if !ok {
 		return
 	}
@@ -97,15 +106,15 @@ func (d *detector) interpreterCode(lang, code string, depth int) {
 		return
 	}
 	risky := false
-	if awks[lang] {
-		risky = reAwkRisky().MatchString(code)
+	if awks.Get()[lang] {
+		risky = reAwkRisky.Get().MatchString(code)
 	} else {
-		runs := reCodeRuns().MatchString(code) || lang != "node" && lang != "nodejs" && lang != "bun" && lang != "deno" && reCodeShell().MatchString(code)
-		writes := reCodeWrite().MatchString(code)
-		risky = runs || writes || reCodeDelete().MatchString(code) || reCodeChmod().MatchString(code)
+		runs := reCodeRuns.Get().MatchString(code) || lang != "node" && lang != "nodejs" && lang != "bun" && lang != "deno" && reCodeShell.Get().MatchString(code)
+		writes := reCodeWrite.Get().MatchString(code)
+		risky = runs || writes || reCodeDelete.Get().MatchString(code) || reCodeChmod.Get().MatchString(code)
 		if writes {
-			for _, m := range reStrLit().FindAllStringSubmatch(code, -1) {
-				if p := strings.ToLower(m[1] + m[2]); rePathLike().MatchString(p) {
+			for _, m := range reStrLit.Get().FindAllStringSubmatch(code, -1) {
+				if p := strings.ToLower(m[1] + m[2]); rePathLike.Get().MatchString(p) {
 					d.writeTarget(cleanTarget(p))
 				}
 			}
@@ -115,32 +124,36 @@ func (d *detector) interpreterCode(lang, code string, depth int) {
 		return
 	}
 	d.add(dgInterpreterCode)
-	for _, m := range reRunString().FindAllStringSubmatch(code, -1) {
+	for _, m := range reRunString.Get().FindAllStringSubmatch(code, -1) {
 		d.guess(unescapeCode(m[1]+m[2]), depth+1)
 	}
-	for _, m := range reRunList().FindAllStringSubmatch(code, -1) {
+	for _, m := range reRunList.Get().FindAllStringSubmatch(code, -1) {
 		var words []string
 		if m[1]+m[2] != "" {
 			words = append(words, m[1]+m[2])
 		}
-		for _, s := range reStrLit().FindAllStringSubmatch(m[3], -1) {
+		for _, s := range reStrLit.Get().FindAllStringSubmatch(m[3], -1) {
 			words = append(words, s[1]+s[2])
 		}
 		d.guess(shellJoin(words), depth+1)
 	}
-	for _, m := range reCodeShell().FindAllString(code, -1) {
+	for _, m := range reCodeShell.Get().FindAllString(code, -1) {
 		if strings.HasPrefix(m, "`") {
 			d.guess(strings.Trim(m, "`"), depth+1)
 		}
 	}
-	for _, m := range reTreePath().FindAllStringSubmatch(code, -1) {
+	for _, m := range reTreePath.Get().FindAllStringSubmatch(code, -1) {
 		d.guess("rm -rf "+shellJoin([]string{m[1] + m[2]}), depth+1)
 	}
-	for _, m := range reFilePath().FindAllStringSubmatch(code, -1) {
+	for _, m := range reFilePath.Get().FindAllStringSubmatch(code, -1) {
 		d.guess("rm "+shellJoin([]string{m[1] + m[2]}), depth+1)
 	}
 }
 
-var codeUnescaper = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n")
+var codeUnescaper = lazy.Of(codeUnescapeReplacer)
 
-func unescapeCode(s string) string { return codeUnescaper.Replace(s) }
+func codeUnescapeReplacer() *strings.Replacer {
+	return strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n")
+}
+
+func unescapeCode(s string) string { return codeUnescaper.Get().Replace(s) }

@@ -1,6 +1,10 @@
 package approval
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazy"
+)
 
 // launch is what a program that starts another command runs: words it
 // runs as a command, shell code, and what it does with its standard
@@ -21,27 +25,31 @@ type launch struct {
 
 // launchers read the command lines of programs that run a command they
 // are given in their arguments, each as that program reads its options.
-var launchers = map[string]func(args []string) launch{
-	"su":          func(args []string) launch { return suLaunch("su", args) },
-	"runuser":     func(args []string) launch { return suLaunch("runuser", args) },
-	"sudo":        sudoLaunch,
-	"doas":        doasLaunch,
-	"pkexec":      pkexecLaunch,
-	"run0":        run0Launch,
-	"flock":       flockLaunch,
-	"unshare":     unshareLaunch,
-	"setpriv":     setprivLaunch,
-	"nsenter":     nsenterLaunch,
-	"sg":          sgLaunch,
-	"newgrp":      newgrpLaunch,
-	"script":      scriptLaunch,
-	"watch":       watchLaunch,
-	"systemd-run": systemdRunLaunch,
-	"at":          atLaunch,
-	"batch":       atLaunch,
-	"tmux":        tmuxLaunch,
-	"screen":      screenLaunch,
-	"parallel":    parallelLaunch,
+var launchers = lazy.Of(launcherTable)
+
+func launcherTable() map[string]func(args []string) launch {
+	return map[string]func(args []string) launch{
+		"su":          func(args []string) launch { return suLaunch("su", args) },
+		"runuser":     func(args []string) launch { return suLaunch("runuser", args) },
+		"sudo":        sudoLaunch,
+		"doas":        doasLaunch,
+		"pkexec":      pkexecLaunch,
+		"run0":        run0Launch,
+		"flock":       flockLaunch,
+		"unshare":     unshareLaunch,
+		"setpriv":     setprivLaunch,
+		"nsenter":     nsenterLaunch,
+		"sg":          sgLaunch,
+		"newgrp":      newgrpLaunch,
+		"script":      scriptLaunch,
+		"watch":       watchLaunch,
+		"systemd-run": systemdRunLaunch,
+		"at":          atLaunch,
+		"batch":       atLaunch,
+		"tmux":        tmuxLaunch,
+		"screen":      screenLaunch,
+		"parallel":    parallelLaunch,
+	}
 }
 
 // add joins what m runs to what l runs.
@@ -79,11 +87,11 @@ func anyStart(args []string) launch {
 
 // sudo reads its options with getopt_long, stopping at the command
 // (sudo 1.9).
-var sudoSpec = optSpec{short: "Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv", inOrder: true, long: longOpts(
-	"askpass:A auth-type=:a background:b bell:B close-from=:C login-class=:c chdir=:D preserve-env==:E " +
+var sudoSpec = optSpec{short: "Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv", inOrder: true,
+	longText: "askpass:A auth-type=:a background:b bell:B close-from=:C login-class=:c chdir=:D preserve-env==:E " +
 		"edit:e group=:g set-home:H help:h host= login:i remove-timestamp:K reset-timestamp:k list:l " +
 		"no-update:N non-interactive:n preserve-groups:P prompt=:p chroot=:R role=:r stdin:S shell:s " +
-		"type=:t command-timeout=:T other-user=:U user=:u version:V validate:v")}
+		"type=:t command-timeout=:T other-user=:U user=:u version:V validate:v"}
 
 // sudoLaunch is what sudo runs: the words after its options and the
 // NAME=value words it takes among them; with no command, a root shell
@@ -188,9 +196,9 @@ func pkexecLaunch(args []string) launch {
 }
 
 // run0 is systemd-run's sudo mode.
-var run0Spec = optSpec{short: "hVu:g:D:a:", inOrder: true, long: longOpts(
-	"help:h version:V no-ask-password machine= unit= property= description= slice= slice-inherit " +
-		"user=:u group=:g nice= chdir=:D setenv= background= pty pipe shell-prompt-prefix= lightweight= area=:a")}
+var run0Spec = optSpec{short: "hVu:g:D:a:", inOrder: true,
+	longText: "help:h version:V no-ask-password machine= unit= property= description= slice= slice-inherit " +
+		"user=:u group=:g nice= chdir=:D setenv= background= pty pipe shell-prompt-prefix= lightweight= area=:a"}
 
 func run0Launch(args []string) launch {
 	r := run0Spec.reader(args)
@@ -221,9 +229,9 @@ func run0Launch(args []string) launch {
 // flock (util-linux): flock [options] FILE COMMAND [ARGS...], flock
 // [options] FILE -c COMMAND, flock [options] FD (runs nothing); newer
 // versions take --fd FD COMMAND and -c COMMAND among the options.
-var flockSpec = optSpec{short: "sexnoFuw:E:hV", inOrder: true, long: longOpts(
-	"shared:s exclusive:x unlock:u nonblocking:n nb:n timeout=:w wait=:w conflict-exit-code=:E close:o " +
-		"no-fork:F verbose fcntl start= length= fd= help:h version:V")}
+var flockSpec = optSpec{short: "sexnoFuw:E:hV", inOrder: true,
+	longText: "shared:s exclusive:x unlock:u nonblocking:n nb:n timeout=:w wait=:w conflict-exit-code=:E close:o " +
+		"no-fork:F verbose fcntl start= length= fd= help:h version:V"}
 
 func flockLaunch(args []string) launch {
 	r := flockSpec.reader(args)
@@ -266,11 +274,11 @@ func flockLaunch(args []string) launch {
 }
 
 // unshare (util-linux) runs its operands, or ${SHELL:-/bin/sh}.
-var unshareSpec = optSpec{short: "fhVmuinpCTUrR:w:S:G:cl:", inOrder: true, long: longOpts(
-	"help:h version:V mount==:m uts==:u ipc==:i net==:n pid==:p user==:U cgroup==:C time==:T fork:f " +
+var unshareSpec = optSpec{short: "fhVmuinpCTUrR:w:S:G:cl:", inOrder: true,
+	longText: "help:h version:V mount==:m uts==:u ipc==:i net==:n pid==:p user==:U cgroup==:C time==:T fork:f " +
 		"kill-child== forward-signals mount-proc== mount-binfmt== map-user= map-users= map-group= map-groups= " +
 		"map-root-user:r map-current-user:c map-auto map-subids owner= propagation= setgroups= keep-caps " +
-		"setuid=:S setgid=:G root=:R wd=:w monotonic= boottime= load-interp=:l clear-env whitelist-env=")}
+		"setuid=:S setgid=:G root=:R wd=:w monotonic= boottime= load-interp=:l clear-env whitelist-env="}
 
 func unshareLaunch(args []string) launch {
 	opts, ops, err := unshareSpec.parse(args)
@@ -287,11 +295,11 @@ func unshareLaunch(args []string) launch {
 }
 
 // setpriv (util-linux) runs its operands; -d only prints.
-var setprivSpec = optSpec{short: "dhV", inOrder: true, long: longOpts(
-	"dump:d nnp no-new-privs inh-caps= ambient-caps= list-caps ruid= euid= rgid= egid= reuid= regid= " +
+var setprivSpec = optSpec{short: "dhV", inOrder: true,
+	longText: "dump:d nnp no-new-privs inh-caps= ambient-caps= list-caps ruid= euid= rgid= egid= reuid= regid= " +
 		"clear-groups keep-groups init-groups groups= bounding-set= securebits= pdeathsig= ptracer= " +
 		"selinux-label= apparmor-profile= landlock-access= landlock-rule= landlock-support " +
-		"list-landlock-access list-landlock-rights= seccomp-filter= help:h reset-env version:V")}
+		"list-landlock-access list-landlock-rights= seccomp-filter= help:h reset-env version:V"}
 
 func setprivLaunch(args []string) launch {
 	opts, ops, err := setprivSpec.parse(args)
@@ -306,10 +314,10 @@ func setprivLaunch(args []string) launch {
 
 // nsenter (util-linux) runs its operands in another process's
 // namespaces, or, with none, the user's shell there.
-var nsenterSpec = optSpec{short: "ahVt:m::u::i::n::N:p::C::U::T::S:G:r::w::W::ecFZ", inOrder: true, long: longOpts(
-	"all:a help:h version:V target=:t mount==:m uts==:u ipc==:i net==:n net-socket=:N pid==:p user==:U " +
+var nsenterSpec = optSpec{short: "ahVt:m::u::i::n::N:p::C::U::T::S:G:r::w::W::ecFZ", inOrder: true,
+	longText: "all:a help:h version:V target=:t mount==:m uts==:u ipc==:i net==:n net-socket=:N pid==:p user==:U " +
 		"cgroup==:C time==:T setuid=:S setgid=:G root==:r wd==:w wdns==:W env:e no-fork:F join-cgroup:c " +
-		"preserve-credentials keep-caps user-parent follow-context:Z")}
+		"preserve-credentials keep-caps user-parent follow-context:Z"}
 
 func nsenterLaunch(args []string) launch {
 	opts, ops, err := nsenterSpec.parse(args)
@@ -363,9 +371,9 @@ func newgrpLaunch([]string) launch { return launch{stdin: shellStdin} }
 // and later) the words after -- joined by spaces; without a command,
 // an interactive shell, which reads what script is given on standard
 // input. Options may follow the file operand.
-var scriptSpec = optSpec{short: "aB:c:eE:fI:O:o:qm:T:t::Vh", long: longOpts(
-	"append:a command=:c echo=:E return:e flush:f force log-in=:I log-out=:O log-io=:B log-timing=:T " +
-		"logging-format=:m output-limit=:o quiet:q timing==:t version:V help:h")}
+var scriptSpec = optSpec{short: "aB:c:eE:fI:O:o:qm:T:t::Vh",
+	longText: "append:a command=:c echo=:E return:e flush:f force log-in=:I log-out=:O log-io=:B log-timing=:T " +
+		"logging-format=:m output-limit=:o quiet:q timing==:t version:V help:h"}
 
 func scriptLaunch(args []string) launch {
 	r := scriptSpec.reader(args)
@@ -400,9 +408,9 @@ func scriptLaunch(args []string) launch {
 
 // watch (procps) runs its operands joined by spaces through sh -c, or
 // as words with -x.
-var watchSpec = optSpec{short: "bcCd::eghn:pq:rtwxv", inOrder: true, long: longOpts(
-	"beep:b color:c no-color:C differences==:d errexit:e chgexit:g equexit=:q interval=:n precise:p " +
-		"no-rerun:r no-title:t no-wrap:w exec:x help:h version:v")}
+var watchSpec = optSpec{short: "bcCd::eghn:pq:rtwxv", inOrder: true,
+	longText: "beep:b color:c no-color:C differences==:d errexit:e chgexit:g equexit=:q interval=:n precise:p " +
+		"no-rerun:r no-title:t no-wrap:w exec:x help:h version:v"}
 
 func watchLaunch(args []string) launch {
 	opts, ops, err := watchSpec.parse(args)
@@ -420,13 +428,13 @@ func watchLaunch(args []string) launch {
 
 // systemd-run runs its operands as a transient unit (or scope), and the
 // command lines of Exec*= properties it sets; --shell runs $SHELL.
-var systemdRunSpec = optSpec{short: "hrC:H:M:E:p:tPqGdSu:", inOrder: true, long: longOpts(
-	"help:h version user system capsule=:C scope unit=:u description= slice= slice-inherit " +
+var systemdRunSpec = optSpec{short: "hrC:H:M:E:p:tPqGdSu:", inOrder: true,
+	longText: "help:h version user system capsule=:C scope unit=:u description= slice= slice-inherit " +
 		"remain-after-exit:r expand-environment= send-sighup host=:H machine=:M service-type= wait uid= gid= " +
 		"nice= setenv=:E property=:p tty:t pty:t pipe:P quiet:q on-active= on-boot= on-startup= " +
 		"on-unit-active= on-unit-inactive= on-calendar= on-timezone-change on-clock-change timer-property= " +
 		"path-property= socket-property= no-block no-ask-password collect:G working-directory= same-dir:d " +
-		"shell:S job-mode= ignore-failure background= json=")}
+		"shell:S job-mode= ignore-failure background= json="}
 
 func systemdRunLaunch(args []string) launch {
 	r := systemdRunSpec.reader(args)

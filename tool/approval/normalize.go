@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazy"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
@@ -11,24 +12,32 @@ var envAssign = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // wrapperArgFlags lists, per wrapper, the flags that take a value, so the
 // value is not mistaken for the wrapped command.
-var wrapperArgFlags = map[string]string{
-	"exec":    "-a",
-	"nice":    "-n --adjustment",
-	"ionice":  "-c -n -p --class --classdata",
-	"timeout": "-s -k --signal --kill-after",
-	"stdbuf":  "-i -o -e",
-	"chroot":  "--userspec --groups",
-	"time":    "-f -o --format --output",
-	"taskset": "",
+var wrapperArgFlags = lazy.Of(wrapperArgFlagTable)
+
+func wrapperArgFlagTable() map[string]string {
+	return map[string]string{
+		"exec":    "-a",
+		"nice":    "-n --adjustment",
+		"ionice":  "-c -n -p --class --classdata",
+		"timeout": "-s -k --signal --kill-after",
+		"stdbuf":  "-i -o -e",
+		"chroot":  "--userspec --groups",
+		"time":    "-f -o --format --output",
+		"taskset": "",
+	}
 }
 
 // wrappers run the command that follows them.
-var wrappers = map[string]bool{
-	"env": true, "command": true, "exec": true,
-	"nohup": true, "time": true, "nice": true, "ionice": true, "setsid": true,
-	"timeout": true, "stdbuf": true, "builtin": true, "busybox": true,
-	"chroot": true, "unbuffer": true, "then": true, "do": true,
-	"else": true, "!": true, "if": true, "while": true, "until": true, "elif": true,
+var wrappers = lazy.Of(wrapperSet)
+
+func wrapperSet() map[string]bool {
+	return map[string]bool{
+		"env": true, "command": true, "exec": true,
+		"nohup": true, "time": true, "nice": true, "ionice": true, "setsid": true,
+		"timeout": true, "stdbuf": true, "builtin": true, "busybox": true,
+		"chroot": true, "unbuffer": true, "then": true, "do": true,
+		"else": true, "!": true, "if": true, "while": true, "until": true, "elif": true,
+	}
 }
 
 // command is a segment reduced to the program it runs and its arguments,
@@ -62,7 +71,7 @@ func normalizeWords(words []string) command {
 	at := func() int { return len(words) - len(w) }
 	for len(w) > 0 {
 		first := w[0]
-		if envAssign().MatchString(first) {
+		if envAssign.Get().MatchString(first) {
 			w = w[1:]
 			continue
 		}
@@ -78,7 +87,7 @@ func normalizeWords(words []string) command {
 			w = rest
 			continue
 		}
-		if read, ok := launchers[name]; ok {
+		if read, ok := launchers.Get()[name]; ok {
 			l := read(w[1:])
 			if l.argv != nil && len(l.payloads) == 0 && l.stdin == nil && len(l.findings) == 0 {
 				w = l.argv
@@ -90,14 +99,14 @@ func normalizeWords(words []string) command {
 			}
 			return c
 		}
-		if !wrappers[name] {
+		if !wrappers.Get()[name] {
 			break
 		}
 		if name == "command" && len(w) > 1 && (w[1] == "-v" || w[1] == "-V") {
 			return command{name: "command", lookup: true}
 		}
 		w = w[1:]
-		argFlags := " " + wrapperArgFlags[name] + " "
+		argFlags := " " + wrapperArgFlags.Get()[name] + " "
 		for len(w) > 0 && strings.HasPrefix(w[0], "-") && w[0] != "-" {
 			f := w[0]
 			w = w[1:]
@@ -138,7 +147,7 @@ func (c command) readsStdin() bool {
 	if c.stdinRuns != nil {
 		return true
 	}
-	if !shells[c.name] && !interpreters[c.name] {
+	if !shells.Get()[c.name] && !interpreters.Get()[c.name] {
 		return false
 	}
 	for _, a := range c.args {
@@ -152,7 +161,11 @@ func (c command) readsStdin() bool {
 	return true
 }
 
-var interpreters = map[string]bool{"python": true, "python3": true, "python2": true, "perl": true, "ruby": true, "node": true, "php": true}
+var interpreters = lazy.Of(interpreterSet)
+
+func interpreterSet() map[string]bool {
+	return map[string]bool{"python": true, "python3": true, "python2": true, "perl": true, "ruby": true, "node": true, "php": true}
+}
 
 // hasFlag reports whether any short-flag cluster contains one of letters,
 // or a long flag equals one of longs. Flags after -- do not count.
@@ -230,7 +243,7 @@ func (c command) stdinPayloads(text string) ([]payload, bool) {
 	switch {
 	case c.stdinRuns != nil:
 		return c.stdinRuns(text), true
-	case shells[c.name] && c.readsStdin():
+	case shells.Get()[c.name] && c.readsStdin():
 		return []payload{{text: text}}, true
 	}
 	return nil, false

@@ -8,8 +8,8 @@ import (
 
 // GNU parallel reads its options with Perl's Getopt::Long (bundled
 // letters, long names abbreviated, stopping at the command template).
-var parallelSpec = optSpec{short: "0a:B:C:d:D:E:e::ghH:I:i::j:J:kl::L:mMn:N:pP:qrs:S:tTuU:vVW:xXY", inOrder: true, long: longOpts(
-	"xargs debug=:D sqlmaster= sqlworker= sqlandworker= joblog=:jl jl= results= result= res= resume resume-failed " +
+var parallelSpec = optSpec{short: "0a:B:C:d:D:E:e::ghH:I:i::j:J:kl::L:mMn:N:pP:qrs:S:tTuU:vVW:xXY", inOrder: true,
+	longText: "xargs debug=:D sqlmaster= sqlworker= sqlandworker= joblog=:jl jl= results= result= res= resume resume-failed " +
 		"retry-failed silent keep-order:k no-keep-order group ungroup:u latest-line line-buffer lb tmux tmux-pane " +
 		"null:0 quote:q parens= rpl= plus extensionreplace= er= basenamereplace= bnr= dirnamereplace= dnr= " +
 		"basenameextensionreplace= bner= seqreplace= slotreplace= jobs=:j delay= ssh-delay= sshdelay= load= noswap " +
@@ -26,7 +26,7 @@ var parallelSpec = optSpec{short: "0a:B:C:d:D:E:e::ghH:I:i::j:J:kl::L:mMn:N:pP:q
 		"version:V minversion= show-limits exit:x semaphore semaphore-timeout= st= semaphore-name= id= fg bg wait " +
 		"shebang hashbang skip-first-line bug header= cat fifo pipe spreadstdin round-robin recstart= recend= " +
 		"regexp rrs files files0 block= block-size= blocktimeout= pipe-part pipepart tee shard= bin= group-by= " +
-		"hgrp embed filter= combine-exec=")}
+		"hgrp embed filter= combine-exec="}
 
 // reParallelReplace finds the replacement strings of a command template:
 // {}, {.}, {/}, {//}, {/.}, {#}, {%}, their positional forms ({2},
@@ -241,9 +241,9 @@ func fillTemplate(text, replace string, values []string) string {
 	}
 	all := strings.Join(quoted, " ")
 	found := false
-	out := reParallelReplace().ReplaceAllStringFunc(text, func(m string) string {
+	out := reParallelReplace.Get().ReplaceAllStringFunc(text, func(m string) string {
 		found = true
-		sub := reParallelReplace().FindStringSubmatch(m)
+		sub := reParallelReplace.Get().FindStringSubmatch(m)
 		if sub[1] != "" {
 			n := 0
 			for _, c := range sub[1] {

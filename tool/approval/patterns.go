@@ -1,6 +1,10 @@
 package approval
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazy"
+)
 
 // Finding is one reason a command needs approval or is refused.
 type Finding struct {
@@ -79,13 +83,17 @@ var (
 )
 
 // systemDirs are refused as the target of a recursive delete.
-var systemDirs = map[string]bool{
-	"/home": true, "/root": true, "/etc": true, "/usr": true, "/var": true,
-	"/bin": true, "/sbin": true, "/boot": true, "/lib": true, "/lib32": true,
-	"/lib64": true, "/opt": true, "/srv": true, "/dev": true, "/proc": true,
-	"/sys": true, "/snap": true, "/usr/bin": true, "/usr/lib": true,
-	"/usr/local": true, "/usr/sbin": true, "/system": true, "/library": true,
-	"/applications": true, "/users": true, "/private": true,
+var systemDirs = lazy.Of(systemDirSet)
+
+func systemDirSet() map[string]bool {
+	return map[string]bool{
+		"/home": true, "/root": true, "/etc": true, "/usr": true, "/var": true,
+		"/bin": true, "/sbin": true, "/boot": true, "/lib": true, "/lib32": true,
+		"/lib64": true, "/opt": true, "/srv": true, "/dev": true, "/proc": true,
+		"/sys": true, "/snap": true, "/usr/bin": true, "/usr/lib": true,
+		"/usr/local": true, "/usr/sbin": true, "/system": true, "/library": true,
+		"/applications": true, "/users": true, "/private": true,
+	}
 }
 
 // systemFilePrefixes: deleting a single file under these asks first.

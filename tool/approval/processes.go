@@ -37,7 +37,7 @@ var processSamples = []string{"a", "Z9", "systemd", "kworker/0:1", "/usr/lib/x -
 // pattern matches every process, like kill -1.
 func (d *detector) pkill(c command) {
 	args := slices.Clone(c.args)
-	if i := slices.IndexFunc(args, func(a string) bool { return reSignalArg().MatchString(a) }); i >= 0 {
+	if i := slices.IndexFunc(args, func(a string) bool { return reSignalArg.Get().MatchString(a) }); i >= 0 {
 		args = slices.Delete(args, i, i+1)
 	}
 	opts, ops, err := pkillSpec.parse(args)
@@ -105,7 +105,7 @@ var reKillallSignal = lazyre.New(`^-([0-9]+|[A-Z][A-Z0-9+-]+)$`)
 // killall asks: it kills every process of a name. Listing the signal
 // names (-l) or printing its version (-V) kills nothing.
 func (d *detector) killall(c command) {
-	args := slices.DeleteFunc(slices.Clone(c.args), func(a string) bool { return reKillallSignal().MatchString(a) })
+	args := slices.DeleteFunc(slices.Clone(c.args), func(a string) bool { return reKillallSignal.Get().MatchString(a) })
 	if opts, _, err := killallSpec.parse(args); err == nil &&
 		slices.ContainsFunc(opts, func(o option) bool { return o.id == "l" || o.id == "V" || o.id == "help" }) {
 		return

@@ -10,6 +10,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // Parsers are reused: building one allocates its buffers.
@@ -172,9 +174,11 @@ func (w *walker) document(word *syntax.Word) string {
 	return s
 }
 
-var quoteStripper = strings.NewReplacer(`"`, "", `'`, "", `\`, "")
+var quoteStripper = lazy.Of(quoteStripReplacer)
 
-func stripQuotes(s string) string { return quoteStripper.Replace(s) }
+func quoteStripReplacer() *strings.Replacer { return strings.NewReplacer(`"`, "", `'`, "", `\`, "") }
+
+func stripQuotes(s string) string { return quoteStripper.Get().Replace(s) }
 
 // fields expands a command's words as the shell would, remembering for
 // each field whether it was computed and the source word it came from.
@@ -539,7 +543,7 @@ func (w *walker) command(r *resolved) {
 // (sh x.sh, source x.sh, ./x.sh).
 func (w *walker) runsScript(c command) {
 	var file string
-	byShell := shells[c.name] || c.name == "source" || c.name == "."
+	byShell := shells.Get()[c.name] || c.name == "source" || c.name == "."
 	switch {
 	case byShell:
 		if ops := c.operands(); len(ops) > 0 && len(c.payloads) == 0 {
@@ -571,9 +575,9 @@ func (w *walker) runsScript(c command) {
 	// text is shell code.
 	lang := shebang(sc.text)
 	switch {
-	case byShell || lang == "" || shells[lang]:
+	case byShell || lang == "" || shells.Get()[lang]:
 		w.d.check(sc.text, w.depth+1)
-	case codeFlags[lang] != nil:
+	case codeFlags.Get()[lang] != nil:
 		w.d.interpreterCode(lang, sc.text, w.depth)
 	default:
 		w.d.guess(sc.text, w.depth+1)
@@ -621,9 +625,9 @@ func (w *walker) pipeline(stmts []*syntax.Stmt) {
 				u := w.resolve(up)
 				switch {
 				case !u.ok:
-				case fetchers[u.cmd.name]:
+				case fetchers.Get()[u.cmd.name]:
 					d.add(dgRemotePipe)
-				case decoders[u.cmd.name] && isDecode(u.cmd):
+				case decoders.Get()[u.cmd.name] && isDecode(u.cmd):
 					d.add(dgDecodedPipe)
 				}
 			}

@@ -3,6 +3,9 @@ package approval
 import (
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // tmux's global options (its own getopt, in order).
@@ -38,15 +41,26 @@ type tmuxCommand struct {
 	run  func(opts []option, ops []string) launch
 }
 
-var tmuxCommandTable []tmuxCommand
+// tmuxTable holds the tmux commands that run something, built on first
+// use (not a lazy.Value: building it refers back to it, through
+// tmuxCommands).
+var tmuxTable struct {
+	once     sync.Once
+	commands []tmuxCommand
+}
 
-func init() {
+func tmuxCommandTable() []tmuxCommand {
+	tmuxTable.once.Do(func() { tmuxTable.commands = tmuxCommandsThatRun() })
+	return tmuxTable.commands
+}
+
+func tmuxCommandsThatRun() []tmuxCommand {
 	shellArgs := func(_ []option, ops []string) launch { return tmuxShell(ops) }
 	firstShell := func(_ []option, ops []string) launch { return tmuxShell(ops[:min(len(ops), 1)]) }
 	cmd := func(name, short string, run func([]option, []string) launch) tmuxCommand {
 		return tmuxCommand{name: name, spec: optSpec{short: short, inOrder: true}, run: run}
 	}
-	tmuxCommandTable = []tmuxCommand{
+	return []tmuxCommand{
 		cmd("new-session", "Ac:dDe:EF:f:n:Ps:t:x:Xy:", shellArgs),
 		cmd("new-window", "abc:de:EF:kn:PSt:", shellArgs),
 		cmd("split-window", "bB:c:de:EfF:hIkl:m:p:PR:s:S:t:T:vWZ", shellArgs),
@@ -139,7 +153,10 @@ func tmuxCommands(words []string) launch {
 }
 
 // tmuxNames are every tmux command, each with its alias (- for none).
-var tmuxNames = strings.Fields(`attach-session attach bind-key bind break-pane breakp capture-pane capturep
+var tmuxNames = lazy.Of(tmuxNameList)
+
+func tmuxNameList() []string {
+	return strings.Fields(`attach-session attach bind-key bind break-pane breakp capture-pane capturep
 	choose-buffer - choose-client - choose-tree - clear-history clearhist clear-prompt-history clearphist
 	clock-mode - command-prompt - confirm-before confirm copy-mode - customize-mode - delete-buffer deleteb
 	detach-client detach display-menu menu display-message display display-panes displayp display-popup popup
@@ -156,13 +173,15 @@ var tmuxNames = strings.Fields(`attach-session attach bind-key bind break-pane b
 	show-options show show-prompt-history showphist show-window-options showw source-file source split-window splitw
 	start-server start suspend-client suspendc swap-pane swapp swap-window swapw switch-client switchc switch-mode -
 	unbind-key unbind unlink-window unlinkw wait-for wait`)
+}
 
 // tmuxFind names the command a word stands for, as tmux finds it: an
 // alias, else the one command whose name it begins (or is).
 func tmuxFind(word string) string {
 	found := ""
-	for i := 0; i+1 < len(tmuxNames); i += 2 {
-		name, alias := tmuxNames[i], tmuxNames[i+1]
+	names := tmuxNames.Get()
+	for i := 0; i+1 < len(names); i += 2 {
+		name, alias := names[i], names[i+1]
 		switch {
 		case alias == word:
 			return name
@@ -182,8 +201,9 @@ func tmuxFind(word string) string {
 
 func tmuxRun(words []string) launch {
 	name := tmuxFind(words[0])
-	for i := range tmuxCommandTable {
-		c := &tmuxCommandTable[i]
+	table := tmuxCommandTable()
+	for i := range table {
+		c := &table[i]
 		if c.name != name {
 			continue
 		}
@@ -266,25 +286,27 @@ func typedKeys(keys []string, literal, hex bool) string {
 // keyNames are tmux's names of keys that are not characters; each stands
 // here for what it types (a control character; ESC for the keys that
 // move the cursor or recall history).
-var keyNames = map[string]string{"enter": "\r", "kpenter": "\r", "space": " ", "tab": "\t", "btab": "\x1b",
-	"bspace": "\x7f", "escape": "\x1b", "up": "\x1b", "down": "\x1b", "left": "\x1b", "right": "\x1b",
-	"home": "\x1b", "end": "\x1b", "ic": "\x1b", "dc": "\x1b", "insert": "\x1b", "delete": "\x1b",
-	"npage": "\x1b", "ppage": "\x1b", "pagedown": "\x1b", "pageup": "\x1b", "pgdn": "\x1b", "pgup": "\x1b",
-	"any": "\x1b"}
+var keyNames = lazy.Of(keyNameTable)
 
-func init() {
+func keyNameTable() map[string]string {
+	names := map[string]string{"enter": "\r", "kpenter": "\r", "space": " ", "tab": "\t", "btab": "\x1b",
+		"bspace": "\x7f", "escape": "\x1b", "up": "\x1b", "down": "\x1b", "left": "\x1b", "right": "\x1b",
+		"home": "\x1b", "end": "\x1b", "ic": "\x1b", "dc": "\x1b", "insert": "\x1b", "delete": "\x1b",
+		"npage": "\x1b", "ppage": "\x1b", "pagedown": "\x1b", "pageup": "\x1b", "pgdn": "\x1b", "pgup": "\x1b",
+		"any": "\x1b"}
 	// [NUL] ... [US]: the control characters tmux names by code.
 	for code, name := range strings.Fields("nul soh stx etx eot enq asc bel bs - lf vt ff - so si dle dc1 dc2 dc3 dc4 nak syn etb can em sub - fs gs rs us") {
 		if name != "-" {
-			keyNames["["+name+"]"] = string(rune(code))
+			names["["+name+"]"] = string(rune(code))
 		}
 	}
 	for i := 1; i <= 12; i++ {
-		keyNames["f"+strconv.Itoa(i)] = "\x1b"
+		names["f"+strconv.Itoa(i)] = "\x1b"
 	}
 	for _, c := range "/*-+.0123456789" {
-		keyNames["kp"+string(c)] = "\x1b"
+		names["kp"+string(c)] = "\x1b"
 	}
+	return names
 }
 
 // keyText is what one send-keys word types, read as tmux reads key
@@ -307,7 +329,7 @@ func keyText(k string) string {
 	if v, err := strconv.ParseUint(strings.TrimPrefix(low, "0x"), 16, 21); err == nil && strings.HasPrefix(low, "0x") && s == k {
 		return string(rune(v))
 	}
-	key, named := keyNames[low]
+	key, named := keyNames.Get()[low]
 	switch {
 	case !named && len(s) == 1 && s[0] >= 0x20 && s[0] < 0x7f:
 		key = s

@@ -3,16 +3,22 @@ package approval
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hermes-go/hermes/internal/lazy"
 )
 
 // lookAlikes maps letters that render like ASCII ones (Cyrillic, Greek)
 // to the ASCII letter a reader sees.
-var lookAlikes = map[rune]rune{
-	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'х': 'x', 'у': 'y', 'і': 'i', 'ѕ': 's', 'ј': 'j',
-	'һ': 'h', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l', 'к': 'k', 'м': 'm', 'т': 't', 'н': 'h',
-	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X',
-	'ο': 'o', 'α': 'a', 'ρ': 'p', 'ν': 'v', 'ι': 'i', 'κ': 'k', 'τ': 't', 'υ': 'u', 'ϲ': 'c',
-	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Χ': 'X',
+var lookAlikes = lazy.Of(lookAlikeTable)
+
+func lookAlikeTable() map[rune]rune {
+	return map[rune]rune{
+		'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'х': 'x', 'у': 'y', 'і': 'i', 'ѕ': 's', 'ј': 'j',
+		'һ': 'h', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l', 'к': 'k', 'м': 'm', 'т': 't', 'н': 'h',
+		'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X',
+		'ο': 'o', 'α': 'a', 'ρ': 'p', 'ν': 'v', 'ι': 'i', 'κ': 'k', 'τ': 't', 'υ': 'u', 'ϲ': 'c',
+		'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Χ': 'X',
+	}
 }
 
 // normalizeText makes a command read the way it displays: fullwidth
@@ -59,7 +65,7 @@ func normalizeText(s string) string {
 		case r == '\u3000', r == '\u00a0', r >= '\u2000' && r <= '\u200a':
 			b.WriteByte(' ')
 		default:
-			if a, ok := lookAlikes[r]; ok {
+			if a, ok := lookAlikes.Get()[r]; ok {
 				r = a
 			}
 			b.WriteRune(r)

@@ -2,7 +2,6 @@ package delegate
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,11 +23,11 @@ const Name = "delegate_task"
 // BlockedTools are never given to a leaf child: recursion, questions to a
 // user who is not there, shared memory writes, messages sent in the
 // parent's name, and code execution that bypasses the tool pipeline.
-var BlockedTools = append(slices.Clip(blockedHere), "send_message", "execute_code")
+var BlockedTools = []string{Name, "clarify", "memory", "send_message", "execute_code"}
 
-// blockedHere are the BlockedTools this program has; the description
-// names only these.
-var blockedHere = []string{Name, "clarify", "memory"}
+// blockedHere are the BlockedTools this program has (the first three);
+// the description names only these.
+var blockedHere = BlockedTools[:3:3]
 
 // SessionSource is the source recorded for child sessions.
 const SessionSource = "subagent"
