@@ -159,3 +159,41 @@ func BenchmarkStoreTurnFloor(b *testing.B) {
 		release()
 	}
 }
+
+// BenchmarkNewRuntimeFirstTurn is a one-shot run's work in process, as
+// `hermes -z` does it after start-up: a runtime built in a fresh home and
+// workspace (sandbox and checkpoints on), one conversation opened, one
+// turn with one terminal command, everything closed; and the same with
+// the sandbox at full access, in the same run.
+func BenchmarkNewRuntimeFirstTurn(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		if r.LastToolResult() == "" {
+			return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "terminal", Arguments: `{"command":"echo hi"}`}}}
+		}
+		return llmtest.Reply{Text: "done"}
+	})
+	for _, mode := range []string{"workspace-write", "full-access"} {
+		b.Run(mode, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				cfg := newConfig(b, srv.URL())
+				cfg.Sandbox.Mode = mode
+				rt, err := app.New(ctx, cfg, app.Options{Workdir: b.TempDir(), Getenv: func(string) string { return "" }})
+				if err != nil {
+					b.Fatal(err)
+				}
+				c, err := rt.Open(ctx, app.ConversationOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.Chat(ctx, "run it"); err != nil {
+					b.Fatal(err)
+				}
+				if err := rt.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

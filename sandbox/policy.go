@@ -216,10 +216,10 @@ type listing struct {
 // entry added, removed or renamed changes; it is kept only once that
 // time lies a clock tick or more behind the reading, so that a change in
 // the same tick as the reading cannot hide behind an unchanged time.
-var listings = struct {
+var listings struct {
 	sync.Mutex
 	m map[string]listing
-}{m: map[string]listing{}}
+}
 
 // Bounds of listings: how many directories it keeps, and how far behind
 // the reading a modification time must lie.
@@ -255,8 +255,8 @@ func listDir(path string) ([]dirEntry, error) {
 	}
 	if time.Since(st.ModTime()) > settled {
 		listings.Lock()
-		if len(listings.m) >= maxListings {
-			clear(listings.m)
+		if listings.m == nil || len(listings.m) >= maxListings {
+			listings.m = map[string]listing{}
 		}
 		listings.m[path] = listing{st, entries}
 		listings.Unlock()

@@ -128,14 +128,18 @@ type signalABI struct {
 	fcntl []uint32
 }
 
-// signalABIs lists, for each GOARCH whose numbers are known here, every
-// ABI its processes can use.
-var signalABIs = map[string][]signalABI{
-	"amd64": {
-		{unix.AUDIT_ARCH_X86_64, []uint32{62, 200, 129, 434}, []uint32{234, 297}, []uint32{72}},
-		{unix.AUDIT_ARCH_X86_64, []uint32{x32Bit | 62, x32Bit | 200, x32Bit | 524, x32Bit | 434}, []uint32{x32Bit | 234, x32Bit | 536}, []uint32{x32Bit | 72}},
-		{unix.AUDIT_ARCH_I386, []uint32{37, 238, 178, 434}, []uint32{270, 335}, []uint32{55, 221}},
-	},
+// signalABIs lists, for goarch, every ABI its processes can use; false
+// where the numbers are not known here.
+func signalABIs(goarch string) ([]signalABI, bool) {
+	switch goarch {
+	case "amd64":
+		return []signalABI{
+			{unix.AUDIT_ARCH_X86_64, []uint32{62, 200, 129, 434}, []uint32{234, 297}, []uint32{72}},
+			{unix.AUDIT_ARCH_X86_64, []uint32{x32Bit | 62, x32Bit | 200, x32Bit | 524, x32Bit | 434}, []uint32{x32Bit | 234, x32Bit | 536}, []uint32{x32Bit | 72}},
+			{unix.AUDIT_ARCH_I386, []uint32{37, 238, 178, 434}, []uint32{270, 335}, []uint32{55, 221}},
+		}, true
+	}
+	return nil, false
 }
 
 // guardHelper installs, for the calling lane thread and the commands it
@@ -164,13 +168,13 @@ func guardHelper(pid, tid int) error {
 // guardsSignals reports whether guardHelper can protect a helper shared
 // by several Runners on this architecture.
 func guardsSignals() bool {
-	_, ok := signalABIs[runtime.GOARCH]
+	_, ok := signalABIs(runtime.GOARCH)
 	return ok
 }
 
 // guardFilter is guardHelper's classic BPF program for goarch.
 func guardFilter(goarch string, pid, tid uint32) ([]unix.SockFilter, bool) {
-	abis, ok := signalABIs[goarch]
+	abis, ok := signalABIs(goarch)
 	if !ok {
 		return nil, false
 	}
