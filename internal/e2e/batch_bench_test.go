@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -143,4 +149,89 @@ func BenchmarkBatchTemporal(b *testing.B) {
 			b.ReportMetric(ms(tp-lp)/9, "overhead-ms/activity")
 		}
 	})
+}
+
+// BenchmarkBatchLocal1000PromptsFloor is the floor under
+// BenchmarkBatchLocal1000Prompts: the same 1,000 prompts, fake model,
+// latency and 64 workers, driven by the least loop there can be, in this
+// process: each prompt gets a directory of its own, its four model calls
+// (the conversation so far as JSON, the streamed answer read to the end)
+// and its three `echo` commands through bash, unsandboxed; nothing
+// stored, checked or redacted.
+func BenchmarkBatchLocal1000PromptsFloor(b *testing.B) {
+	const prompts, workers = 1000, 64
+	for range b.N {
+		b.StopTimer()
+		srv := llmtest.NewServer(b)
+		srv.Handle(threeRounds(100 * time.Millisecond))
+		work := b.TempDir()
+		todo := make(chan int, prompts)
+		for i := range prompts {
+			todo <- i
+		}
+		close(todo)
+		b.StartTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		errs := make(chan error, workers)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := range todo {
+					if err := floorPrompt(srv.URL(), work, n); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		el := time.Since(start)
+		b.StopTimer()
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(prompts/el.Seconds(), "prompts/s")
+		b.ReportMetric(el.Seconds(), "s/batch")
+		srv.Close()
+	}
+}
+
+// floorPrompt runs prompt n of the floor: model calls until the answer,
+// each tool call's command run with bash in the prompt's directory.
+func floorPrompt(url, work string, n int) error {
+	dir := filepath.Join(work, strconv.Itoa(n))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	msgs := []map[string]any{{"role": "user", "content": fmt.Sprintf("task %d", n)}}
+	for round := 0; ; round++ {
+		body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": msgs})
+		resp, err := http.Post(url+"/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(out, []byte(`"tool_calls"`)) {
+			return nil
+		}
+		id := fmt.Sprintf("call_%d_%d", n, round)
+		cmd := exec.Command("bash", "-c", fmt.Sprintf("echo %d-%d >> calls.log", n, round))
+		cmd.Dir = dir
+		res, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, res)
+		}
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "tool_calls": []map[string]any{{"id": id, "type": "function",
+				"function": map[string]any{"name": "terminal", "arguments": fmt.Sprintf(`{"command":"echo %d-%d >> calls.log"}`, n, round)}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": string(res)})
+	}
 }

@@ -130,8 +130,28 @@ func killGroup(pid int) error {
 	return err
 }
 
+// pwdDir is where the working-directory files go: a directory of this
+// user's own in the temporary directory (made once, mode 0700), so that
+// commands do not change the temporary directory itself, whose listing
+// every new workspace's sandbox would then read again; the temporary
+// directory itself when that directory cannot be had or is not
+// trustworthy (another owner, a link, open to others).
+func pwdDir() string {
+	tmp := os.TempDir()
+	dir := filepath.Join(tmp, fmt.Sprintf("hermes-%d", os.Getuid()))
+	os.Mkdir(dir, 0o700)
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+		return tmp
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Getuid() {
+		return tmp
+	}
+	return dir
+}
+
 func (t *Terminal) runForeground(ctx context.Context, session, task, command, dir string, timeout time.Duration) tool.Result {
-	pwdFile, err := os.CreateTemp("", "hermes-pwd-*")
+	pwdFile, err := os.CreateTemp(pwdDir(), "hermes-pwd-*")
 	if err != nil {
 		return tool.Error("terminal: create working-directory file: " + err.Error())
 	}

@@ -237,3 +237,39 @@ func runnerNS(t *testing.T, r *sandbox.Runner) string {
 	}
 	return seen[0]
 }
+
+// Commands leave the temporary directory itself unchanged (their
+// working-directory files go in a directory of the user's own there),
+// so that the next workspace's sandbox can keep its listing; the working
+// directory still follows `cd` under the sandbox.
+func TestCommandsLeaveTheTemporaryDirectoryUnchanged(t *testing.T) {
+	tmp := sandbox.Resolve(t.TempDir())
+	t.Setenv("TMPDIR", tmp)
+	base := sandbox.Resolve(t.TempDir())
+	ws := filepath.Join(base, "work")
+	os.MkdirAll(filepath.Join(ws, "sub"), 0o755)
+	p, err := sandbox.NewPolicy(sandbox.Options{Workdir: ws, Home: filepath.Join(base, "home"), Scratch: []string{tmp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := p.Enforcement(); e.Level != sandbox.Full {
+		t.Skipf("this system cannot enforce the sandbox: %s", e)
+	}
+	term := newTerm(t, Options{Dir: ws, Sandbox: &p})
+	run(t, term.TerminalTool(), "a", map[string]any{"command": "cd sub"})
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(tmp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	run(t, term.TerminalTool(), "a", map[string]any{"command": "cd .."})
+	st, err := os.Stat(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.ModTime().Equal(old) {
+		t.Errorf("a command changed the temporary directory (modified %s)", st.ModTime())
+	}
+	if got := term.Workdir("a"); got != ws {
+		t.Errorf("working directory after cd sub, cd .. = %q, want %q", got, ws)
+	}
+}
