@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-go/hermes/memory"
 	"github.com/hermes-go/hermes/prompt"
 	"github.com/hermes-go/hermes/provider"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool"
 )
@@ -27,23 +28,42 @@ var (
 )
 
 // assemble builds the shared parts, in the order that lets slow ones
-// overlap: MCP servers start first.
+// overlap: MCP servers start first; without them the sandbox policy (a
+// scan of the temporary directories) is made while the store opens.
 func (rt *Runtime) assemble(ctx context.Context) error {
 	rt.tools = &tool.Registry{}
 	// The default workspace's policy serves the MCP servers too: one
 	// policy (and one scan of the temporary directories) for both, and
 	// one sandbox helper that forks the terminal's commands and the
 	// servers alike. It is closed last, after both.
-	policy, err := SandboxPolicy(rt.cfg, rt.workdir, rt.opts.Getenv)
-	if err != nil {
-		return err
+	made := make(chan struct{})
+	var policy sandbox.Policy
+	var runner *sandbox.Runner
+	var policyErr error
+	go func() {
+		defer close(made)
+		if policy, policyErr = SandboxPolicy(rt.cfg, rt.workdir, rt.opts.Getenv); policyErr == nil {
+			runner = newRunner(policy)
+		}
+	}()
+	rt.closers = append(rt.closers, func() error {
+		<-made
+		if runner == nil {
+			return nil
+		}
+		return runner.Close()
+	})
+	startMCP := func() error {
+		if <-made; policyErr != nil {
+			return policyErr
+		}
+		return rt.startMCP(policy, runner)
 	}
-	runner := newRunner(policy)
-	if runner != nil {
-		rt.closers = append(rt.closers, runner.Close)
-	}
-	if err := rt.startMCP(policy, runner); err != nil {
-		return err
+	servers := len(rt.cfg.MCPServers) > 0
+	if servers {
+		if err := startMCP(); err != nil {
+			return err
+		}
 	}
 	if err := rt.resolveProviders(ctx); err != nil {
 		return err
@@ -51,7 +71,13 @@ func (rt *Runtime) assemble(ctx context.Context) error {
 	if err := rt.openStore(); err != nil {
 		return err
 	}
+	if !servers {
+		if err := startMCP(); err != nil {
+			return err
+		}
+	}
 	if effort := rt.cfg.Agent.ReasoningEffort; effort != "" {
+		var err error
 		if rt.effort, err = provider.ParseReasoningEffort(effort); err != nil {
 			return configErr(err)
 		}
