@@ -131,13 +131,19 @@ func (z *zygote) openLane(pl plan) (*helper, error) {
 	}
 	h := &helper{z: z, conn: c.(*net.UnixConn)}
 	b, err := json.Marshal(pl)
-	if err == nil {
-		z.mu.Lock()
-		_, _, err = z.ctl.WriteMsgUnix(b, unix.UnixRights(fds[1]), nil)
-		z.mu.Unlock()
+	if err != nil {
+		unix.Close(fds[1])
+		h.conn.Close()
+		return nil, fmt.Errorf("sandbox helper: encode plan: %w", err)
 	}
+	z.mu.Lock()
+	_, _, err = z.ctl.WriteMsgUnix(b, unix.UnixRights(fds[1]), nil)
+	z.mu.Unlock()
 	unix.Close(fds[1])
 	if err != nil {
+		// The zygote does not take requests any more: the next Runner
+		// starts another.
+		z.kill()
 		h.conn.Close()
 		return nil, fmt.Errorf("sandbox helper: open a lane: %w", err)
 	}
