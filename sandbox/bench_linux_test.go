@@ -9,6 +9,21 @@ import (
 
 var benchHelper = flag.String("sandbox.helper", "", "the helper BenchmarkStartTrue starts commands through, such as a built hermes binary (default: this test binary)")
 
+// benchTrue is the path of true, with the helper -sandbox.helper names
+// in place for the benchmark.
+func benchTrue(b *testing.B) string {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	if *benchHelper != "" {
+		old := helperPath
+		helperPath = *benchHelper
+		b.Cleanup(func() { helperPath = old })
+	}
+	return truePath
+}
+
 // BenchmarkStartTrue is the cost of the sandbox: starting `true` through
 // the helper (namespaces, mounts, Landlock, exec) against starting it
 // directly, and through a Runner's long-lived helper (a fork and an
@@ -18,14 +33,7 @@ var benchHelper = flag.String("sandbox.helper", "", "the helper BenchmarkStartTr
 //	go build -o /tmp/hermes ./cmd/hermes
 //	go test -run - -bench StartTrue ./sandbox -args -sandbox.helper=/tmp/hermes
 func BenchmarkStartTrue(b *testing.B) {
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		b.Skip("no true")
-	}
-	if *benchHelper != "" {
-		defer func(old string) { helperPath = old }(helperPath)
-		helperPath = *benchHelper
-	}
+	truePath := benchTrue(b)
 	box := newBox(b)
 	p := box.policy(b, WorkspaceWrite)
 	offline, online := p, p
@@ -78,14 +86,7 @@ func BenchmarkStartTrue(b *testing.B) {
 // one `true` through Wrap's helper of its own and one started directly,
 // in the same run.
 func BenchmarkNewRunnerFirstCommand(b *testing.B) {
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		b.Skip("no true")
-	}
-	if *benchHelper != "" {
-		defer func(old string) { helperPath = old }(helperPath)
-		helperPath = *benchHelper
-	}
+	truePath := benchTrue(b)
 	box := newBox(b)
 	p := box.policy(b, WorkspaceWrite)
 	Probe() // the shared helper starts once per process
