@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // sharedRunners are two Runners, for two workspaces, whose lanes share
@@ -159,4 +160,38 @@ func TestAHelperThatDiedIsReplaced(t *testing.T) {
 	if r.h == nil || r.h.z == old {
 		t.Error("the command did not go through a new helper")
 	}
+}
+
+// Without Landlock's signal scope (before ABI 6) a command could signal
+// its lane's helper process: each Runner then gets a helper of its own,
+// which ends with it.
+func TestWithoutTheSignalScopeEachRunnerHasAHelperOfItsOwn(t *testing.T) {
+	b := newBox(t)
+	p := b.policy(t, WorkspaceWrite)
+	st := Probe()
+	if st.LandlockABI < abiScope {
+		t.Skip("this kernel has no signal scope: covered by every Runner test")
+	}
+	st.LandlockABI = abiScope - 1
+	if shareZygote(st) {
+		t.Fatal("a helper is shared without the signal scope")
+	}
+	h1, err := startHelper(p, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := startHelper(p, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1.z == h2.z || !h1.own || !h2.own {
+		t.Fatalf("two Runners share helper %d", h1.z.pid)
+	}
+	h1.close()
+	select {
+	case <-h1.z.done:
+	case <-time.After(helperTimeout):
+		t.Error("a Runner's own helper outlived it")
+	}
+	h2.close()
 }
