@@ -102,11 +102,14 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	rn.mu.Lock()
 	rn.sessionID, rn.accepted = sid, true
 	rn.mu.Unlock()
+	// The answer describes the run as accepted: a turn whose model
+	// answers at once may have ended before it is written.
+	accepted := rn.body()
 	go s.execute(rn, t, message)
 
 	w.Header().Set("Location", "/v1/runs/"+rn.id)
 	w.Header().Set(sessionHeader, sid)
-	writeJSON(w, http.StatusAccepted, rn.body())
+	writeJSON(w, http.StatusAccepted, accepted)
 }
 
 // replayRun answers a repeated Idempotency-Key: the same run for the
