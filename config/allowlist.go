@@ -103,17 +103,25 @@ func appendEntry(b []byte, key string) ([]byte, error) {
 		t.lines = append(t.lines, "command_allowlist:", "  "+item)
 		return t.bytes(), nil
 	}
+	return appendItem(t, *e, "", key, errors.New("it is not a list"))
+}
+
+// appendItem adds value to the list that is e's value, in the list's own
+// style (block or flow), and returns the edited file. An empty value
+// (nothing, ~ or null) keeps the key and any comment on its line and
+// starts a block list under it, indented past indent; notList is the
+// error for a value of another kind.
+func appendItem(t *text, e entry, indent, value string, notList error) ([]byte, error) {
+	item := "- " + quote(value)
 	switch v := e.value; {
 	case isNull(v):
-		// command_allowlist: (nothing, ~ or null): keep the key and any
-		// comment on its line, then start a list under it.
-		line, err := clearValue(t, *e)
+		line, err := clearValue(t, e)
 		if err != nil {
 			return nil, err
 		}
-		t.insertAfter(line, "  "+item)
+		t.insertAfter(line, indent+"  "+item)
 	case v.Kind == yaml.SequenceNode && isFlow(v):
-		return editFlow(t, v, func(items []string) []string { return append(items, quote(key)) })
+		return editFlow(t, v, func(items []string) []string { return append(items, quote(value)) })
 	case v.Kind == yaml.SequenceNode:
 		_, last, err := t.itemLines(v.Content[len(v.Content)-1])
 		if err != nil {
@@ -121,7 +129,7 @@ func appendEntry(b []byte, key string) ([]byte, error) {
 		}
 		t.insertAfter(last, strings.Repeat(" ", v.Column-1)+item)
 	default:
-		return nil, errors.New("it is not a list")
+		return nil, notList
 	}
 	return t.bytes(), nil
 }

@@ -133,25 +133,7 @@ func appendNetworkAllow(b []byte, host string) ([]byte, error) {
 		t.insertAfter(keyLine(net), findent+"allow:", findent+"  "+item)
 		return t.bytes(), nil
 	}
-	switch v := allow.value; {
-	case isNull(v):
-		line, err := clearValue(t, allow)
-		if err != nil {
-			return nil, err
-		}
-		t.insertAfter(line, findent+"  "+item)
-	case v.Kind == yaml.SequenceNode && isFlow(v):
-		return editFlow(t, v, func(items []string) []string { return append(items, quote(host)) })
-	case v.Kind == yaml.SequenceNode:
-		_, last, err := t.itemLines(v.Content[len(v.Content)-1])
-		if err != nil {
-			return nil, err
-		}
-		t.insertAfter(last, strings.Repeat(" ", v.Column-1)+item)
-	default:
-		return nil, errors.New("sandbox.network.allow is not a list")
-	}
-	return t.bytes(), nil
+	return appendItem(t, allow, findent, host, errors.New("sandbox.network.allow is not a list"))
 }
 
 // blockChildren is the entries of e's value when it is a mapping in
