@@ -16,17 +16,8 @@ import (
 	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/mcp"
 	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/sandbox/sandboxtest"
 )
-
-// mountNS is the mount namespace of process pid.
-func mountNS(t *testing.T, pid string) string {
-	t.Helper()
-	ns, err := os.Readlink("/proc/" + strings.TrimSpace(pid) + "/ns/mnt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns
-}
 
 func pidIn(t *testing.T, file string) string {
 	t.Helper()
@@ -88,11 +79,11 @@ func TestMCPServersShareTheTerminalsSandboxHelper(t *testing.T) {
 	got := toolResults(srv.Requests()[1])
 
 	terminalNS := regexp.MustCompile(`mnt:\[\d+\]`).FindString(got["ns"])
-	if terminalNS == "" || terminalNS == mountNS(t, strconv.Itoa(os.Getpid())) {
+	if terminalNS == "" || terminalNS == sandboxtest.MountNamespace(t, strconv.Itoa(os.Getpid())) {
 		t.Fatalf("the terminal's command ran in %q, not a sandbox's namespace", got["ns"])
 	}
 	for what, file := range map[string]string{"configured": configured, "brought": brought} {
-		if ns := mountNS(t, pidIn(t, file)); ns != terminalNS {
+		if ns := sandboxtest.MountNamespace(t, pidIn(t, file)); ns != terminalNS {
 			t.Errorf("the %s server runs in %s, not in the terminal helper's %s", what, ns, terminalNS)
 		}
 	}
@@ -136,8 +127,8 @@ func TestSessionMCPServersElsewhereShareAHelperOfTheirOwn(t *testing.T) {
 	if late := set.Wait(context.Background()); late != nil {
 		t.Fatalf("late %v: %v", late, set.Status())
 	}
-	nsA, nsB := mountNS(t, pidIn(t, a)), mountNS(t, pidIn(t, b))
-	if nsA != nsB || nsA == mountNS(t, strconv.Itoa(os.Getpid())) {
+	nsA, nsB := sandboxtest.MountNamespace(t, pidIn(t, a)), sandboxtest.MountNamespace(t, pidIn(t, b))
+	if nsA != nsB || nsA == sandboxtest.MountNamespace(t, strconv.Itoa(os.Getpid())) {
 		t.Fatalf("the servers run in %s and %s: not one sandbox helper's", nsA, nsB)
 	}
 	set.Close()

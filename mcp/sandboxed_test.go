@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/sandbox/sandboxtest"
 )
 
 // sandboxPolicy is a workspace-write policy over a workspace ws, with
@@ -33,40 +33,6 @@ func sandboxPolicy(t *testing.T) (p sandbox.Policy, ws, victim string) {
 		t.Skipf("this system cannot enforce the sandbox: %s", e)
 	}
 	return p, ws, victim
-}
-
-// mountNS is the mount namespace of process pid ("mnt:[4026531841]").
-func mountNS(t *testing.T, pid string) string {
-	t.Helper()
-	ns, err := os.Readlink("/proc/" + strings.TrimSpace(pid) + "/ns/mnt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns
-}
-
-// runnerNS is the mount namespace of the commands r starts, checked to
-// be one for all of them: that of r's helper, which forks them.
-func runnerNS(t *testing.T, r *sandbox.Runner) string {
-	t.Helper()
-	var seen []string
-	for range 2 {
-		cmd := exec.Command("readlink", "/proc/self/ns/mnt")
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		wait, err := r.Start(context.Background(), cmd, sandbox.StartOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := wait(); err != nil {
-			t.Fatal(err)
-		}
-		seen = append(seen, strings.TrimSpace(out.String()))
-	}
-	if seen[0] != seen[1] || seen[0] == "" {
-		t.Fatalf("the runner has no helper: its commands ran in %q", seen)
-	}
-	return seen[0]
 }
 
 // procStat is the parent, process group and session of process pid.
@@ -116,13 +82,13 @@ func TestSandboxedServersAreForkedByTheRunnersHelper(t *testing.T) {
 		t.Fatalf("echo: %+v", o.Result)
 	}
 
-	want := runnerNS(t, r)
-	if own := mountNS(t, strconv.Itoa(os.Getpid())); want == own {
+	want := sandboxtest.RunnerNamespace(t, r)
+	if own := sandboxtest.MountNamespace(t, strconv.Itoa(os.Getpid())); want == own {
 		t.Fatalf("the runner's commands run in hermes's own mount namespace %s", own)
 	}
 	for _, file := range []string{pidA, pidB} {
 		pid := readPid(t, file)
-		if got := mountNS(t, pid); got != want {
+		if got := sandboxtest.MountNamespace(t, pid); got != want {
 			t.Errorf("server %s runs in mount namespace %s, not the runner's helper's %s", pid, got, want)
 		}
 		if ppid, pgid, sid := procStat(t, pid); ppid != strconv.Itoa(os.Getpid()) || pgid != pid || sid != pid {
@@ -248,8 +214,8 @@ func TestAManagerWithoutARunnerStartsOneAndStopsItOnClose(t *testing.T) {
 	if late := m.WaitStarted(context.Background(), 20*time.Second); late != nil {
 		t.Fatalf("late %v: %v", late, m.Status())
 	}
-	a, b := mountNS(t, readPid(t, pidA)), mountNS(t, readPid(t, pidB))
-	if a != b || a == mountNS(t, strconv.Itoa(os.Getpid())) {
+	a, b := sandboxtest.MountNamespace(t, readPid(t, pidA)), sandboxtest.MountNamespace(t, readPid(t, pidB))
+	if a != b || a == sandboxtest.MountNamespace(t, strconv.Itoa(os.Getpid())) {
 		t.Fatalf("servers in mount namespaces %s and %s: not one helper's", a, b)
 	}
 	m.Close()
@@ -285,7 +251,7 @@ func TestFullAccessServersStartWithoutAHelper(t *testing.T) {
 	if o := call(t, reg, "mcp__s__echo", map[string]any{"message": "free"}); o.Result.Content != "Echo: free" {
 		t.Fatalf("echo: %+v", o.Result)
 	}
-	if got, own := mountNS(t, readPid(t, pidfile)), mountNS(t, strconv.Itoa(os.Getpid())); got != own {
+	if got, own := sandboxtest.MountNamespace(t, readPid(t, pidfile)), sandboxtest.MountNamespace(t, strconv.Itoa(os.Getpid())); got != own {
 		t.Errorf("a full-access server runs in mount namespace %s, not hermes's %s", got, own)
 	}
 	if h := sandboxHelpers(t); len(h) > helpers {

@@ -1,10 +1,8 @@
 package terminal
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/sandbox/sandboxtest"
 	"github.com/hermes-go/hermes/tool"
 	"golang.org/x/sys/unix"
 )
@@ -207,35 +206,11 @@ func TestATerminalUsesTheRunnerItIsGivenAndLeavesItRunning(t *testing.T) {
 	term := New(Options{Dir: j.ws, Sandbox: &p, Runner: r})
 	res := run(t, term.TerminalTool(), "t", map[string]any{"command": "readlink /proc/self/ns/mnt"})
 	got := strings.TrimSpace(section(res.Content, "stdout"))
-	if want := runnerNS(t, r); got != want {
+	if want := sandboxtest.RunnerNamespace(t, r); got != want {
 		t.Fatalf("the terminal's command ran in %q, not in the runner's helper's %s:\n%s", got, want, res.Content)
 	}
 	term.Close()
-	runnerNS(t, r)
-}
-
-// runnerNS is the mount namespace of the commands r starts, checked to
-// be the same for two of them: that of r's helper, which forks them.
-func runnerNS(t *testing.T, r *sandbox.Runner) string {
-	t.Helper()
-	var seen []string
-	for range 2 {
-		cmd := exec.Command("readlink", "/proc/self/ns/mnt")
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		wait, err := r.Start(context.Background(), cmd, sandbox.StartOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := wait(); err != nil {
-			t.Fatal(err)
-		}
-		seen = append(seen, strings.TrimSpace(out.String()))
-	}
-	if seen[0] != seen[1] || seen[0] == "" {
-		t.Fatalf("the runner has no helper: its commands ran in %q", seen)
-	}
-	return seen[0]
+	sandboxtest.RunnerNamespace(t, r)
 }
 
 // Commands leave the temporary directory itself unchanged (their
