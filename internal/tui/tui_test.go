@@ -518,6 +518,13 @@ func TestShellEscapeRunsThroughTheTerminalTool(t *testing.T) {
 	if requestsN(srv) != 0 || len(h.conv().History()) != 0 {
 		t.Fatal("the shell escape reached the model or the history")
 	}
+	h.denyARemoval(t)
+}
+
+// denyARemoval types a shell escape removing a directory, which asks;
+// the modal's deny keeps the directory.
+func (h *harness) denyARemoval(t *testing.T) {
+	t.Helper()
 	victim := filepath.Join(t.TempDir(), "keep")
 	os.WriteFile(victim, []byte("x"), 0o644)
 	h.say("!rm -rf " + filepath.Dir(victim))
@@ -573,15 +580,7 @@ func TestNewAndResumeKeepTheUIOnTheConversationTheyOpen(t *testing.T) {
 	h.until("the answer in the new session", func() bool { return strings.Contains(h.conversation(), "answer to second question") })
 	h.idle()
 	// Its dangerous commands ask the UI, as the first conversation's did.
-	victim := filepath.Join(t.TempDir(), "keep")
-	os.WriteFile(victim, []byte("x"), 0o644)
-	h.say("!rm -rf " + filepath.Dir(victim))
-	h.until("the approval modal", func() bool { return h.m.modal != nil })
-	h.press(letter('d'))
-	h.idle()
-	if _, err := os.Stat(victim); err != nil {
-		t.Fatalf("denied, yet gone: %v", err)
-	}
+	h.denyARemoval(t)
 	h.say("/resume " + first)
 	h.idle()
 	if got := h.conversation(); h.conv().SessionID() != first || !strings.Contains(got, "resumed session "+first) || !strings.Contains(got, "answer to first question") {
