@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,23 +54,9 @@ func TestImagesAreStoredReadBackAndForked(t *testing.T) {
 // A database written before images existed opens, gains the column, and
 // keeps its messages.
 func TestADatabaseFromBeforeImagesIsUpgraded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{ms[0].sql, `CREATE TABLE schema_version (version INTEGER NOT NULL)`, `INSERT INTO schema_version VALUES (1)`,
+	path := oldDatabase(t, 1,
 		`INSERT INTO sessions (id, source, started_at, last_active) VALUES ('old', 'cli', 1, 1)`,
-		`INSERT INTO messages (session_id, seq, role, content, timestamp) VALUES ('old', 1, 'user', 'from before', 1)`} {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+		`INSERT INTO messages (session_id, seq, role, content, timestamp) VALUES ('old', 1, 'user', 'from before', 1)`)
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -140,11 +141,10 @@ func equalCounts(a, b map[string]int) bool {
 	return true
 }
 
-// A database from before the store indexed messages itself (schema 3,
-// indexed by a trigger) keeps its messages searchable after the upgrade,
-// new messages are indexed once, and deleting an old one keeps the index
-// exact.
-func TestADatabaseIndexedByTriggerIsUpgraded(t *testing.T) {
+// oldDatabase writes a database at schema version, as that version's
+// hermes left it, with stmts run on it, and returns its path.
+func oldDatabase(t *testing.T, version int, stmts ...string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "state.db")
 	ms, err := migrations()
 	if err != nil {
@@ -154,16 +154,29 @@ func TestADatabaseIndexedByTriggerIsUpgraded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{ms[0].sql, ms[1].sql, ms[2].sql,
-		`CREATE TABLE schema_version (version INTEGER NOT NULL)`, `INSERT INTO schema_version VALUES (3)`,
-		`INSERT INTO sessions (id, source, started_at, last_active) VALUES ('old', 'cli', 1, 1)`,
-		`INSERT INTO messages (session_id, seq, role, content, timestamp) VALUES ('old', 1, 'user', 'golf from before', 1)`,
-		`INSERT INTO messages (session_id, seq, role, content, timestamp) VALUES ('old', 2, 'assistant', 'hotel from before', 2)`} {
+	defer db.Close()
+	var all []string
+	for _, m := range ms[:version] {
+		all = append(all, m.sql)
+	}
+	all = append(all, `CREATE TABLE schema_version (version INTEGER NOT NULL)`, fmt.Sprintf(`INSERT INTO schema_version VALUES (%d)`, version))
+	for _, stmt := range append(all, stmts...) {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
 		}
 	}
-	db.Close()
+	return path
+}
+
+// A database from before the store indexed messages itself (schema 3,
+// indexed by a trigger) keeps its messages searchable after the upgrade,
+// new messages are indexed once, and deleting an old one keeps the index
+// exact.
+func TestADatabaseIndexedByTriggerIsUpgraded(t *testing.T) {
+	path := oldDatabase(t, 3,
+		`INSERT INTO sessions (id, source, started_at, last_active) VALUES ('old', 'cli', 1, 1)`,
+		`INSERT INTO messages (session_id, seq, role, content, timestamp) VALUES ('old', 1, 'user', 'golf from before', 1)`,
+		`INSERT INTO messages (session_id, seq, role, content, timestamp) VALUES ('old', 2, 'assistant', 'hotel from before', 2)`)
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
