@@ -11,14 +11,14 @@ import (
 )
 
 // Runner starts the commands of one Policy. Where the helper can hold the
-// whole policy (Enforcement Full), it keeps one helper running for the
-// Runner's life, restricted once, which forks each command: a command
-// costs a fork and an exec, not the start of this program. Otherwise,
-// and for a command the helper cannot take (a side file outside the
-// writable roots, a request too large for its socket), the command goes
-// through Wrap. A helper that stops is started again once; a command that
-// finds it stopped fails with that error and does not run, and never runs
-// with less than the policy.
+// whole policy (Enforcement Full), the Runner keeps a lane of the shared
+// helper for its life (see zygote): a thread restricted once, which
+// forks each command, so that a command costs a fork and an exec, not
+// the start of this program. Otherwise, and for a command the lane
+// cannot take (a side file outside the writable roots, a request too
+// large for its socket), the command goes through Wrap. A lane that stops
+// is opened again once; a command that finds it stopped fails with that
+// error and does not run, and never runs with less than the policy.
 //
 // Concurrency: a Runner's methods are safe for concurrent use.
 type Runner struct {
@@ -36,9 +36,9 @@ type Runner struct {
 // How many times a Runner starts its helper again after it stopped.
 const maxRestarts = 1
 
-// NewRunner returns a Runner for p, its helper starting in the
-// background: the first command waits for it only if it is not ready
-// yet. Close the Runner to stop the helper.
+// NewRunner returns a Runner for p, its lane opening in the background:
+// the first command waits for it only if it is not ready yet. Close the
+// Runner to end the lane.
 func (p Policy) NewRunner() *Runner {
 	r := &Runner{policy: p, ready: make(chan struct{})}
 	go r.init()

@@ -85,18 +85,17 @@ func serveZygote(pl plan) {
 	if err := sendReply(ctl, reply{Pid: os.Getpid(), Net: laneNetworkWorks()}, -1); err != nil {
 		helperFail(exitCannotRun, "answer hermes: "+err.Error())
 	}
-	buf, oob := make([]byte, maxRequest), make([]byte, unix.CmsgSpace(maxFiles*4))
+	var msg message
 	for {
-		n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		n, fds, err := msg.receive(ctl)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil || n == 0 {
 			os.Exit(0) // hermes closed its end, or is gone
 		}
-		fds := receivedFDs(oob[:oobn])
 		var lp plan
-		if err := json.Unmarshal(buf[:n], &lp); err != nil || len(fds) != laneFiles {
+		if err := json.Unmarshal(msg.buf[:n], &lp); err != nil || len(fds) != laneFiles {
 			closeAll(fds) // hermes reads EOF on the lane's socket
 			continue
 		}
@@ -151,9 +150,8 @@ func lane(pl plan, sock int) {
 		if err != nil || n == 0 {
 			return // hermes closed the Runner
 		}
-		buf := msg.buf
 		var req request
-		if err := json.Unmarshal(buf[:n], &req); err != nil || len(fds) < 3 {
+		if err := json.Unmarshal(msg.buf[:n], &req); err != nil || len(fds) < 3 {
 			closeAll(fds)
 			sendReply(sock, reply{Err: fmt.Sprintf("a malformed request (%d descriptors): %v", len(fds), err)}, -1)
 			continue
@@ -242,9 +240,9 @@ func forkCommand(r request, fds []int) reply {
 	return reply{Pid: pid}
 }
 
-// message is a lane's buffers for one request: its bytes, as long as
-// the longest request so far (most are a few KiB, the limit is
-// maxRequest), and its descriptors.
+// message is the buffers a lane or the zygote reads its requests into:
+// the bytes, as long as the longest request so far (most are a few KiB,
+// the limit is maxRequest), and the descriptors.
 type message struct {
 	buf, oob []byte
 }
