@@ -105,3 +105,35 @@ func TestASocketThatAppearsLaterIsHiddenFromTheNextWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// A listing read while its directory's modification time is recent is
+// not kept: a change in the same clock tick leaves the time as it was,
+// and the next workspace must read the directory again.
+func TestAListingOfARecentlyChangedDirectoryIsNotKept(t *testing.T) {
+	scratch := Resolve(t.TempDir())
+	sub := filepath.Join(scratch, "app")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Recent (ahead of the clock, so however slow this machine is): too
+	// recent to keep.
+	tick := time.Now().Add(10 * time.Second)
+	if err := os.Chtimes(sub, tick, tick); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listDir(sub); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(sub, "a.sock")
+	listen(t, sock)
+	if err := os.Chtimes(sub, tick, tick); err != nil { // the same tick
+		t.Fatal(err)
+	}
+	p, err := NewPolicy(Options{Workdir: t.TempDir(), Scratch: []string{scratch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Hidden, sock) {
+		t.Errorf("a socket made in the tick of the last listing is not hidden: %v", p.Hidden)
+	}
+}

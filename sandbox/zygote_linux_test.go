@@ -95,12 +95,16 @@ func TestACommandCannotSignalItsLaneOrTheHelper(t *testing.T) {
 	_, ra, _, rb := sharedRunners(t)
 	z := strconv.Itoa(ra.h.z.pid)
 	// Every thread of the helper, by every call that names a process or a
-	// thread: kill, tgkill, a pidfd, and F_SETSIG on a file it owns.
+	// thread: kill, tkill, tgkill, rt_(tg)sigqueueinfo, a pidfd, and
+	// F_SETSIG on a file it owns.
 	script := `
 for t in /proc/$1/task/*; do
 	t=${t##*/}
 	perl -e '$r = syscall(234, 0+$ARGV[0], 0+$ARGV[1], 19); print "tgkill $ARGV[1] went through\n" if $r == 0' $1 $t
 	perl -e '$r = syscall(434, 0+$ARGV[0], 0); print "pidfd_open $ARGV[0] went through\n" if $r >= 0' $t
+	perl -e '$r = syscall(200, 0+$ARGV[0], 19); print "tkill $ARGV[0] went through\n" if $r == 0' $t
+	perl -e '$i = pack("iii", 19, 0, -1) . ("\0" x 116); $r = syscall(129, 0+$ARGV[0], 19, $i); print "rt_sigqueueinfo $ARGV[0] went through\n" if $r == 0' $t
+	perl -e '$i = pack("iii", 19, 0, -1) . ("\0" x 116); $r = syscall(297, 0+$ARGV[0], 0+$ARGV[1], 19, $i); print "rt_tgsigqueueinfo $ARGV[1] went through\n" if $r == 0' $1 $t
 	for sig in TSTP TERM STOP KILL; do kill -$sig $t 2>/dev/null && echo "kill -$sig $t went through"; done
 done
 perl -e 'open(F, "<", "/dev/null") or die; $r = fcntl(F, 10, 0+9); print "F_SETSIG went through\n" if $r'
