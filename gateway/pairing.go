@@ -35,7 +35,8 @@ var (
 	// waiting; the requester gets no code.
 	ErrPairingFull = errors.New("too many pairing requests are waiting for approval")
 	// ErrPairingLocked: approvals for the platform are locked after
-	// MaxPairingFailures wrong codes.
+	// MaxPairingFailures wrong codes (a *PairingLockedError says until
+	// when).
 	ErrPairingLocked = errors.New("pairing approvals are locked after too many wrong codes")
 	// ErrPairingCode: no pending request has the code (wrong, or expired).
 	ErrPairingCode = errors.New("no pending pairing request has this code")
@@ -44,6 +45,19 @@ var (
 	// ErrNotPaired: revoking a user who is neither approved nor waiting.
 	ErrNotPaired = errors.New("user is not paired")
 )
+
+// PairingLockedError is ErrPairingLocked with the platform and the end
+// of the lockout.
+type PairingLockedError struct {
+	Platform string
+	Until    time.Time
+}
+
+func (e *PairingLockedError) Error() string {
+	return fmt.Sprintf("approvals on %s are locked until %s after %d wrong codes in a row", e.Platform, e.Until.Format(time.RFC3339), MaxPairingFailures)
+}
+
+func (e *PairingLockedError) Is(target error) bool { return target == ErrPairingLocked }
 
 // Pairings is what `hermes pairing list` shows.
 type Pairings struct {
@@ -166,7 +180,7 @@ func (s *Store) ApprovePairing(ctx context.Context, platform, code string) (user
 			return err
 		}
 		if until := time.Unix(0, lockedUntil); lockedUntil != 0 && now.Before(until) {
-			refused = fmt.Errorf("%w on %s until %s", ErrPairingLocked, platform, until.Format(time.RFC3339))
+			refused = &PairingLockedError{Platform: platform, Until: until}
 			return nil
 		}
 		var userName string
@@ -175,11 +189,11 @@ func (s *Store) ApprovePairing(ctx context.Context, platform, code string) (user
 		if errors.Is(err, sql.ErrNoRows) {
 			// A wrong code is counted, and the count committed.
 			failures, lockedUntil = failures+1, 0
-			refused = fmt.Errorf("%w on %s: %q (codes expire after %s)", ErrPairingCode, platform, FormatPairingCode(code), PairingTTL)
+			refused = fmt.Errorf("%w on %s: %s (wrong, or more than an hour old)", ErrPairingCode, platform, FormatPairingCode(code))
 			if failures >= MaxPairingFailures {
 				until := now.Add(PairingLockout)
 				failures, lockedUntil = 0, until.UnixNano()
-				refused = fmt.Errorf("%w; %d wrong codes in a row: %w on %s until %s", refused, MaxPairingFailures, ErrPairingLocked, platform, until.Format(time.RFC3339))
+				refused = fmt.Errorf("%w; %w", refused, &PairingLockedError{Platform: platform, Until: until})
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO pairing_lockouts (platform, failures, locked_until) VALUES (?, ?, ?)
 				ON CONFLICT (platform) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until`,
