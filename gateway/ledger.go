@@ -174,7 +174,7 @@ func (s *Store) delivery(ctx context.Context, id int64) (Delivery, error) {
 // dueDeliveries returns up to limit pending rows of platform, oldest
 // first, whatever their NotBefore.
 func (s *Store) dueDeliveries(ctx context.Context, platform string, limit int) ([]Delivery, error) {
-	return s.queryDeliveries(ctx, s.w, `SELECT `+deliveryColumns+` FROM deliveries
+	return s.queryDeliveries(ctx, s.r, `SELECT `+deliveryColumns+` FROM deliveries
 		WHERE platform = ? AND state = 'pending' ORDER BY id LIMIT ?`, platform, limit)
 }
 

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -273,11 +275,16 @@ func TestLedgerNeverRetriesAPermanentRefusal(t *testing.T) {
 		}
 		return nil
 	}}
-	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
+	var logs lockedLog
+	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	id := add(t, s, "blocked", "hello?")
 	d, err := outcome(t, s, id)
 	if !errors.Is(err, ErrDeliveryFailed) || d.State != Failed || !strings.Contains(d.LastError, "blocked by the user") {
 		t.Fatalf("blocked chat: %v %+v", err, d)
+	}
+	if l := logs.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "platform=fake") ||
+		!strings.Contains(l, fmt.Sprintf("delivery=%d", id)) || !strings.Contains(l, "chat=blocked") || !strings.Contains(l, "blocked by the user") {
+		t.Fatalf("the failure is not logged with its context:\n%s", l)
 	}
 	// A later reply to the same chat is tried (and refused) on its own:
 	// the first one is not tried again.
@@ -398,6 +405,56 @@ func TestLedgerPrunesFinishedRowsAfterSevenDays(t *testing.T) {
 	rows, err := st.Deliveries(context.Background(), "")
 	if err != nil || len(rows) != 1 || rows[0].Text != "new" {
 		t.Fatalf("rows after a week: %+v %v", rows, err)
+	}
+}
+
+// lockedLog is a log written from the Sender's goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Stopping the Sender (SIGTERM) lets the send in flight finish and
+// records it: no row is left in sending by a clean stop.
+func TestLedgerStopFinishesTheSendInFlight(t *testing.T) {
+	clock := newStoreClock()
+	st := openTestStore(t, filepath.Join(t.TempDir(), "gateway.db"), clock)
+	started, release := make(chan struct{}), make(chan struct{})
+	a := &ledgerAdapter{clock: clock, script: func(c ledgerCall, n int) error {
+		close(started)
+		<-release
+		return nil
+	}}
+	s, stop := runSender(t, st, a, SenderOptions{After: clock.After})
+	id := add(t, s, "c", "slow")
+	<-started
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	for range 10000 { // a Run that does not wait returns within these yields
+		select {
+		case <-stopped:
+			t.Fatal("Run returned with a send in flight")
+		default:
+			runtime.Gosched()
+		}
+	}
+	close(release)
+	<-stopped
+	rows, err := st.Deliveries(context.Background(), "fake")
+	if err != nil || len(rows) != 1 || rows[0].ID != id || rows[0].State != Delivered || rows[0].SentID == "" {
+		t.Fatalf("after the stop: %+v %v", rows, err)
 	}
 }
 

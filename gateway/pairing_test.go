@@ -154,7 +154,9 @@ func TestFiveWrongCodesLockAPlatformsApprovalsForAnHour(t *testing.T) {
 			t.Fatalf("wrong code %d: locked %v: %v", i, locked, err)
 		}
 	}
-	if _, err := st.ApprovePairing(ctx, "telegram", code); !errors.Is(err, ErrPairingLocked) {
+	_, err := st.ApprovePairing(ctx, "telegram", code)
+	var locked *PairingLockedError
+	if !errors.Is(err, ErrPairingLocked) || !errors.As(err, &locked) || locked.Platform != "telegram" || !locked.Until.Equal(clock.Now().Add(time.Hour)) {
 		t.Fatalf("the right code while locked: %v", err)
 	}
 	if ok, _ := st.Paired(ctx, "telegram", "7"); ok {
