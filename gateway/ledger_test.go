@@ -397,14 +397,51 @@ func TestLedgerFailsStaleRowsInsteadOfSendingThem(t *testing.T) {
 func TestLedgerPrunesFinishedRowsAfterSevenDays(t *testing.T) {
 	clock := newStoreClock()
 	st := openTestStore(t, filepath.Join(t.TempDir(), "gateway.db"), clock)
-	a := &ledgerAdapter{clock: clock}
+	a := &ledgerAdapter{clock: clock, script: func(c ledgerCall, n int) error {
+		if c.Chat == "gone" {
+			return &SendError{Permanent: true, Status: 400, Err: errors.New("Bad Request: chat not found")}
+		}
+		return nil
+	}}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
 	delivered(t, s, add(t, s, "c", "old"))
-	clock.Advance(8 * 24 * time.Hour)
+	outcome(t, s, add(t, s, "gone", "old failure"))
+	clock.Advance(6 * 24 * time.Hour)
+	delivered(t, s, add(t, s, "c", "recent"))
+	clock.Advance(2 * 24 * time.Hour)
 	delivered(t, s, add(t, s, "c", "new"))
 	rows, err := st.Deliveries(context.Background(), "")
-	if err != nil || len(rows) != 1 || rows[0].Text != "new" {
-		t.Fatalf("rows after a week: %+v %v", rows, err)
+	if err != nil || len(rows) != 2 || rows[0].Text != "recent" || rows[1].Text != "new" {
+		t.Fatalf("rows after eight days: %+v %v", rows, err)
+	}
+}
+
+// A crash caught an upload and an edit mid-send: the upload's caption
+// says it is recovered; the edit is made again as it was (the message
+// shows the same text either way).
+func TestLedgerMarksARecoveredUploadNotARecoveredEdit(t *testing.T) {
+	ctx := context.Background()
+	clock := newStoreClock()
+	path := filepath.Join(t.TempDir(), "gateway.db")
+	st := openTestStore(t, path, clock)
+	up, _ := st.AddDelivery(ctx, Delivery{Platform: "fake", Chat: ChatRef{ChatID: "c"}, File: &File{Path: "/tmp/a.png", Caption: "the chart"}})
+	ed, _ := st.AddDelivery(ctx, Delivery{Platform: "fake", Chat: ChatRef{ChatID: "d"}, EditOf: "msg9", Text: "final answer"})
+	for _, id := range []int64{up, ed} {
+		if err := st.markSending(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	st = openTestStore(t, path, clock)
+	a := &ledgerAdapter{clock: clock}
+	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
+	delivered(t, s, up)
+	delivered(t, s, ed)
+	if got := a.chat("c"); len(got) != 1 || got[0].Op != "upload" || got[0].Text != RecoveredMark+"the chart" {
+		t.Fatalf("recovered upload: %+v", got)
+	}
+	if got := a.chat("d"); len(got) != 1 || got[0].Op != "edit" || got[0].EditOf != "msg9" || got[0].Text != "final answer" {
+		t.Fatalf("recovered edit: %+v", got)
 	}
 }
 
