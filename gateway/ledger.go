@@ -15,10 +15,10 @@ import (
 // delivered once the platform answered, so a row found in sending at
 // start-up is one whose fate is unknown: the process died in between.
 const (
-	Pending   = "pending"
-	Sending   = "sending"
-	Delivered = "delivered"
-	Failed    = "failed"
+	DeliveryPending   = "pending"
+	DeliverySending   = "sending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
 )
 
 // Delivery is one reply the gateway owes a chat: a row of the delivery

@@ -153,9 +153,9 @@ func (s *Sender) Wait(ctx context.Context, id int64) (Delivery, error) {
 		switch {
 		case err != nil:
 			return d, err
-		case d.State == Delivered:
+		case d.State == DeliveryDelivered:
 			return d, nil
-		case d.State == Failed:
+		case d.State == DeliveryFailed:
 			return d, fmt.Errorf("delivery %d to %s %s: %w: %s", id, d.Platform, d.Chat.ChatID, ErrDeliveryFailed, d.LastError)
 		}
 		select {
@@ -239,7 +239,7 @@ func (s *Sender) recover(ctx context.Context) error {
 		return err
 	}
 	for _, d := range rows {
-		if d.State == Failed {
+		if d.State == DeliveryFailed {
 			s.log.Error("reply not delivered: stale", "delivery", d.ID, "chat", d.Chat.ChatID, "created", d.Created, "err", d.LastError)
 			s.finished(d.ID)
 			continue
@@ -289,7 +289,7 @@ func (s *Sender) dispatch(ctx, base context.Context, busy map[string]bool, done 
 		if err := s.store.markSending(ctx, d.ID); err != nil {
 			return time.Time{}, err
 		}
-		d.State, d.Attempts = Sending, d.Attempts+1
+		d.State, d.Attempts = DeliverySending, d.Attempts+1
 		busy[chat] = true
 		go func() {
 			s.attempt(base, d)

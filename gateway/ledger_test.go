@@ -131,7 +131,7 @@ func outcome(t *testing.T, s *Sender, id int64) (Delivery, error) {
 func delivered(t *testing.T, s *Sender, id int64) Delivery {
 	t.Helper()
 	d, err := outcome(t, s, id)
-	if err != nil || d.State != Delivered {
+	if err != nil || d.State != DeliveryDelivered {
 		t.Fatalf("delivery %d: %v (state %s)", id, err, d.State)
 	}
 	return d
@@ -244,7 +244,7 @@ func TestLedgerWaitsOutARateLimitForThatChatOnly(t *testing.T) {
 	if got := a.chat("a"); len(got) != 1 {
 		t.Fatalf("chat a was sent %q before its retry_after passed", texts(got))
 	}
-	rows, _ := st.Deliveries(ctx, "fake", Pending)
+	rows, _ := st.Deliveries(ctx, "fake", DeliveryPending)
 	if len(rows) != 3 || rows[0].ID != a1 || rows[1].ID != a2 ||
 		!rows[0].NotBefore.Equal(t0.Add(30*time.Second)) || !rows[1].NotBefore.Equal(t0.Add(30*time.Second)) ||
 		!strings.Contains(rows[0].LastError, "retry after") || rows[0].Attempts != 0 {
@@ -279,7 +279,7 @@ func TestLedgerNeverRetriesAPermanentRefusal(t *testing.T) {
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	id := add(t, s, "blocked", "hello?")
 	d, err := outcome(t, s, id)
-	if !errors.Is(err, ErrDeliveryFailed) || d.State != Failed || !strings.Contains(d.LastError, "blocked by the user") {
+	if !errors.Is(err, ErrDeliveryFailed) || d.State != DeliveryFailed || !strings.Contains(d.LastError, "blocked by the user") {
 		t.Fatalf("blocked chat: %v %+v", err, d)
 	}
 	if l := logs.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "platform=fake") ||
@@ -295,7 +295,7 @@ func TestLedgerNeverRetriesAPermanentRefusal(t *testing.T) {
 	if got := texts(a.chat("blocked")); strings.Join(got, ",") != "hello?,still there?" {
 		t.Fatalf("the blocked chat was asked %q", got)
 	}
-	if rows, _ := st.Deliveries(context.Background(), "fake", Failed); len(rows) != 2 {
+	if rows, _ := st.Deliveries(context.Background(), "fake", DeliveryFailed); len(rows) != 2 {
 		t.Fatalf("failed rows: %+v", rows)
 	}
 }
@@ -347,13 +347,11 @@ func TestLedgerRetriesTransportErrorsWithBackoffThenFails(t *testing.T) {
 		return nil
 	}}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Backoff: 10 * time.Second})
-	flaky := add(t, s, "flaky", "one")
+	// One row at a time: a timer is armed only once its failure is
+	// recorded, so the clock moves only when the Sender waits.
 	down := add(t, s, "down", "two")
 	clock.waitArmed(t, t0.Add(10*time.Second))
 	clock.Advance(10 * time.Second)
-	if d := delivered(t, s, flaky); d.Attempts != 2 || d.LastError == "" {
-		t.Fatalf("flaky row: %+v", d)
-	}
 	clock.waitArmed(t, t0.Add(30*time.Second)) // 10s, then 20s
 	clock.Advance(20 * time.Second)
 	d, err := outcome(t, s, down)
@@ -367,6 +365,14 @@ func TestLedgerRetriesTransportErrorsWithBackoffThenFails(t *testing.T) {
 	}
 	if len(at) != 3 || at[0] != 0 || at[1] != 10*time.Second || at[2] != 30*time.Second {
 		t.Fatalf("tries to the failing chat at %v, want 0s 10s 30s", at)
+	}
+
+	t1 := clock.Now()
+	flaky := add(t, s, "flaky", "one")
+	clock.waitArmed(t, t1.Add(10*time.Second))
+	clock.Advance(10 * time.Second)
+	if d := delivered(t, s, flaky); d.Attempts != 2 || d.LastError == "" {
+		t.Fatalf("flaky row: %+v", d)
 	}
 }
 
@@ -490,7 +496,7 @@ func TestLedgerStopFinishesTheSendInFlight(t *testing.T) {
 	close(release)
 	<-stopped
 	rows, err := st.Deliveries(context.Background(), "fake")
-	if err != nil || len(rows) != 1 || rows[0].ID != id || rows[0].State != Delivered || rows[0].SentID == "" {
+	if err != nil || len(rows) != 1 || rows[0].ID != id || rows[0].State != DeliveryDelivered || rows[0].SentID == "" {
 		t.Fatalf("after the stop: %+v %v", rows, err)
 	}
 }
@@ -567,7 +573,7 @@ func TestLedgerRecoversAReplyCaughtMidSendByASIGKILL(t *testing.T) {
 	clock.now = time.Now()
 	st := openTestStore(t, path, clock)
 	rows, err := st.Deliveries(context.Background(), "fake")
-	if err != nil || len(rows) != 1 || rows[0].State != Sending {
+	if err != nil || len(rows) != 1 || rows[0].State != DeliverySending {
 		t.Fatalf("after the kill: %+v %v", rows, err)
 	}
 	id := rows[0].ID
