@@ -85,7 +85,7 @@ func (s *Store) AddDelivery(ctx context.Context, d Delivery) (int64, error) {
 		 state, not_before, recovered, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING id`,
 		d.Platform, d.Chat.ChatID, d.Chat.ThreadID, d.SessionKey, d.ReplyTo, d.Text, d.Plain, d.EditOf, buttons, file,
-		nanos(d.NotBefore), d.Recovered, now, now).Scan(&id)
+		storeNanos(d.NotBefore), d.Recovered, now, now).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("gateway store: add delivery to %s %s: %w", d.Platform, d.Chat.ChatID, err)
 	}
@@ -95,9 +95,9 @@ func (s *Store) AddDelivery(ctx context.Context, d Delivery) (int64, error) {
 const deliveryColumns = `id, platform, chat_id, thread_id, session_key, reply_to, text, plain, edit_of, buttons, file,
 	state, attempts, not_before, recovered, last_error, sent_id, created_at`
 
-type rowScanner interface{ Scan(dest ...any) error }
+type deliveryScanner interface{ Scan(dest ...any) error }
 
-func scanDelivery(r rowScanner) (Delivery, error) {
+func scanDelivery(r deliveryScanner) (Delivery, error) {
 	var d Delivery
 	var buttons, file string
 	var notBefore, created int64
@@ -105,7 +105,7 @@ func scanDelivery(r rowScanner) (Delivery, error) {
 		&d.EditOf, &buttons, &file, &d.State, &d.Attempts, &notBefore, &d.Recovered, &d.LastError, &d.SentID, &created); err != nil {
 		return d, err
 	}
-	d.NotBefore, d.Created = fromNanos(notBefore), fromNanos(created)
+	d.NotBefore, d.Created = storeTime(notBefore), storeTime(created)
 	if buttons != "" {
 		if err := json.Unmarshal([]byte(buttons), &d.Buttons); err != nil {
 			return d, fmt.Errorf("delivery %d: buttons: %w", d.ID, err)
@@ -135,11 +135,11 @@ func (s *Store) Deliveries(ctx context.Context, platform string, states ...strin
 	return s.queryDeliveries(ctx, s.r, q+` ORDER BY id`, args...)
 }
 
-type rowsQueryer interface {
+type deliveryQueryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func (s *Store) queryDeliveries(ctx context.Context, q rowsQueryer, query string, args ...any) ([]Delivery, error) {
+func (s *Store) queryDeliveries(ctx context.Context, q deliveryQueryer, query string, args ...any) ([]Delivery, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("gateway store: deliveries: %w", err)
@@ -238,7 +238,7 @@ func (s *Store) markFailed(ctx context.Context, id int64, why string) error {
 // markRetry puts the row back to pending, to be tried at notBefore.
 func (s *Store) markRetry(ctx context.Context, id int64, notBefore time.Time, why string) error {
 	return s.updateDelivery(ctx, id, `UPDATE deliveries SET state = 'pending', not_before = ?, last_error = ?, updated_at = ?
-		WHERE id = ?`, nanos(notBefore), why, s.now().UnixNano(), id)
+		WHERE id = ?`, storeNanos(notBefore), why, s.now().UnixNano(), id)
 }
 
 // markPlain puts the row back to pending at once, to be sent as the plain

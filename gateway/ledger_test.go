@@ -117,7 +117,7 @@ func runSender(t *testing.T, st *Store, a Adapter, o SenderOptions) (*Sender, fu
 }
 
 // outcome waits for a row to be delivered or failed.
-func outcome(t *testing.T, s *Sender, id int64) (Delivery, error) {
+func ledgerOutcome(t *testing.T, s *Sender, id int64) (Delivery, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -128,16 +128,16 @@ func outcome(t *testing.T, s *Sender, id int64) (Delivery, error) {
 	return d, err
 }
 
-func delivered(t *testing.T, s *Sender, id int64) Delivery {
+func waitDelivered(t *testing.T, s *Sender, id int64) Delivery {
 	t.Helper()
-	d, err := outcome(t, s, id)
+	d, err := ledgerOutcome(t, s, id)
 	if err != nil || d.State != DeliveryDelivered {
 		t.Fatalf("delivery %d: %v (state %s)", id, err, d.State)
 	}
 	return d
 }
 
-func add(t *testing.T, s *Sender, chat, text string) int64 {
+func addRow(t *testing.T, s *Sender, chat, text string) int64 {
 	t.Helper()
 	id, err := s.Add(context.Background(), Delivery{Chat: ChatRef{ChatID: chat}, Text: text})
 	if err != nil {
@@ -146,7 +146,7 @@ func add(t *testing.T, s *Sender, chat, text string) int64 {
 	return id
 }
 
-func texts(calls []ledgerCall) []string {
+func callTexts(calls []ledgerCall) []string {
 	var out []string
 	for _, c := range calls {
 		out = append(out, c.Text)
@@ -165,20 +165,20 @@ func TestLedgerKeepsEachChatsOrderWhileOtherChatsGoOn(t *testing.T) {
 		return nil
 	}}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
-	a1 := add(t, s, "a", "a1")
-	a2 := add(t, s, "a", "a2")
-	b1 := add(t, s, "b", "b1")
-	a3 := add(t, s, "a", "a3")
+	a1 := addRow(t, s, "a", "a1")
+	a2 := addRow(t, s, "a", "a2")
+	b1 := addRow(t, s, "b", "b1")
+	a3 := addRow(t, s, "a", "a3")
 
-	delivered(t, s, b1)
-	if got := texts(a.chat("a")); len(got) != 1 {
+	waitDelivered(t, s, b1)
+	if got := callTexts(a.chat("a")); len(got) != 1 {
 		t.Fatalf("while a1 is being sent, chat a got %q: a later reply overtook an earlier one", got)
 	}
 	close(release)
-	d := delivered(t, s, a3)
-	delivered(t, s, a1)
-	delivered(t, s, a2)
-	if got := texts(a.chat("a")); strings.Join(got, ",") != "a1,a2,a3" {
+	d := waitDelivered(t, s, a3)
+	waitDelivered(t, s, a1)
+	waitDelivered(t, s, a2)
+	if got := callTexts(a.chat("a")); strings.Join(got, ",") != "a1,a2,a3" {
 		t.Fatalf("chat a got %q", got)
 	}
 	if d.SentID == "" || d.Attempts != 1 || d.Recovered {
@@ -197,16 +197,16 @@ func TestLedgerEditsAndUploads(t *testing.T) {
 	}}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
 	ctx := context.Background()
-	draft := delivered(t, s, add(t, s, "c", "dra"))
+	draft := waitDelivered(t, s, addRow(t, s, "c", "dra"))
 	buttons := [][]Button{{{Label: "Once", Data: "appr:1:once"}, {Label: "Deny", Data: "appr:1:deny"}}}
 	id, _ := s.Add(ctx, Delivery{Chat: ChatRef{ChatID: "c"}, EditOf: draft.SentID, Text: "draft, final", Buttons: buttons})
-	if d := delivered(t, s, id); d.SentID != draft.SentID {
+	if d := waitDelivered(t, s, id); d.SentID != draft.SentID {
 		t.Fatalf("an edit's SentID is %q, want the edited message %q", d.SentID, draft.SentID)
 	}
 	id, _ = s.Add(ctx, Delivery{Chat: ChatRef{ChatID: "c"}, EditOf: draft.SentID, Text: "same"})
-	delivered(t, s, id) // "not modified": the message holds the text already
+	waitDelivered(t, s, id) // "not modified": the message holds the text already
 	id, _ = s.Add(ctx, Delivery{Chat: ChatRef{ChatID: "c"}, File: &File{Path: "/tmp/out.png", Name: "out.png", Caption: "the chart"}})
-	delivered(t, s, id)
+	waitDelivered(t, s, id)
 
 	calls := a.chat("c")
 	if len(calls) != 4 || calls[1].Op != "edit" || calls[1].EditOf != draft.SentID || calls[1].Buttons[0][1].Data != "appr:1:deny" ||
@@ -235,14 +235,14 @@ func TestLedgerWaitsOutARateLimitForThatChatOnly(t *testing.T) {
 	}
 	a1, a2, b1 := row("a", "a1"), row("a", "a2"), row("b", "b1")
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
-	delivered(t, s, b1) // another chat is not held
+	waitDelivered(t, s, b1) // another chat is not held
 	clock.waitArmed(t, t0.Add(30*time.Second))
-	a3 := add(t, s, "a", "a3")
+	a3 := addRow(t, s, "a", "a3")
 
 	clock.Advance(29 * time.Second)
-	delivered(t, s, add(t, s, "b", "b2"))
+	waitDelivered(t, s, addRow(t, s, "b", "b2"))
 	if got := a.chat("a"); len(got) != 1 {
-		t.Fatalf("chat a was sent %q before its retry_after passed", texts(got))
+		t.Fatalf("chat a was sent %q before its retry_after passed", callTexts(got))
 	}
 	rows, _ := st.Deliveries(ctx, "fake", DeliveryPending)
 	if len(rows) != 3 || rows[0].ID != a1 || rows[1].ID != a2 ||
@@ -252,12 +252,12 @@ func TestLedgerWaitsOutARateLimitForThatChatOnly(t *testing.T) {
 	}
 
 	clock.Advance(time.Second)
-	delivered(t, s, a1)
-	delivered(t, s, a2)
-	delivered(t, s, a3)
+	waitDelivered(t, s, a1)
+	waitDelivered(t, s, a2)
+	waitDelivered(t, s, a3)
 	calls := a.chat("a")
-	if strings.Join(texts(calls), ",") != "a1,a1,a2,a3" {
-		t.Fatalf("chat a got %q", texts(calls))
+	if strings.Join(callTexts(calls), ",") != "a1,a1,a2,a3" {
+		t.Fatalf("chat a got %q", callTexts(calls))
 	}
 	for _, c := range calls[1:] {
 		if c.At.Before(t0.Add(30 * time.Second)) {
@@ -275,10 +275,10 @@ func TestLedgerNeverRetriesAPermanentRefusal(t *testing.T) {
 		}
 		return nil
 	}}
-	var logs lockedLog
+	var logs ledgerLog
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	id := add(t, s, "blocked", "hello?")
-	d, err := outcome(t, s, id)
+	id := addRow(t, s, "blocked", "hello?")
+	d, err := ledgerOutcome(t, s, id)
 	if !errors.Is(err, ErrDeliveryFailed) || d.State != DeliveryFailed || !strings.Contains(d.LastError, "blocked by the user") {
 		t.Fatalf("blocked chat: %v %+v", err, d)
 	}
@@ -288,11 +288,11 @@ func TestLedgerNeverRetriesAPermanentRefusal(t *testing.T) {
 	}
 	// A later reply to the same chat is tried (and refused) on its own:
 	// the first one is not tried again.
-	id2 := add(t, s, "blocked", "still there?")
-	outcome(t, s, id2)
+	id2 := addRow(t, s, "blocked", "still there?")
+	ledgerOutcome(t, s, id2)
 	clock.Advance(48 * time.Hour)
-	delivered(t, s, add(t, s, "ok", "probe"))
-	if got := texts(a.chat("blocked")); strings.Join(got, ",") != "hello?,still there?" {
+	waitDelivered(t, s, addRow(t, s, "ok", "probe"))
+	if got := callTexts(a.chat("blocked")); strings.Join(got, ",") != "hello?,still there?" {
 		t.Fatalf("the blocked chat was asked %q", got)
 	}
 	if rows, _ := st.Deliveries(context.Background(), "fake", DeliveryFailed); len(rows) != 2 {
@@ -311,7 +311,7 @@ func TestLedgerSendsRefusedFormattingAgainAsPlainText(t *testing.T) {
 	}}
 	plain := func(s string) string { return strings.NewReplacer("<b>", "", "</b>", "").Replace(s) }
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Plain: plain})
-	d := delivered(t, s, add(t, s, "c", "<b>bold</b> claim"))
+	d := waitDelivered(t, s, addRow(t, s, "c", "<b>bold</b> claim"))
 	calls := a.chat("c")
 	if len(calls) != 2 || calls[0].Plain || calls[0].Text != "<b>bold</b> claim" || !calls[1].Plain || calls[1].Text != "bold claim" {
 		t.Fatalf("calls: %+v", calls)
@@ -324,8 +324,8 @@ func TestLedgerSendsRefusedFormattingAgainAsPlainText(t *testing.T) {
 	a.script = func(ledgerCall, int) error {
 		return &SendError{Format: true, Status: 400, Err: errors.New("Bad Request: can't parse entities")}
 	}
-	id := add(t, s, "d", "<b>x</b>")
-	if _, err := outcome(t, s, id); !errors.Is(err, ErrDeliveryFailed) {
+	id := addRow(t, s, "d", "<b>x</b>")
+	if _, err := ledgerOutcome(t, s, id); !errors.Is(err, ErrDeliveryFailed) {
 		t.Fatalf("refused twice: %v", err)
 	}
 	if got := a.chat("d"); len(got) != 2 {
@@ -349,12 +349,12 @@ func TestLedgerRetriesTransportErrorsWithBackoffThenFails(t *testing.T) {
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Backoff: 10 * time.Second})
 	// One row at a time: a timer is armed only once its failure is
 	// recorded, so the clock moves only when the Sender waits.
-	down := add(t, s, "down", "two")
+	down := addRow(t, s, "down", "two")
 	clock.waitArmed(t, t0.Add(10*time.Second))
 	clock.Advance(10 * time.Second)
 	clock.waitArmed(t, t0.Add(30*time.Second)) // 10s, then 20s
 	clock.Advance(20 * time.Second)
-	d, err := outcome(t, s, down)
+	d, err := ledgerOutcome(t, s, down)
 	if !errors.Is(err, ErrDeliveryFailed) || d.Attempts != 3 || !strings.Contains(d.LastError, "gave up after 3 attempts") ||
 		!strings.Contains(d.LastError, "try 3") {
 		t.Fatalf("down row: %v %+v", err, d)
@@ -368,10 +368,10 @@ func TestLedgerRetriesTransportErrorsWithBackoffThenFails(t *testing.T) {
 	}
 
 	t1 := clock.Now()
-	flaky := add(t, s, "flaky", "one")
+	flaky := addRow(t, s, "flaky", "one")
 	clock.waitArmed(t, t1.Add(10*time.Second))
 	clock.Advance(10 * time.Second)
-	if d := delivered(t, s, flaky); d.Attempts != 2 || d.LastError == "" {
+	if d := waitDelivered(t, s, flaky); d.Attempts != 2 || d.LastError == "" {
 		t.Fatalf("flaky row: %+v", d)
 	}
 }
@@ -389,13 +389,13 @@ func TestLedgerFailsStaleRowsInsteadOfSendingThem(t *testing.T) {
 	a := &ledgerAdapter{clock: clock}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
 	for _, id := range []int64{old, caught} {
-		d, err := outcome(t, s, id)
+		d, err := ledgerOutcome(t, s, id)
 		if !errors.Is(err, ErrDeliveryFailed) || !strings.Contains(d.LastError, "stale") {
 			t.Fatalf("row %d: %v %+v", id, err, d)
 		}
 	}
-	delivered(t, s, add(t, s, "c", "today's answer"))
-	if got := texts(a.all()); len(got) != 1 || got[0] != "today's answer" {
+	waitDelivered(t, s, addRow(t, s, "c", "today's answer"))
+	if got := callTexts(a.all()); len(got) != 1 || got[0] != "today's answer" {
 		t.Fatalf("sent %q", got)
 	}
 }
@@ -410,12 +410,12 @@ func TestLedgerPrunesFinishedRowsAfterSevenDays(t *testing.T) {
 		return nil
 	}}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
-	delivered(t, s, add(t, s, "c", "old"))
-	outcome(t, s, add(t, s, "gone", "old failure"))
+	waitDelivered(t, s, addRow(t, s, "c", "old"))
+	ledgerOutcome(t, s, addRow(t, s, "gone", "old failure"))
 	clock.Advance(6 * 24 * time.Hour)
-	delivered(t, s, add(t, s, "c", "recent"))
+	waitDelivered(t, s, addRow(t, s, "c", "recent"))
 	clock.Advance(2 * 24 * time.Hour)
-	delivered(t, s, add(t, s, "c", "new"))
+	waitDelivered(t, s, addRow(t, s, "c", "new"))
 	rows, err := st.Deliveries(context.Background(), "")
 	if err != nil || len(rows) != 2 || rows[0].Text != "recent" || rows[1].Text != "new" {
 		t.Fatalf("rows after eight days: %+v %v", rows, err)
@@ -441,8 +441,8 @@ func TestLedgerMarksARecoveredUploadNotARecoveredEdit(t *testing.T) {
 	st = openTestStore(t, path, clock)
 	a := &ledgerAdapter{clock: clock}
 	s, _ := runSender(t, st, a, SenderOptions{After: clock.After})
-	delivered(t, s, up)
-	delivered(t, s, ed)
+	waitDelivered(t, s, up)
+	waitDelivered(t, s, ed)
 	if got := a.chat("c"); len(got) != 1 || got[0].Op != "upload" || got[0].Text != RecoveredMark+"the chart" {
 		t.Fatalf("recovered upload: %+v", got)
 	}
@@ -451,19 +451,19 @@ func TestLedgerMarksARecoveredUploadNotARecoveredEdit(t *testing.T) {
 	}
 }
 
-// lockedLog is a log written from the Sender's goroutines.
-type lockedLog struct {
+// ledgerLog is a log written from the Sender's goroutines.
+type ledgerLog struct {
 	mu sync.Mutex
 	b  strings.Builder
 }
 
-func (l *lockedLog) Write(p []byte) (int, error) {
+func (l *ledgerLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedLog) String() string {
+func (l *ledgerLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
@@ -481,7 +481,7 @@ func TestLedgerStopFinishesTheSendInFlight(t *testing.T) {
 		return nil
 	}}
 	s, stop := runSender(t, st, a, SenderOptions{After: clock.After})
-	id := add(t, s, "c", "slow")
+	id := addRow(t, s, "c", "slow")
 	<-started
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
@@ -501,9 +501,9 @@ func TestLedgerStopFinishesTheSendInFlight(t *testing.T) {
 	}
 }
 
-// crashEnv names the database a child process sends through until it is
+// ledgerCrashEnv names the database a child process sends through until it is
 // killed.
-const crashEnv = "HERMES_TEST_LEDGER_CRASH_DB"
+const ledgerCrashEnv = "HERMES_TEST_LEDGER_CRASH_DB"
 
 // stuckAdapter tells its parent when a send starts, then never returns.
 type stuckAdapter struct{ ledgerAdapter }
@@ -517,7 +517,7 @@ func (a *stuckAdapter) Send(ctx context.Context, m Outbound) (Sent, error) {
 // the reply is sent once, marked recovered, and a second restart sends
 // nothing more.
 func TestLedgerRecoversAReplyCaughtMidSendByASIGKILL(t *testing.T) {
-	if path := os.Getenv(crashEnv); path != "" {
+	if path := os.Getenv(ledgerCrashEnv); path != "" {
 		st, err := OpenStore(path, nil)
 		if err != nil {
 			panic(err)
@@ -531,7 +531,7 @@ func TestLedgerRecoversAReplyCaughtMidSendByASIGKILL(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "gateway.db")
 	child := exec.Command(os.Args[0], "-test.run=^TestLedgerRecoversAReplyCaughtMidSendByASIGKILL$")
-	child.Env = append(os.Environ(), crashEnv+"="+path)
+	child.Env = append(os.Environ(), ledgerCrashEnv+"="+path)
 	out, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -579,8 +579,8 @@ func TestLedgerRecoversAReplyCaughtMidSendByASIGKILL(t *testing.T) {
 	id := rows[0].ID
 	a := &ledgerAdapter{clock: clock}
 	s, stop := runSender(t, st, a, SenderOptions{After: clock.After})
-	d := delivered(t, s, id)
-	if got := texts(a.all()); len(got) != 1 || got[0] != RecoveredMark+"the answer is 42" {
+	d := waitDelivered(t, s, id)
+	if got := callTexts(a.all()); len(got) != 1 || got[0] != RecoveredMark+"the answer is 42" {
 		t.Fatalf("after the restart the platform got %q", got)
 	}
 	if !d.Recovered || d.Text != "the answer is 42" {
@@ -594,8 +594,8 @@ func TestLedgerRecoversAReplyCaughtMidSendByASIGKILL(t *testing.T) {
 	s, _ = runSender(t, st, a, SenderOptions{After: clock.After})
 	// A reply to the same chat is sent after anything owed before it, so
 	// once it is delivered nothing older can still be on its way.
-	delivered(t, s, add(t, s, "c", "probe"))
-	if got := texts(a.all()); len(got) != 1 || got[0] != "probe" {
+	waitDelivered(t, s, addRow(t, s, "c", "probe"))
+	if got := callTexts(a.all()); len(got) != 1 || got[0] != "probe" {
 		t.Fatalf("a second restart sent %q", got)
 	}
 }

@@ -90,9 +90,9 @@ func FormatPairingCode(code string) string {
 	return code[:4] + "-" + code[4:]
 }
 
-// normalizeCode accepts a code typed in any case, with or without its
+// normalizePairingCode accepts a code typed in any case, with or without its
 // dash (and spaces).
-func normalizeCode(code string) string {
+func normalizePairingCode(code string) string {
 	return strings.ToUpper(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(code)))
 }
 
@@ -170,7 +170,7 @@ func (s *Store) RequestPairing(ctx context.Context, platform, userID, userName s
 // PairingLockout (ErrPairingLocked, even for a right code).
 func (s *Store) ApprovePairing(ctx context.Context, platform, code string) (userID string, err error) {
 	now := s.now()
-	code = normalizeCode(code)
+	code = normalizePairingCode(code)
 	var refused error
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var failures int

@@ -46,11 +46,11 @@ var (
 	ErrStoreForeign = errors.New("database was not created by the hermes gateway")
 )
 
-// retention is how long seen message ids and finished deliveries are
-// kept; pruneEvery how often they are pruned.
+// storeRetention is how long seen message ids and finished deliveries are
+// kept; storePruneEvery how often they are pruned.
 const (
-	retention  = 7 * 24 * time.Hour
-	pruneEvery = time.Hour
+	storeRetention  = 7 * 24 * time.Hour
+	storePruneEvery = time.Hour
 )
 
 // StorePath is where the gateway keeps its database under HERMES_HOME.
@@ -76,7 +76,7 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("gateway store: open %s: the path may not contain '?' or '#'", path)
 	}
-	if err := createFile(path); err != nil {
+	if err := createStoreFile(path); err != nil {
 		return nil, err
 	}
 	s := &Store{path: path, now: now}
@@ -112,10 +112,10 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 	return s, nil
 }
 
-// createFile creates the directory (0700) and an empty file (0600) when
+// createStoreFile creates the directory (0700) and an empty file (0600) when
 // missing; SQLite gives its -wal and -shm files the database's mode. An
 // existing file is not touched.
-func createFile(path string) error {
+func createStoreFile(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("gateway store: open %s: cannot create its directory: %w", path, err)
 	}
@@ -174,13 +174,13 @@ func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 // wrapOpen turns a failure while opening into an error naming the file
 // and saying what to do.
 func (s *Store) wrapOpen(err error) error {
-	if isCorrupt(err) {
+	if isCorruptDB(err) {
 		return fmt.Errorf("gateway store: open %s: the file is not a valid SQLite database (corrupt or another kind of file); it was left untouched; move it aside to start a new gateway database: %w: %w", s.path, ErrStoreCorrupt, err)
 	}
 	return fmt.Errorf("gateway store: open %s: %w", s.path, err)
 }
 
-func isCorrupt(err error) bool {
+func isCorruptDB(err error) bool {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false
@@ -195,10 +195,10 @@ func (s *Store) pruneIfDue(ctx context.Context) error {
 	now := s.now()
 	s.pruneMu.Lock()
 	defer s.pruneMu.Unlock()
-	if !s.lastPrune.IsZero() && now.Sub(s.lastPrune) < pruneEvery {
+	if !s.lastPrune.IsZero() && now.Sub(s.lastPrune) < storePruneEvery {
 		return nil
 	}
-	cut := now.Add(-retention).UnixNano()
+	cut := now.Add(-storeRetention).UnixNano()
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM seen WHERE seen_at < ?`, cut); err != nil {
 			return err
@@ -213,14 +213,14 @@ func (s *Store) pruneIfDue(ctx context.Context) error {
 	return nil
 }
 
-func nanos(t time.Time) int64 {
+func storeNanos(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
 	return t.UnixNano()
 }
 
-func fromNanos(n int64) time.Time {
+func storeTime(n int64) time.Time {
 	if n == 0 {
 		return time.Time{}
 	}

@@ -36,7 +36,7 @@ type storedAttachment struct {
 	Size int64  `json:"size,omitempty"`
 }
 
-func toStored(m Inbound) storedInbound {
+func toStoredInbound(m Inbound) storedInbound {
 	st := storedInbound{
 		Platform: m.Platform, ChatID: m.Chat.ChatID, ThreadID: m.Chat.ThreadID, ChatType: m.ChatType,
 		MessageID: m.MessageID, UserID: m.UserID, UserName: m.UserName, Text: m.Text, Addressed: m.Addressed,
@@ -63,7 +63,7 @@ func (st storedInbound) inbound() Inbound {
 // the chat may be told it is queued, and it is still queued after a
 // restart.
 func (s *Store) Enqueue(ctx context.Context, key string, m Inbound) (seq int64, err error) {
-	b, err := json.Marshal(toStored(m))
+	b, err := json.Marshal(toStoredInbound(m))
 	if err != nil {
 		return 0, fmt.Errorf("gateway store: queue a message of %s: %w", key, err)
 	}

@@ -163,14 +163,14 @@ func (s *Store) migrate() error {
 	return nil
 }
 
-type rowQueryer interface {
+type schemaQueryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // checkSchema returns the file's schema version (0 for an empty
 // database), refusing a newer schema and a database that holds tables
 // but no schema_version.
-func (s *Store) checkSchema(ctx context.Context, q rowQueryer) (int, error) {
+func (s *Store) checkSchema(ctx context.Context, q schemaQueryer) (int, error) {
 	var ours, others int
 	if err := q.QueryRowContext(ctx, `SELECT
 		count(*) FILTER (WHERE name = 'schema_version'),
