@@ -181,6 +181,10 @@ type Result struct {
 	Provider  string
 	// Warnings lists non-fatal problems (a persistence failure, ...).
 	Warnings []string
+	// PendingSteer holds the texts Steer accepted that no model call
+	// received (the turn ended first), in order: run them as the next
+	// turn.
+	PendingSteer []string
 }
 
 // Agent runs turns. Create it with New.
@@ -208,6 +212,10 @@ type Agent struct {
 	attached []llm.Image
 	// nextModel is a model switch waiting for the next turn (SetModel).
 	nextModel *ModelChoice
+	// steerable is set while a turn accepts steers; steered holds those
+	// not yet delivered (Steer).
+	steerable bool
+	steered   []string
 }
 
 // New returns an agent.

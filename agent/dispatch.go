@@ -138,6 +138,11 @@ func (t *turn) runTools(msg llm.Message) {
 					halt = note
 				}
 			}
+			if next == len(calls)-1 && halt == "" && !t.interrupted() {
+				// The round's last result goes to the next model call:
+				// what the user added meanwhile rides on it.
+				content = t.withSteers(content)
+			}
 			t.appendMsg(llm.Message{Role: llm.RoleTool, ToolCallID: o.Call.ID, Name: o.Call.Name, Content: content, Time: a.cfg.Now()})
 			next++
 		}

@@ -35,6 +35,9 @@
 // per Agent (a second concurrent turn gets ErrBusy). Interrupt may be
 // called from any goroutine; it stops the model call, retry waits and
 // running tools of the current turn, and nothing partial enters the
-// history. The accessors (SessionID, History, Model, ContextLength) are
-// safe from any goroutine.
+// history. Steer may be called from any goroutine too: it adds a text to
+// the running turn, delivered with the next round's tool results, and a
+// text the turn could not deliver comes back in Result.PendingSteer. The
+// accessors (SessionID, History, Model, ContextLength) are safe from any
+// goroutine.
 package agent

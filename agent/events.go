@@ -27,6 +27,7 @@ const (
 	EventCompression    EventKind = "compression"     // Text: the context was compressed
 	EventAssistant      EventKind = "assistant"       // Message: an assistant message entered the history
 	EventRetry          EventKind = "retry"           // Text: the model call is tried again (Restart: discard its streamed text)
+	EventSteer          EventKind = "steer"           // Text: a text given to Steer was added to the newest tool result
 	EventDone           EventKind = "done"            // Result: the turn ended (Stream's last event)
 )
 

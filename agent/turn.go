@@ -130,6 +130,7 @@ func (a *Agent) run(ctx context.Context, in Input, stream Observer) (*Result, er
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	a.running, a.interrupt, a.stream = true, cancel, stream
+	a.steerable, a.steered = true, nil
 	a.attached = nil // they are on this turn's message now
 	a.applyNextModel()
 	if in.History != nil {
@@ -463,6 +464,7 @@ func (t *turn) interrupted() bool { return t.ctx.Err() != nil }
 func (t *turn) epilogue() {
 	a := t.a
 	r := t.res
+	r.PendingSteer = a.closeSteering()
 	if r.Interrupted {
 		t.closeDangling()
 	}

@@ -100,8 +100,8 @@ type ConversationOptions struct {
 // until Close, so no other writer interleaves with it.
 //
 // A conversation runs one turn at a time (agent.ErrBusy otherwise).
-// Interrupt, Wait, Busy and the read-only accessors may be called from
-// any goroutine. The session operations (Undo, Compress, SetTitle, ...)
+// Interrupt, Steer, Wait, Busy and the read-only accessors may be called
+// from any goroutine. The session operations (Undo, Compress, SetTitle, ...)
 // may not run during a turn, except SwitchModel, which applies from the
 // next one.
 type Conversation struct {
@@ -219,6 +219,12 @@ func (c *Conversation) begin() (done func(), err error) {
 
 // Interrupt stops the running turn; it returns at once.
 func (c *Conversation) Interrupt() { c.agent.Interrupt() }
+
+// Steer adds text to the running turn, read by the model at its next call
+// (agent.Agent.Steer); false when no turn runs, and the caller sends the
+// text as the next turn. A text the turn ends before delivering is in its
+// Result's PendingSteer (Run, and Stream's EventDone).
+func (c *Conversation) Steer(text string) bool { return c.agent.Steer(text) }
 
 // Busy reports whether a turn (or a user's command, RunShell) is running.
 func (c *Conversation) Busy() bool {
