@@ -27,6 +27,20 @@ var (
 	webhookSecret = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 )
 
+// ValidUserID says whether id has the form of a user id of the platform
+// (Telegram and Discord: a number; Slack: a member id such as
+// U012ABCDEF), and if not, what is expected.
+func ValidUserID(platform, id string) error {
+	ids, ok := userIDs[platform]
+	if !ok {
+		return fmt.Errorf("no platform %q", platform)
+	}
+	if !ids.re.MatchString(id) {
+		return fmt.Errorf("%q is not %s", id, ids.want)
+	}
+	return nil
+}
+
 // validateGateway checks the platforms' settings once the environment
 // and ${VAR} references have filled them, naming the variable a value
 // came from, or the key and its line.
