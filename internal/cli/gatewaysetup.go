@@ -310,8 +310,7 @@ func (a *asker) value(flag, value string, given bool, question string, secret, r
 		return value, nil
 	}
 	for i := 0; ; i++ {
-		fmt.Fprintf(a.e.stderr, "%s: ", question)
-		line, err := a.readLine(secret)
+		line, err := a.readLine(question, secret)
 		if err != nil {
 			return "", &exitError{code: exitUsage, err: fmt.Errorf("no answer to %q (standard input ended; in scripts use --non-interactive and --%s): %w", question, flag, err)}
 		}
@@ -331,10 +330,12 @@ func (a *asker) value(flag, value string, given bool, question string, secret, r
 	}
 }
 
-// readLine reads one line; a secret without echo when standard input is
-// a terminal. The end of the input with nothing read is io.EOF.
-func (a *asker) readLine(secret bool) (string, error) {
+// readLine puts question and reads one line; a secret without echo when
+// standard input is a terminal (turned off before the question shows).
+// The end of the input with nothing read is io.EOF.
+func (a *asker) readLine(question string, secret bool) (string, error) {
 	read := func() (string, error) {
+		fmt.Fprintf(a.e.stderr, "%s: ", question)
 		line, err := a.in.ReadString('\n')
 		if err == io.EOF && line != "" {
 			err = nil
