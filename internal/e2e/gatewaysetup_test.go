@@ -95,6 +95,13 @@ gateway:
 	if env := readFile(t, filepath.Join(home, ".env")); !contains(env, "SLACK_BOT_TOKEN=xoxb-1-2\n", "SLACK_SIGNING_SECRET=abc123\n", "TELEGRAM_BOT_TOKEN=123456:AAbb-cc_dd\n") {
 		t.Fatalf(".env %q", env)
 	}
+	// What the environment sets wins, and setup says so.
+	r = hermesEnv(t, []string{"TELEGRAM_BOT_TOKEN=999:other", "TELEGRAM_ALLOWED_USERS=5"}, home, home,
+		"gateway", "setup", "telegram", "--non-interactive", "--token", "123456:AAbb-cc_dd", "--allowed-users", "11, 12", "--admin-users", "11")
+	if r.code != 0 || !contains(r.stderr, "TELEGRAM_BOT_TOKEN is set in the environment to another value, which wins",
+		"TELEGRAM_ALLOWED_USERS is set (in the environment or .env) and wins over gateway.platforms.telegram.allowed_users") {
+		t.Fatalf("overridden: exit %d stderr %q", r.code, r.stderr)
+	}
 	r = hermes(t, home, home, "gateway", "setup", "slack", "--non-interactive", "--token", "xoxb-1")
 	if r.code != 2 || !strings.Contains(r.stderr, "--app-token (Socket Mode) or --signing-secret") {
 		t.Fatalf("slack without a mode: exit %d stderr %q", r.code, r.stderr)
