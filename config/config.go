@@ -35,6 +35,7 @@ type Config struct {
 	Gateway       Gateway       `yaml:"gateway"`
 	Web           Web           `yaml:"web"`
 	Display       Display       `yaml:"display"`
+	Streaming     Streaming     `yaml:"streaming"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
@@ -151,11 +152,6 @@ type Approvals struct {
 	// with a command that needs approval: deny (default) or allow
 	// (hardline commands are refused either way; the sandbox stays).
 	UnattendedMode string `yaml:"unattended_mode"`
-}
-
-// Gateway holds gateway.* keys: the platforms hermes gateway serves.
-type Gateway struct {
-	APIServer APIServer `yaml:"api_server"`
 }
 
 // APIServer holds gateway.api_server.* keys: the OpenAI-compatible HTTP
@@ -283,10 +279,20 @@ type Display struct {
 	// first call of each tool in a turn), all (default) or verbose (with
 	// arguments and results).
 	ToolProgress string `yaml:"tool_progress"`
-	// BusyInputMode is what Enter does while a turn runs: queue (default:
-	// the text is sent when the turn ends) or interrupt (the turn stops
-	// and the text is sent at once).
+	// BusyInputMode is what a message sent while a turn runs does: queue
+	// (it is sent when the turn ends), interrupt (the turn stops at the
+	// next tool boundary and the message is the next turn) or steer (it is
+	// added to the running turn at its next model call). Empty means each
+	// surface's default (BusyMode): queue in the terminal UI and the line
+	// chat, interrupt in the gateway. The terminal surfaces do not steer:
+	// there steer queues.
 	BusyInputMode string `yaml:"busy_input_mode"`
+}
+
+// BusyMode is display.busy_input_mode, or surfaceDefault when it is not
+// set.
+func (d Display) BusyMode(surfaceDefault string) string {
+	return cmp.Or(d.BusyInputMode, surfaceDefault)
 }
 
 // Guardrails holds tool_loop_guardrails.* keys.
@@ -332,14 +338,17 @@ func Default() *Config {
 		Terminal:  Terminal{Timeout: 180, Backend: "local", MaxOutput: 50_000},
 		Approvals: Approvals{Mode: "manual", Timeout: 300, UnattendedMode: "deny"},
 		Gateway: Gateway{APIServer: APIServer{Host: "127.0.0.1", Port: 8642, ModelName: "hermes-agent",
-			MaxConcurrentRuns: 10, QueueTimeout: 10}},
+			MaxConcurrentRuns: 10, QueueTimeout: 10}, GroupSessionsPerUser: &t, MaxConcurrentTurns: 10,
+			Platforms: Platforms{Telegram: Telegram{WebhookListen: DefaultTelegramWebhookListen},
+				Slack: Slack{Mode: "socket", EventsListen: DefaultSlackEventsListen}}},
 		Security:      Security{RedactSecrets: &t},
 		Delegation:    Delegation{MaxIterations: 50, MaxSpawnDepth: 1, MaxConcurrentChildren: 3},
 		Compression:   Compression{Enabled: &t, Threshold: 0.50, ProtectLastN: 20, ProtectFirstN: 3},
 		PromptCaching: PromptCaching{CacheTTL: "5m"},
 		Guardrails:    Guardrails{WarnAfter: 2, HaltAfter: 5},
 		Checkpoints:   Checkpoints{Enabled: &t, MaxFiles: 50_000, MaxBytes: 500 << 20},
-		Display:       Display{ShowReasoning: &t, ToolProgress: "all", BusyInputMode: "queue"},
+		Display:       Display{ShowReasoning: &t, ToolProgress: "all"},
+		Streaming:     Streaming{Enabled: &t, EditInterval: 0.8},
 
 		MCPStartupTimeout: DefaultMCPStartupTimeout,
 	}
@@ -365,42 +374,47 @@ func Load(home string, getenv func(string) string) (*Config, error) {
 	c := Default()
 	path := filepath.Join(home, "config.yaml")
 	b, err := os.ReadFile(path)
+	var keys *keyIndex
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("config: %w", err)
 	default:
-		if err := c.decode(b, path); err != nil {
+		if keys, err = c.decode(b, path); err != nil {
 			return nil, err
 		}
 		c.Path = path
 	}
 	c.Home = home
 	c.applyEnv(getenv)
+	if err := c.validateGateway(keys, path); err != nil {
+		return nil, err
+	}
 	c.fillDefaults()
 	return c, nil
 }
 
-// decode reads the file's settings over c. A document without a body
-// (empty, comments only) leaves c as it is: decoding it would zero c.
-func (c *Config) decode(b []byte, path string) error {
+// decode reads the file's settings over c and returns where its keys
+// are. A document without a body (empty, comments only) leaves c as it
+// is: decoding it would zero c.
+func (c *Config) decode(b []byte, path string) (*keyIndex, error) {
 	doc, err := parseDocument(b)
 	if err != nil {
-		return fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
+		return nil, fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
 	}
 	if doc == nil {
-		return nil
+		return nil, nil
 	}
 	quotedNumbers(doc.Content[0], reflect.TypeFor[Config]())
 	if err := doc.Decode(c); err != nil {
-		return fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
+		return nil, fmt.Errorf("config %s:\n%s", path, formatYAMLError(err, b))
 	}
 	keys := checkKeys(doc.Content[0], path)
 	c.Warnings = append(c.Warnings, keys.warnings...)
 	if err := c.validate(keys, path); err != nil {
-		return err
+		return nil, err
 	}
-	return nil
+	return keys, nil
 }
 
 // applyEnv fills values the file left empty from the environment.
@@ -428,6 +442,7 @@ func (c *Config) applyEnv(getenv func(string) string) {
 	if v := strings.ToLower(getenv("API_SERVER_ENABLED")); v == "true" || v == "1" || v == "yes" {
 		a.Enabled = true
 	}
+	c.Gateway.applyEnv(getenv)
 }
 
 func (c *Config) fillDefaults() {
@@ -450,6 +465,7 @@ func (c *Config) fillDefaults() {
 		{&c.Gateway.APIServer.Port, d.Gateway.APIServer.Port},
 		{&c.Gateway.APIServer.MaxConcurrentRuns, d.Gateway.APIServer.MaxConcurrentRuns},
 		{&c.Gateway.APIServer.QueueTimeout, d.Gateway.APIServer.QueueTimeout},
+		{&c.Gateway.MaxConcurrentTurns, d.Gateway.MaxConcurrentTurns},
 		{&c.MCPStartupTimeout, d.MCPStartupTimeout},
 	} {
 		if *p.v <= 0 {
@@ -459,6 +475,7 @@ func (c *Config) fillDefaults() {
 	for _, p := range []struct{ v, def **bool }{
 		{&c.Agent.BudgetWarnings, &d.Agent.BudgetWarnings}, {&c.Security.RedactSecrets, &d.Security.RedactSecrets},
 		{&c.Compression.Enabled, &d.Compression.Enabled}, {&c.Display.ShowReasoning, &d.Display.ShowReasoning},
+		{&c.Gateway.GroupSessionsPerUser, &d.Gateway.GroupSessionsPerUser}, {&c.Streaming.Enabled, &d.Streaming.Enabled},
 	} {
 		if *p.v == nil {
 			*p.v = *p.def
@@ -473,7 +490,13 @@ func (c *Config) fillDefaults() {
 	c.Gateway.APIServer.ModelName = cmp.Or(c.Gateway.APIServer.ModelName, d.Gateway.APIServer.ModelName)
 	c.PromptCaching.CacheTTL = cmp.Or(c.PromptCaching.CacheTTL, d.PromptCaching.CacheTTL)
 	c.Display.ToolProgress = cmp.Or(c.Display.ToolProgress, d.Display.ToolProgress)
-	c.Display.BusyInputMode = cmp.Or(c.Display.BusyInputMode, d.Display.BusyInputMode)
+	if c.Streaming.EditInterval <= 0 {
+		c.Streaming.EditInterval = d.Streaming.EditInterval
+	}
+	p, dp := &c.Gateway.Platforms, &d.Gateway.Platforms
+	p.Slack.Mode = cmp.Or(p.Slack.Mode, dp.Slack.Mode)
+	p.Slack.EventsListen = cmp.Or(p.Slack.EventsListen, dp.Slack.EventsListen)
+	p.Telegram.WebhookListen = cmp.Or(p.Telegram.WebhookListen, dp.Telegram.WebhookListen)
 }
 
 // Seconds converts a seconds setting to a Duration.

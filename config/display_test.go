@@ -12,13 +12,15 @@ func TestDisplayDefaultsAndValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !*c.Display.ShowReasoning || c.Display.ToolProgress != "all" || c.Display.BusyInputMode != "queue" {
+	if !*c.Display.ShowReasoning || c.Display.ToolProgress != "all" || c.Display.BusyInputMode != "" ||
+		c.Display.BusyMode("queue") != "queue" || c.Display.BusyMode("interrupt") != "interrupt" {
 		t.Fatalf("display defaults %+v", c.Display)
 	}
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("display:\n  show_reasoning: false\n  tool_progress: verbose\n  busy_input_mode: interrupt\n"), 0o600)
 	c, err = Load(home, env(nil))
-	if err != nil || *c.Display.ShowReasoning || c.Display.ToolProgress != "verbose" || c.Display.BusyInputMode != "interrupt" || len(c.Warnings) != 0 {
+	if err != nil || *c.Display.ShowReasoning || c.Display.ToolProgress != "verbose" || c.Display.BusyInputMode != "interrupt" ||
+		c.Display.BusyMode("queue") != "interrupt" || len(c.Warnings) != 0 {
 		t.Fatalf("display %+v warnings %v err %v", c.Display, c.Warnings, err)
 	}
 }
@@ -26,7 +28,7 @@ func TestDisplayDefaultsAndValues(t *testing.T) {
 func TestDisplayValuesOutOfRangeAreErrors(t *testing.T) {
 	for _, tc := range []struct{ doc, key, allowed string }{
 		{"display:\n  tool_progress: loud\n", "display.tool_progress", "off, new, all, verbose"},
-		{"display:\n  busy_input_mode: steer\n", "display.busy_input_mode", "queue, interrupt"},
+		{"display:\n  busy_input_mode: stear\n", "display.busy_input_mode", "queue, interrupt, steer"},
 	} {
 		home := t.TempDir()
 		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(tc.doc), 0o600)

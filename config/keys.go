@@ -23,10 +23,19 @@ type keyIndex struct {
 
 // at returns "file:line" for a key of the document, or file alone.
 func (k *keyIndex) at(file, key string) string {
-	if n := k.lines[key]; n > 0 {
+	if n := k.line(key); n > 0 {
 		return fmt.Sprintf("%s:%d", file, n)
 	}
 	return file
+}
+
+// line is a key's line in the document; 0 when it holds no such key
+// (or there is no document).
+func (k *keyIndex) line(key string) int {
+	if k == nil {
+		return 0
+	}
+	return k.lines[key]
 }
 
 // checkKeys walks the document against Config's yaml tags, at every
@@ -139,8 +148,14 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			for k, ft := range yamlFields(f.Type) { // an embedded struct's keys are its parent's
+				out[k] = ft
+			}
 			continue
 		}
 		if name == "" {

@@ -20,7 +20,7 @@ var (
 	// auxTasks are the auxiliary tasks that have a model of their own.
 	auxTasks       = []string{"compression", "session_search", "title_generation", "vision", "web_extract"}
 	toolProgress   = []string{"off", "new", "all", "verbose"}
-	busyInputModes = []string{"queue", "interrupt"}
+	busyInputModes = []string{"queue", "interrupt", "steer"}
 )
 
 // validate checks the values the file set, before defaults fill the
@@ -34,7 +34,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	}
 	var problems []problem
 	bad := func(key, value, allowed string) {
-		problems = append(problems, problem{keys.lines[key],
+		problems = append(problems, problem{keys.line(key),
 			fmt.Sprintf("%s: %s: %s is not allowed (%s)", keys.at(file, key), key, value, allowed)})
 	}
 	atLeast := func(key string, v, lo int) {
@@ -71,6 +71,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		{"checkpoints.max_files", c.Checkpoints.MaxFiles, 1},
 		{"gateway.api_server.max_concurrent_runs", c.Gateway.APIServer.MaxConcurrentRuns, 1},
 		{"gateway.api_server.queue_timeout", c.Gateway.APIServer.QueueTimeout, 1},
+		{"gateway.max_concurrent_turns", c.Gateway.MaxConcurrentTurns, 1},
 		{"web.max_urls", c.Web.MaxURLs, 0},
 		{"web.timeout", c.Web.Timeout, 0},
 		{"web.host_interval_ms", c.Web.HostIntervalMS, -1},
@@ -81,6 +82,9 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	}
 	if c.Checkpoints.MaxBytes < 1 {
 		bad("checkpoints.max_bytes", fmt.Sprint(c.Checkpoints.MaxBytes), "a number of bytes, at least 1")
+	}
+	if s := c.Streaming.EditInterval; s <= 0 || s > 60 {
+		bad("streaming.edit_interval", fmt.Sprint(s), "seconds between two edits of a streamed reply, more than 0 and at most 60, e.g. 0.8")
 	}
 	if t := c.Compression.Threshold; t <= 0 || t >= 1 {
 		bad("compression.threshold", fmt.Sprint(t), "a fraction of the context window between 0 and 1, e.g. 0.5")

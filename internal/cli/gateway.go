@@ -30,5 +30,6 @@ func newGatewayCmd(e *env) *cobra.Command {
 		},
 	}
 	addProviderFlags(cmd.Flags(), f)
+	cmd.AddCommand(newGatewayStatusCmd(e), newGatewaySetupCmd(e))
 	return cmd
 }

@@ -164,7 +164,8 @@ func (m *Model) attach(c *app.Conversation, banner []string) {
 	m.host.conv.Store(c)
 	cfg := rt.Config()
 	m.showReasoning = cfg.Display.ShowReasoning == nil || *cfg.Display.ShowReasoning
-	m.toolProgress, m.busyMode = cfg.Display.ToolProgress, cfg.Display.BusyInputMode
+	// The terminal UI queues by default; it does not steer, so steer queues.
+	m.toolProgress, m.busyMode = cfg.Display.ToolProgress, cfg.Display.BusyMode("queue")
 	if cfg.Approvals.Timeout > 0 {
 		m.approvalWait = time.Duration(cfg.Approvals.Timeout) * time.Second
 	}

@@ -161,38 +161,44 @@ func blockingServer(t *testing.T) (*llmtest.Server, *blocking) {
 	return srv, b
 }
 
+// Text typed while a turn runs is queued by default (busy_input_mode
+// unset), and with steer, which the terminal UI does not do.
 func TestTypingDuringATurnIsQueuedAndSentAfter(t *testing.T) {
-	srv, b := blockingServer(t)
-	h := newHarness(t, srv, setup{})
-	h.say("first question")
-	if got := <-b.entered; got != "first question" {
-		t.Fatalf("first request carried %q", got)
-	}
-	h.say("second question")
-	if !strings.Contains(h.screen(), "queued (1): second question") {
-		t.Fatalf("the queue is not shown:\n%s", h.screen())
-	}
-	select {
-	case got := <-b.entered:
-		t.Fatalf("%q was sent during the turn", got)
-	default:
-	}
-	b.release <- "first answer"
-	if got := receive(h, "the second request", b.entered); got != "second question" {
-		t.Fatalf("the next request carried %q", got)
-	}
-	b.release <- "second answer"
-	h.until("both answers", func() bool { return strings.Contains(h.conversation(), "second answer") })
-	h.idle()
-	var users []string
-	for _, r := range chatRequests(srv) {
-		users = append(users, lastUser(r))
-	}
-	if !strings.Contains(strings.Join(users, "|"), "first question|second question") {
-		t.Fatalf("requests %q", users)
-	}
-	if got := h.conversation(); strings.Index(got, "first answer") > strings.Index(got, "› second question") {
-		t.Fatalf("the queued message landed in the middle of the answer:\n%s", got)
+	for _, mode := range []string{"", "steer"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			srv, b := blockingServer(t)
+			h := newHarness(t, srv, setup{cfg: func(c *config.Config) { c.Display.BusyInputMode = mode }})
+			h.say("first question")
+			if got := <-b.entered; got != "first question" {
+				t.Fatalf("first request carried %q", got)
+			}
+			h.say("second question")
+			if !strings.Contains(h.screen(), "queued (1): second question") {
+				t.Fatalf("the queue is not shown:\n%s", h.screen())
+			}
+			select {
+			case got := <-b.entered:
+				t.Fatalf("%q was sent during the turn", got)
+			default:
+			}
+			b.release <- "first answer"
+			if got := receive(h, "the second request", b.entered); got != "second question" {
+				t.Fatalf("the next request carried %q", got)
+			}
+			b.release <- "second answer"
+			h.until("both answers", func() bool { return strings.Contains(h.conversation(), "second answer") })
+			h.idle()
+			var users []string
+			for _, r := range chatRequests(srv) {
+				users = append(users, lastUser(r))
+			}
+			if !strings.Contains(strings.Join(users, "|"), "first question|second question") {
+				t.Fatalf("requests %q", users)
+			}
+			if got := h.conversation(); strings.Index(got, "first answer") > strings.Index(got, "› second question") {
+				t.Fatalf("the queued message landed in the middle of the answer:\n%s", got)
+			}
+		})
 	}
 }
 

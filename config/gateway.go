@@ -1,0 +1,200 @@
+package config
+
+import (
+	"slices"
+	"time"
+)
+
+// Gateway holds gateway.* keys: what hermes gateway serves.
+type Gateway struct {
+	APIServer APIServer `yaml:"api_server"`
+	// Platforms are the chat platforms, each enabled by its token.
+	Platforms Platforms `yaml:"platforms"`
+	// GroupSessionsPerUser gives each person in a group chat a
+	// conversation of their own (default true); false: one per group, or
+	// per thread.
+	GroupSessionsPerUser *bool `yaml:"group_sessions_per_user"`
+	// MaxConcurrentTurns bounds the turns running at once over every chat
+	// (default 10); the others wait in their chat's queue.
+	MaxConcurrentTurns int `yaml:"max_concurrent_turns"`
+
+	// missing lists, by key, the ${VAR} references of the file that name
+	// variables not set; CheckGateway reports them.
+	missing map[string][]string
+	// fromEnv names, by key, the environment variable that set it.
+	fromEnv map[string]string
+}
+
+// Platforms holds gateway.platforms.*: one block per chat platform.
+type Platforms struct {
+	Telegram Telegram `yaml:"telegram"`
+	Slack    Slack    `yaml:"slack"`
+	Discord  Discord  `yaml:"discord"`
+}
+
+// GatewayPlatformNames are the chat platforms this build has, in the
+// order every listing uses.
+func GatewayPlatformNames() []string { return []string{"telegram", "slack", "discord"} }
+
+// Platform holds the settings every chat platform has.
+type Platform struct {
+	// Enabled runs the platform; nil means it runs when its token is set.
+	Enabled *bool `yaml:"enabled"`
+	// AllowedUsers are the platform's user ids that may talk to the bot
+	// (TELEGRAM_ALLOWED_USERS and the like, comma-separated, win); anyone
+	// else gets a pairing code and nothing reaches the model.
+	AllowedUsers []string `yaml:"allowed_users"`
+	// AdminUsers may also use every slash command (others get the safe
+	// set) and answer "always" to an approval; they are allowed users.
+	AdminUsers []string `yaml:"admin_users"`
+	// AllowAll lets every user of the platform talk to the bot.
+	AllowAll bool `yaml:"allow_all"`
+	// APIURL is the platform's API base (TELEGRAM_API_URL and the like
+	// win); empty means the platform's own.
+	APIURL string `yaml:"api_url"`
+	// RequireMention makes the bot answer in groups only when mentioned
+	// or replied to (nil: true); Channels overrides it per channel.
+	RequireMention *bool              `yaml:"require_mention"`
+	Channels       map[string]Channel `yaml:"channels"`
+	// HomeChannel is the chat that messages with no origin go to.
+	HomeChannel string `yaml:"home_channel"`
+}
+
+// Channel holds gateway.platforms.<name>.channels.<id>.*.
+type Channel struct {
+	RequireMention *bool `yaml:"require_mention"`
+}
+
+// Telegram holds gateway.platforms.telegram.*.
+type Telegram struct {
+	Platform `yaml:",inline"`
+	// Token is the bot's token from @BotFather (TELEGRAM_BOT_TOKEN wins).
+	Token string `yaml:"token"`
+	// WebhookURL switches from long polling to a webhook: the public
+	// HTTPS URL Telegram posts updates to (TELEGRAM_WEBHOOK_URL wins).
+	// The gateway listens on WebhookListen (default 127.0.0.1:8443)
+	// behind the proxy that serves it; Telegram sends WebhookSecret in
+	// every request.
+	WebhookURL    string `yaml:"webhook_url"`
+	WebhookListen string `yaml:"webhook_listen"`
+	WebhookSecret string `yaml:"webhook_secret"`
+}
+
+// Slack holds gateway.platforms.slack.*.
+type Slack struct {
+	Platform `yaml:",inline"`
+	// BotToken (xoxb-, SLACK_BOT_TOKEN wins) is needed in both modes.
+	BotToken string `yaml:"bot_token"`
+	// Mode is socket (default: a websocket opened with AppToken, xapp-,
+	// SLACK_APP_TOKEN) or events (the Events API posting to
+	// EventsListen, default 127.0.0.1:3000, requests checked with
+	// SigningSecret, SLACK_SIGNING_SECRET).
+	Mode          string `yaml:"mode"`
+	AppToken      string `yaml:"app_token"`
+	SigningSecret string `yaml:"signing_secret"`
+	EventsListen  string `yaml:"events_listen"`
+}
+
+// Discord holds gateway.platforms.discord.*.
+type Discord struct {
+	Platform `yaml:",inline"`
+	// Token is the bot's token (DISCORD_BOT_TOKEN wins).
+	Token string `yaml:"token"`
+}
+
+// Default listen addresses of the platforms' webhooks.
+const (
+	DefaultTelegramWebhookListen = "127.0.0.1:8443"
+	DefaultSlackEventsListen     = "127.0.0.1:3000"
+)
+
+// Settings returns the settings a platform shares with the others; nil
+// for a name that is no platform.
+func (p *Platforms) Settings(name string) *Platform {
+	switch name {
+	case "telegram":
+		return &p.Telegram.Platform
+	case "slack":
+		return &p.Slack.Platform
+	case "discord":
+		return &p.Discord.Platform
+	}
+	return nil
+}
+
+// token is the token whose presence enables a platform.
+func (p *Platforms) token(name string) string {
+	switch name {
+	case "telegram":
+		return p.Telegram.Token
+	case "slack":
+		return p.Slack.BotToken
+	case "discord":
+		return p.Discord.Token
+	}
+	return ""
+}
+
+// IsEnabled reports whether a platform runs: enabled: true, or its token
+// set and enabled not false.
+func (p *Platforms) IsEnabled(name string) bool {
+	s := p.Settings(name)
+	if s == nil {
+		return false
+	}
+	if s.Enabled != nil {
+		return *s.Enabled
+	}
+	return p.token(name) != ""
+}
+
+// GatewayPlatforms returns the chat platforms config enables, in the
+// order of GatewayPlatformNames.
+func (c *Config) GatewayPlatforms() []string {
+	var out []string
+	for _, name := range GatewayPlatformNames() {
+		if c.Gateway.Platforms.IsEnabled(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// IsAdmin reports whether user is one of the platform's admins.
+func (p *Platform) IsAdmin(user string) bool { return slices.Contains(p.AdminUsers, user) }
+
+// IsAllowed reports whether config lets user talk to the bot: allow_all,
+// or the user is an allowed user or an admin. (Users approved by pairing
+// are in the gateway's store, not here.)
+func (p *Platform) IsAllowed(user string) bool {
+	return p.AllowAll || slices.Contains(p.AllowedUsers, user) || p.IsAdmin(user)
+}
+
+// MentionRequired reports whether, in the group chat or channel id, the
+// bot answers only when mentioned or replied to: the channel's setting,
+// else the platform's, else true.
+func (p *Platform) MentionRequired(channel string) bool {
+	if ch, ok := p.Channels[channel]; ok && ch.RequireMention != nil {
+		return *ch.RequireMention
+	}
+	if p.RequireMention != nil {
+		return *p.RequireMention
+	}
+	return true
+}
+
+// Streaming holds streaming.* keys: replies in chat platforms grow in
+// one message, edited as the answer streams.
+type Streaming struct {
+	// Enabled streams by edits (default true); false sends the answer
+	// when it is complete.
+	Enabled *bool `yaml:"enabled"`
+	// EditInterval is the least time between two edits of a message
+	// (seconds, default 0.8).
+	EditInterval float64 `yaml:"edit_interval"`
+}
+
+// Interval is EditInterval as a Duration.
+func (s Streaming) Interval() time.Duration {
+	return time.Duration(s.EditInterval * float64(time.Second))
+}

@@ -1,0 +1,177 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+var (
+	slackModes = []string{"socket", "events"}
+	// userIDs is the form of each platform's user ids: Telegram's and
+	// Discord's are numbers, Slack's U or W and capitals.
+	userIDs = map[string]struct {
+		re   *regexp.Regexp
+		want string
+	}{
+		"telegram": {regexp.MustCompile(`^[0-9]+$`), "a Telegram user id, a number (not @name)"},
+		"slack":    {regexp.MustCompile(`^[UW][A-Z0-9]+$`), "a Slack member id such as U012ABCDEF"},
+		"discord":  {regexp.MustCompile(`^[0-9]+$`), "a Discord user id, a number"},
+	}
+	webhookSecret = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+)
+
+// ValidUserID says whether id has the form of a user id of the platform
+// (Telegram and Discord: a number; Slack: a member id such as
+// U012ABCDEF), and if not, what is expected.
+func ValidUserID(platform, id string) error {
+	ids, ok := userIDs[platform]
+	if !ok {
+		return fmt.Errorf("no platform %q", platform)
+	}
+	if !ids.re.MatchString(id) {
+		return fmt.Errorf("%q is not %s", id, ids.want)
+	}
+	return nil
+}
+
+// validateGateway checks the platforms' settings once the environment
+// and ${VAR} references have filled them, naming the variable a value
+// came from, or the key and its line.
+func (c *Config) validateGateway(keys *keyIndex, file string) error {
+	type problem struct {
+		line int
+		text string
+	}
+	var problems []problem
+	bad := func(key, value, allowed string) {
+		where := keys.at(file, key) + ": " + key
+		if v, ok := c.Gateway.fromEnv[key]; ok {
+			where = v + " (" + key + ")"
+		}
+		problems = append(problems, problem{keys.line(key),
+			fmt.Sprintf("%s: %s is not allowed (%s)", where, value, allowed)})
+	}
+	httpURL := func(key, v string) {
+		if u, err := url.Parse(v); v != "" && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+			bad(key, fmt.Sprintf("%q", v), "an http or https URL")
+		}
+	}
+	listen := func(key, v string) {
+		host, port, err := net.SplitHostPort(v)
+		if n, perr := strconv.Atoi(port); v != "" && (err != nil || perr != nil || n < 1 || n > 65535 || strings.ContainsAny(host, "/ ")) {
+			bad(key, fmt.Sprintf("%q", v), "an address to listen on, host:port, such as 127.0.0.1:8443")
+		}
+	}
+	p := &c.Gateway.Platforms
+	for _, name := range GatewayPlatformNames() {
+		s := p.Settings(name)
+		prefix := "gateway.platforms." + name + "."
+		httpURL(prefix+"api_url", s.APIURL)
+		ids := userIDs[name]
+		for _, l := range []struct {
+			key  string
+			list []string
+		}{{"allowed_users", s.AllowedUsers}, {"admin_users", s.AdminUsers}} {
+			for _, id := range l.list {
+				if !ids.re.MatchString(id) {
+					bad(prefix+l.key, fmt.Sprintf("%q", id), ids.want)
+				}
+			}
+		}
+	}
+	httpURL("gateway.platforms.telegram.webhook_url", p.Telegram.WebhookURL)
+	listen("gateway.platforms.telegram.webhook_listen", p.Telegram.WebhookListen)
+	if v := p.Telegram.WebhookSecret; v != "" && !webhookSecret.MatchString(v) {
+		bad("gateway.platforms.telegram.webhook_secret", "this secret", "1 to 256 letters, digits, _ and -, as Telegram allows")
+	}
+	if v := p.Slack.Mode; v != "" && !slices.Contains(slackModes, v) {
+		bad("gateway.platforms.slack.mode", fmt.Sprintf("%q", v), "one of "+strings.Join(slackModes, ", "))
+	}
+	listen("gateway.platforms.slack.events_listen", p.Slack.EventsListen)
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
+	texts := make([]string, len(problems))
+	for i, p := range problems {
+		texts[i] = p.text
+	}
+	return errors.New(strings.Join(texts, "\n"))
+}
+
+// CheckGateway returns what keeps the chat platforms config enables from
+// starting, one line per problem (CheckPlatform's); nil when they can
+// all start. Load does not refuse these: a shell without the bot's token
+// still runs hermes chat.
+func (c *Config) CheckGateway() error {
+	var texts []string
+	for _, name := range GatewayPlatformNames() {
+		if err := c.CheckPlatform(name); err != nil {
+			texts = append(texts, err.Error())
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(texts, "\n"))
+}
+
+// CheckPlatform returns what keeps a platform from starting: a ${VAR}
+// its settings name that is not set, or an enabled platform without the
+// token(s) it needs. A platform set to enabled: false has no problems.
+func (c *Config) CheckPlatform(name string) error {
+	p := &c.Gateway.Platforms
+	s := p.Settings(name)
+	if s == nil {
+		return fmt.Errorf("no platform %q (platforms: %s)", name, strings.Join(GatewayPlatformNames(), ", "))
+	}
+	if s.Enabled != nil && !*s.Enabled {
+		return nil
+	}
+	dotenv := filepath.Join(c.Home, ".env")
+	prefix := "gateway.platforms." + name + "."
+	var texts []string
+	for _, key := range sortedKeys(c.Gateway.missing) {
+		if strings.HasPrefix(key, prefix) {
+			texts = append(texts, fmt.Sprintf("%s uses %s, which is not set (in the environment or %s)",
+				key, strings.Join(c.Gateway.missing[key], ", "), dotenv))
+		}
+	}
+	if !p.IsEnabled(name) {
+		return joinProblems(texts)
+	}
+	need := func(key, value, what string) {
+		if value == "" {
+			texts = append(texts, fmt.Sprintf("%s is enabled but has no %s: set %s (in the environment or %s) or %s%s; hermes gateway setup %s writes them",
+				name, what, GatewayVariable(name, key), dotenv, prefix, key, name))
+		}
+	}
+	switch name {
+	case "telegram":
+		need("token", p.Telegram.Token, "bot token")
+	case "slack":
+		need("bot_token", p.Slack.BotToken, "bot token (xoxb-)")
+		if p.Slack.Mode == "events" {
+			need("signing_secret", p.Slack.SigningSecret, "signing secret for the Events API (mode: events)")
+		} else {
+			need("app_token", p.Slack.AppToken, "app-level token (xapp-) for socket mode")
+		}
+	case "discord":
+		need("token", p.Discord.Token, "bot token")
+	}
+	return joinProblems(texts)
+}
+
+func joinProblems(texts []string) error {
+	if len(texts) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(texts, "; "))
+}

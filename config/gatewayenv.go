@@ -1,0 +1,153 @@
+package config
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+)
+
+// gatewayVars are the environment variables that set
+// gateway.platforms.<platform>.<key> (upstream Hermes' names). A variable
+// that is set wins over the file, as API_SERVER_KEY does; a list is
+// comma-separated.
+var gatewayVars = []struct{ name, platform, key string }{
+	{"TELEGRAM_BOT_TOKEN", "telegram", "token"},
+	{"TELEGRAM_ALLOWED_USERS", "telegram", "allowed_users"},
+	{"TELEGRAM_ADMIN_USERS", "telegram", "admin_users"},
+	{"TELEGRAM_API_URL", "telegram", "api_url"},
+	{"TELEGRAM_WEBHOOK_URL", "telegram", "webhook_url"},
+	{"SLACK_BOT_TOKEN", "slack", "bot_token"},
+	{"SLACK_APP_TOKEN", "slack", "app_token"},
+	{"SLACK_SIGNING_SECRET", "slack", "signing_secret"},
+	{"SLACK_ALLOWED_USERS", "slack", "allowed_users"},
+	{"SLACK_ADMIN_USERS", "slack", "admin_users"},
+	{"SLACK_API_URL", "slack", "api_url"},
+	{"DISCORD_BOT_TOKEN", "discord", "token"},
+	{"DISCORD_ALLOWED_USERS", "discord", "allowed_users"},
+	{"DISCORD_ADMIN_USERS", "discord", "admin_users"},
+	{"DISCORD_API_URL", "discord", "api_url"},
+}
+
+// GatewayVariable names the environment variable that sets
+// gateway.platforms.<platform>.<key> ("telegram", "token" →
+// TELEGRAM_BOT_TOKEN); "" when none does.
+func GatewayVariable(platform, key string) string {
+	for _, v := range gatewayVars {
+		if v.platform == platform && v.key == key {
+			return v.name
+		}
+	}
+	return ""
+}
+
+var reference = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// applyEnv expands ${VAR} (or ${env:VAR}) in the platforms' settings,
+// then lets the platforms' environment variables win over them.
+func (g *Gateway) applyEnv(getenv func(string) string) {
+	g.missing, g.fromEnv = nil, nil
+	for _, name := range GatewayPlatformNames() {
+		v := platformValue(&g.Platforms, name)
+		eachSetting(v, func(key string, f reflect.Value) {
+			path := "gateway.platforms." + name + "." + key
+			expand := func(s string) string {
+				return reference.ReplaceAllStringFunc(s, func(m string) string {
+					ref := strings.TrimPrefix(m[2:len(m)-1], "env:")
+					val := getenv(ref)
+					if val == "" {
+						if g.missing == nil {
+							g.missing = map[string][]string{}
+						}
+						g.missing[path] = append(g.missing[path], "${"+ref+"}")
+					}
+					return val
+				})
+			}
+			switch f.Kind() {
+			case reflect.String:
+				f.SetString(expand(f.String()))
+			case reflect.Slice:
+				var out []string
+				for _, s := range f.Interface().([]string) {
+					out = append(out, splitList(expand(s))...)
+				}
+				f.Set(reflect.ValueOf(out))
+			}
+		})
+	}
+	for _, ev := range gatewayVars {
+		val := getenv(ev.name)
+		if val == "" {
+			continue
+		}
+		f := settingField(platformValue(&g.Platforms, ev.platform), ev.key)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(strings.TrimSpace(val))
+		case reflect.Slice:
+			f.Set(reflect.ValueOf(splitList(val)))
+		}
+		key := "gateway.platforms." + ev.platform + "." + ev.key
+		delete(g.missing, key)
+		if g.fromEnv == nil {
+			g.fromEnv = map[string]string{}
+		}
+		g.fromEnv[key] = ev.name
+	}
+}
+
+// splitList reads "a, b,c" as [a b c].
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// platformValue is the struct of gateway.platforms.<name>.
+func platformValue(p *Platforms, name string) reflect.Value {
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		if tagName(v.Type().Field(i)) == name {
+			return v.Field(i)
+		}
+	}
+	panic("config: no platform " + name)
+}
+
+// eachSetting calls f with every string and []string setting of a
+// platform's struct, by key, the shared ones included.
+func eachSetting(v reflect.Value, f func(key string, field reflect.Value)) {
+	for i := range v.NumField() {
+		sf := v.Type().Field(i)
+		fv := v.Field(i)
+		switch {
+		case sf.Anonymous:
+			eachSetting(fv, f)
+		case fv.Kind() == reflect.String, fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+			f(tagName(sf), fv)
+		}
+	}
+}
+
+// settingField is a platform's string or []string setting by key.
+func settingField(v reflect.Value, key string) reflect.Value {
+	var out reflect.Value
+	eachSetting(v, func(k string, f reflect.Value) {
+		if k == key {
+			out = f
+		}
+	})
+	if !out.IsValid() {
+		panic("config: no setting " + key)
+	}
+	return out
+}
+
+func tagName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
+}
