@@ -1,0 +1,18 @@
+package gateway
+
+import (
+	"html"
+	"regexp"
+)
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// plainOf turns a reply in a platform's format back into plain text, for
+// the resend after the platform refused its formatting: Telegram's HTML
+// loses its tags and escapes; the other formats read well as they are.
+func plainOf(format string) func(string) string {
+	if format != "html" {
+		return nil
+	}
+	return func(s string) string { return html.UnescapeString(htmlTag.ReplaceAllString(s, "")) }
+}
