@@ -19,10 +19,10 @@ import (
 type ask struct {
 	id      string
 	c       *chat
-	user    string // the requester
-	admin   bool   // the requester may answer "always"
-	asking  bool   // a clarify question, not an approval
-	clarify []string // its choices
+	user    string      // the requester
+	admin   bool        // the requester may answer "always"
+	asking  bool        // a clarify question, not an approval
+	clarify []string    // its choices
 	answer  chan string // "once", "session", "always", "deny", or the clarify answer
 }
 

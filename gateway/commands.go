@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-		"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/gateway/format"
 	"github.com/hermes-go/hermes/internal/slash"
 	"github.com/hermes-go/hermes/llm"
@@ -121,8 +121,8 @@ func (h *host) Send(message string) {
 	h.mu.Unlock()
 }
 
-func (h *host) Interrupt() bool { return h.c.interrupt() }
-func (h *host) Busy() bool      { return h.c.busy() }
+func (h *host) Interrupt() bool     { return h.c.interrupt() }
+func (h *host) Busy() bool          { return h.c.busy() }
 func (h *host) Reset([]llm.Message) {}
 func (h *host) Exit()               {}
 

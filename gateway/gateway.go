@@ -99,10 +99,10 @@ type Gateway struct {
 	asks   map[string]*ask // approval and clarify questions by id
 	// files are the attachments of queued messages, by message id: the
 	// queue stores what they are, not how to fetch them.
-	files map[string][]Attachment
-	wg     sync.WaitGroup  // chat workers
-	ctx    context.Context // Run's context for workers; nil before Run
-	closed bool
+	files   map[string][]Attachment
+	wg      sync.WaitGroup  // chat workers
+	ctx     context.Context // Run's context for workers; nil before Run
+	closed  bool
 	started time.Time
 }
 
