@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"net"
-	"strconv"
-
 	"github.com/spf13/cobra"
 )
 
@@ -13,20 +9,19 @@ func newGatewayCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Run the gateway: the platforms enabled in config.yaml",
-		Long: "hermes gateway runs the platforms config.yaml enables. This build has one: the OpenAI-compatible\n" +
-			"API server (gateway.api_server.enabled: true, or API_SERVER_ENABLED=true), configured by\n" +
-			"gateway.api_server.* as for hermes serve.",
+		Long: "hermes gateway runs, in the foreground, every chat platform config.yaml enables (Telegram, Slack,\n" +
+			"Discord: gateway.platforms.<name>, or TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, DISCORD_BOT_TOKEN) and the\n" +
+			"OpenAI-compatible API server when gateway.api_server.enabled (or API_SERVER_ENABLED=true), on one runtime.\n" +
+			"Each chat is a conversation; people not in a platform's allowed_users get a pairing code (hermes pairing).\n" +
+			"SIGTERM or Ctrl-C drains: running turns finish, their replies are delivered, and it exits 0.\n" +
+			"hermes gateway status says how each platform is connected; hermes gateway setup PLATFORM configures one.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(e, f)
 			if err != nil {
 				return &exitError{code: exitFor(err), err: err}
 			}
-			a := cfg.Gateway.APIServer
-			if !a.Enabled {
-				return &exitError{code: exitUsage, err: errors.New("no gateway platform is enabled: set gateway.api_server.enabled: true in config.yaml (or API_SERVER_ENABLED=true), or run hermes serve")}
-			}
-			return serveAPI(cmd.Context(), e, f, cfg, net.JoinHostPort(a.Host, strconv.Itoa(a.Port)), a.AllowPublic)
+			return runGateway(cmd.Context(), e, f, cfg)
 		},
 	}
 	addProviderFlags(cmd.Flags(), f)

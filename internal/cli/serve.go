@@ -90,10 +90,7 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 	if a.Key == "" {
 		return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	// Every running turn keeps a connection to the model warm.
-	transport.MaxIdleConns = max(100, 2*a.MaxConcurrentRuns)
-	transport.MaxIdleConnsPerHost = max(10, 2*a.MaxConcurrentRuns)
+	transport := apiTransport(a.MaxConcurrentRuns)
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: "api_server", Platform: "api", NoStream: f.noStream, Getenv: e.getenv,
 		HTTPClient: &http.Client{Transport: transport},
@@ -106,6 +103,23 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 	if st := rt.SandboxStatus(); st.Short() {
 		e.warn(st)
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveAPIOn(ctx, e, rt, transport, cfg, addr)
+}
+
+// apiTransport is the model client's transport for n turns at once:
+// every running turn keeps a connection to the model warm.
+func apiTransport(n int) *http.Transport {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConns = max(100, 2*n)
+	transport.MaxIdleConnsPerHost = max(10, 2*n)
+	return transport
+}
+
+// serveAPIOn serves the API server of cfg on addr over rt until ctx ends.
+func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Transport, cfg *config.Config, addr string) error {
+	a := cfg.Gateway.APIServer
 	srv, err := apiserver.New(apiserver.Options{
 		Runtime: rt, Key: a.Key, ModelName: a.ModelName, CORSOrigins: a.CORSOrigins,
 		MaxConcurrentRuns: a.MaxConcurrentRuns, QueueTimeout: config.Seconds(a.QueueTimeout),
@@ -125,8 +139,6 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 	if err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("listen %s: %w", addr, err)}
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	ep := rt.Endpoint()
 	fmt.Fprintf(e.stderr, "hermes: API server listening on http://%s (model %s via %s/%s, %d concurrent runs, workspace %s)\n",
 		ln.Addr(), a.ModelName, ep.Provider, ep.Model, a.MaxConcurrentRuns, rt.Workdir())

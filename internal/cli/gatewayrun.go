@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/apiserver"
+)
+
+// runGateway runs every platform cfg enables, and the API server when
+// it is enabled, on one runtime until SIGINT or SIGTERM; then it drains
+// (running turns finish, their replies are delivered) and returns nil.
+func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) error {
+	platforms := cfg.GatewayPlatforms()
+	api := cfg.Gateway.APIServer
+	if len(platforms) == 0 && !api.Enabled {
+		return &exitError{code: exitUsage, err: errors.New("no gateway platform is enabled: set a bot token (TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, " +
+			"DISCORD_BOT_TOKEN) or gateway.platforms.<name> in config.yaml (hermes gateway setup PLATFORM), or gateway.api_server.enabled: true")}
+	}
+	if err := cfg.CheckGateway(); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	apiAddr := net.JoinHostPort(api.Host, strconv.Itoa(api.Port))
+	if api.Enabled {
+		if err := apiserver.CheckAddr(apiAddr, api.AllowPublic); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if api.Key == "" {
+			return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
+		}
+	}
+	unlock, err := lockGateway(cfg.Home)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	defer unlock()
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	transport := apiTransport(max(cfg.Gateway.MaxConcurrentTurns, api.MaxConcurrentRuns))
+	rt, err := app.New(ctx, cfg, app.Options{
+		Source: "gateway", NoStream: f.noStream, Getenv: e.getenv,
+		HTTPClient: &http.Client{Transport: transport},
+		OnWarning:  func(s string) { e.warn(s) },
+	})
+	if err != nil {
+		return &exitError{code: exitFor(err), err: err}
+	}
+	defer rt.Close()
+	if st := rt.SandboxStatus(); st.Short() {
+		e.warn(st)
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	done := make(chan error, 2)
+	running := 0
+	if api.Enabled {
+		running++
+		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr) }()
+	}
+	if len(platforms) > 0 {
+		store, err := gateway.OpenStore(gateway.StorePath(cfg.Home), time.Now)
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		defer store.Close()
+		adapters, err := platformAdapters(cfg, platforms, store, log)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		g, err := gateway.New(gatewayOptions(cfg, f, rt, store, adapters, log))
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		running++
+		fmt.Fprintf(e.stderr, "hermes: gateway serving %s (model %s, workspace %s)\n", strings.Join(platforms, ", "), rt.Endpoint().Model, rt.Workdir())
+		go func() { done <- g.Run(ctx) }()
+	}
+	var first error
+	for range running {
+		if err := <-done; err != nil && first == nil {
+			first = err
+			stop() // one part failed: stop the others too
+		}
+	}
+	fmt.Fprintln(e.stderr, "hermes: gateway stopped")
+	if first != nil && !errors.Is(first, net.ErrClosed) {
+		return &exitError{code: exitFailed, err: first}
+	}
+	return nil
+}
+
+// gatewayOptions are the gateway's settings from cfg.
+func gatewayOptions(cfg *config.Config, f *runFlags, rt *app.Runtime, store *gateway.Store, adapters []gateway.Adapter, log *slog.Logger) gateway.Options {
+	access := map[string]gateway.Access{}
+	for _, name := range config.GatewayPlatformNames() {
+		p := cfg.Gateway.Platforms.Settings(name)
+		channels := map[string]bool{}
+		for id, ch := range p.Channels {
+			if ch.RequireMention != nil {
+				channels[id] = *ch.RequireMention
+			}
+		}
+		access[name] = gateway.Access{AllowAll: p.AllowAll, Allowed: p.AllowedUsers, Admins: p.AdminUsers,
+			RequireMention: p.MentionRequired(""), Channels: channels}
+	}
+	return gateway.Options{
+		Runtime: rt, Store: store, Adapters: adapters, Access: access,
+		GroupSessionsPerUser: *cfg.Gateway.GroupSessionsPerUser,
+		MaxConcurrentTurns:   cfg.Gateway.MaxConcurrentTurns,
+		BusyMode:             cfg.Display.BusyMode(gateway.BusyInterrupt),
+		Streaming:            *cfg.Streaming.Enabled,
+		EditInterval:         cfg.Streaming.Interval(),
+		ToolProgress:         cfg.Display.ToolProgress,
+		ApprovalTimeout:      config.Seconds(cfg.Approvals.Timeout),
+		Conversation:         app.ConversationOptions{Toolsets: f.toolsetList(), Sandbox: f.sandbox},
+		CacheDir:             filepath.Join(cfg.Home, "cache"),
+		StatusPath:           gateway.StatusPath(cfg.Home),
+		Logger:               log,
+	}
+}
+
+// lockGateway makes sure one gateway serves a HERMES_HOME: two would
+// answer every message twice and take each other's replies in flight
+// for crashed ones.
+func lockGateway(home string) (unlock func(), err error) {
+	dir := filepath.Join(home, "gateway")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	path := filepath.Join(dir, "gateway.lock")
+	fh, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := os.ReadFile(path)
+		fh.Close()
+		return nil, fmt.Errorf("another hermes gateway (pid %s) is running on %s: stop it first", strings.TrimSpace(string(b)), home)
+	}
+	fh.Truncate(0)
+	fh.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { fh.Close() }, nil
+}
