@@ -131,7 +131,7 @@ func (s *splitter) markSpans() {
 		}
 		switch n := n.(type) {
 		case *east.Table:
-			h := d.lineOf(start(n))
+			h := d.lineOf(blockStart(n))
 			t := &tableSpan{header: h, last: d.lineOf(n.LastChild().Pos())}
 			for l := h; l <= t.last; l++ {
 				s.tables[l] = t
