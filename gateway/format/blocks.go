@@ -71,8 +71,10 @@ func fences(d *doc) []fence {
 		}
 		opener := d.line(open)
 		col := fc.Pos() - d.lines[open]
-		run := strings.TrimLeft(opener[col:], " \t")
-		mark := run[:len(run)-len(strings.TrimLeft(run, run[:1]))]
+		mark := "```"
+		if run := strings.TrimLeft(opener[min(col, len(opener)):], " \t"); run != "" {
+			mark = run[:len(run)-len(strings.TrimLeft(run, run[:1]))]
+		}
 		f := fence{open: open, end: last, opener: opener, closer: continuation(opener[:col]) + mark}
 		if next := last + 1; next < len(d.lines) && isCloser(d.line(next), mark) {
 			f.end, f.closed = next, true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // style is one platform's markup, as the shared walker needs it.
@@ -161,7 +162,7 @@ func (c *converter) list(n *ast.List, quote int) []line {
 }
 
 // segments concatenates the source of a block's lines.
-func (d *doc) segments(ls *textSegments) string {
+func (d *doc) segments(ls *text.Segments) string {
 	var b strings.Builder
 	for i := 0; i < ls.Len(); i++ {
 		seg := ls.At(i)

@@ -24,6 +24,8 @@ func TestTelegramHTML(t *testing.T) {
 		{"code leaves the quote", "> look:\n> ```\n> x\n> ```\n> done", "<blockquote>look:</blockquote>\n<pre>x</pre>\n<blockquote>done</blockquote>"},
 		{"table", "| a | bb |\n|---|----|\n| 1 | **2** |", "<pre>a | bb\n--+---\n1 | 2</pre>"},
 		{"html is text", "<div>hi</div>", "&lt;div&gt;hi&lt;/div&gt;"},
+		{"an indented line is text", "para\n\n    indented\n\nafter", "para\n\nindented\n\nafter"},
+		{"reference definitions stay as written", "[r]: https://x.io\n\nsee [r]", "[r]: https://x.io\n\nsee [r]"},
 		{"blank lines kept between blocks only", "a\nb\n\n\n\nc", "a\nb\n\nc"},
 	}
 	for _, c := range cases {

@@ -33,8 +33,8 @@ func Discord(md string) string {
 			}
 			return ast.WalkSkipChildren, nil
 		case *east.Table:
-			first, last := d.lineOf(start(n)), d.lineOf(n.LastChild().Pos())
-			prefix := d.line(first)[:start(n)-d.lines[first]]
+			first, last := d.lineOf(blockStart(n)), d.lineOf(n.LastChild().Pos())
+			prefix := d.line(first)[:blockStart(n)-d.lines[first]]
 			pad := continuation(prefix)
 			out := []string{prefix + "```"}
 			for _, l := range strings.Split(d.layoutTable(n), "\n") {

@@ -5,10 +5,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/text"
 )
-
-type textSegments = text.Segments
 
 // mark is markup open around text; written says whether its opening
 // was written (marks open lazily, so that no empty entity is made).

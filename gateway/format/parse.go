@@ -107,9 +107,9 @@ func (d *doc) lineEnd(i int) int {
 // blank reports whether line i holds only whitespace.
 func (d *doc) blank(i int) bool { return strings.TrimSpace(d.line(i)) == "" }
 
-// start is where a block begins in the source: a table's at its header
+// blockStart is where a block begins in the source: a table's at its header
 // row (its own position is that of the paragraph it was made from).
-func start(n ast.Node) int {
+func blockStart(n ast.Node) int {
 	if t, ok := n.(*east.Table); ok && t.FirstChild() != nil {
 		return t.FirstChild().Pos()
 	}
@@ -120,7 +120,7 @@ func start(n ast.Node) int {
 // the source: siblings so separated are rendered a blank line apart,
 // others on the next line.
 func (d *doc) blankBefore(n ast.Node) bool {
-	l := d.lineOf(start(n))
+	l := d.lineOf(blockStart(n))
 	return l > 0 && d.blank(l-1)
 }
 

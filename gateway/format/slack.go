@@ -37,7 +37,8 @@ func slackURL(u string) string {
 
 func (slackStyle) link(u, label string) (string, string) {
 	if !linkScheme(u, "http", "https", "mailto") {
-		return plainStyle{}.link(u, label)
+		open, close := plainStyle{}.link(u, label)
+		return open, htmlEscaper.Replace(close)
 	}
 	return "<" + slackURL(u) + "|", ">"
 }

@@ -72,8 +72,8 @@ type splitter struct {
 	// measure, when set, is the length of a chunk as the platform gets
 	// it (converted); chunks must fit both as markdown and measured.
 	measure func(string) int
-	runes []int // runes before each byte offset
-	cuts  [atParagraph + 1][]cut
+	runes   []int // runes before each byte offset
+	cuts    [atParagraph + 1][]cut
 	// per line: the fence (index+1 into fences) or table it is part of
 	fenceOf []int
 	fences  []fence
@@ -131,7 +131,7 @@ func (s *splitter) markSpans() {
 		}
 		switch n := n.(type) {
 		case *east.Table:
-			h := d.lineOf(start(n))
+			h := d.lineOf(blockStart(n))
 			t := &tableSpan{header: h, last: d.lineOf(n.LastChild().Pos())}
 			for l := h; l <= t.last; l++ {
 				s.tables[l] = t

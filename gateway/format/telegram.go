@@ -10,8 +10,9 @@ import (
 // <a href> and <blockquote>; &, < and > are escaped everywhere else, so
 // no text can open a tag. Headings are bold, list items "• " or "1. "
 // lines, tables a <pre> block. Telegram's nesting rules hold: inline code
-// is never inside other entities (they close around it), a code block
-// never inside a quote, a quote never inside a quote. A link whose
+// is never inside bold, italic, strikethrough or a link (they close
+// around it), a code block never inside a quote, a quote never inside a
+// quote. A link whose
 // scheme Telegram does not take (anything but http, https, mailto and
 // tg) is shown as "label (url)".
 //
@@ -41,7 +42,8 @@ func (telegramStyle) mark(level int) (string, string) {
 
 func (s telegramStyle) link(u, label string) (string, string) {
 	if !linkScheme(u, "http", "https", "mailto", "tg") {
-		return plainStyle{}.link(u, label)
+		open, close := plainStyle{}.link(u, label)
+		return open, htmlEscaper.Replace(close)
 	}
 	return `<a href="` + attrEscaper.Replace(u) + `">`, "</a>"
 }
