@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // SetDotEnv sets variables in the .env file at path (created when
 // missing): a line that sets one of them (KEY=, export KEY=) is replaced
@@ -18,7 +15,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // private (0600) afterwards, as it holds secrets.
 func SetDotEnv(path string, vars map[string]string) error {
 	for k, v := range vars {
-		if !envName.MatchString(k) {
+		if k == "" || k[0] >= '0' && k[0] <= '9' || !onlyOf(k, wordChars) {
 			return fmt.Errorf("config: %q is not a variable name", k)
 		}
 		if strings.ContainsAny(v, "\r\n") {

@@ -6,37 +6,52 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-var (
-	slackModes = []string{"socket", "events"}
-	// userIDs is the form of each platform's user ids: Telegram's and
-	// Discord's are numbers, Slack's U or W and capitals.
-	userIDs = map[string]struct {
-		re   *regexp.Regexp
-		want string
-	}{
-		"telegram": {regexp.MustCompile(`^[0-9]+$`), "a Telegram user id, a number (not @name)"},
-		"slack":    {regexp.MustCompile(`^[UW][A-Z0-9]+$`), "a Slack member id such as U012ABCDEF"},
-		"discord":  {regexp.MustCompile(`^[0-9]+$`), "a Discord user id, a number"},
+var slackModes = []string{"socket", "events"}
+
+// userIDForm says whether id has the form of the platform's user ids
+// (Telegram's and Discord's are numbers, Slack's U or W and capitals),
+// and what that form is.
+func userIDForm(platform, id string) (ok bool, want string) {
+	switch platform {
+	case "telegram":
+		return id != "" && onlyOf(id, "0123456789"), "a Telegram user id, a number (not @name)"
+	case "slack":
+		return len(id) > 1 && (id[0] == 'U' || id[0] == 'W') && onlyOf(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+			"a Slack member id such as U012ABCDEF"
+	case "discord":
+		return id != "" && onlyOf(id, "0123456789"), "a Discord user id, a number"
 	}
-	webhookSecret = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
-)
+	return false, "a user id"
+}
+
+// onlyOf reports whether every byte of s is one of chars.
+func onlyOf(s, chars string) bool {
+	for i := range len(s) {
+		if !strings.Contains(chars, s[i:i+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordChars make up a variable's name; a Telegram webhook secret may
+// also hold '-'.
+const wordChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 // ValidUserID says whether id has the form of a user id of the platform
 // (Telegram and Discord: a number; Slack: a member id such as
 // U012ABCDEF), and if not, what is expected.
 func ValidUserID(platform, id string) error {
-	ids, ok := userIDs[platform]
-	if !ok {
+	if p := (&Platforms{}).Settings(platform); p == nil {
 		return fmt.Errorf("no platform %q", platform)
 	}
-	if !ids.re.MatchString(id) {
-		return fmt.Errorf("%q is not %s", id, ids.want)
+	if ok, want := userIDForm(platform, id); !ok {
+		return fmt.Errorf("%q is not %s", id, want)
 	}
 	return nil
 }
@@ -74,21 +89,20 @@ func (c *Config) validateGateway(keys *keyIndex, file string) error {
 		s := p.Settings(name)
 		prefix := "gateway.platforms." + name + "."
 		httpURL(prefix+"api_url", s.APIURL)
-		ids := userIDs[name]
 		for _, l := range []struct {
 			key  string
 			list []string
 		}{{"allowed_users", s.AllowedUsers}, {"admin_users", s.AdminUsers}} {
 			for _, id := range l.list {
-				if !ids.re.MatchString(id) {
-					bad(prefix+l.key, fmt.Sprintf("%q", id), ids.want)
+				if ok, want := userIDForm(name, id); !ok {
+					bad(prefix+l.key, fmt.Sprintf("%q", id), want)
 				}
 			}
 		}
 	}
 	httpURL("gateway.platforms.telegram.webhook_url", p.Telegram.WebhookURL)
 	listen("gateway.platforms.telegram.webhook_listen", p.Telegram.WebhookListen)
-	if v := p.Telegram.WebhookSecret; v != "" && !webhookSecret.MatchString(v) {
+	if v := p.Telegram.WebhookSecret; v != "" && (len(v) > 256 || !onlyOf(v, wordChars+"-")) {
 		bad("gateway.platforms.telegram.webhook_secret", "this secret", "1 to 256 letters, digits, _ and -, as Telegram allows")
 	}
 	if v := p.Slack.Mode; v != "" && !slices.Contains(slackModes, v) {

@@ -2,8 +2,9 @@ package config
 
 import (
 	"reflect"
-	"regexp"
 	"strings"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // gatewayVars are the environment variables that set
@@ -40,7 +41,7 @@ func GatewayVariable(platform, key string) string {
 	return ""
 }
 
-var reference = regexp.MustCompile(`\$\{([^}]*)\}`)
+var reference = lazyre.New(`\$\{([^}]*)\}`)
 
 // applyEnv expands ${VAR} (or ${env:VAR}) in the platforms' settings,
 // then lets the platforms' environment variables win over them.
@@ -51,7 +52,7 @@ func (g *Gateway) applyEnv(getenv func(string) string) {
 		eachSetting(v, func(key string, f reflect.Value) {
 			path := "gateway.platforms." + name + "." + key
 			expand := func(s string) string {
-				return reference.ReplaceAllStringFunc(s, func(m string) string {
+				return reference.Get().ReplaceAllStringFunc(s, func(m string) string {
 					ref := strings.TrimPrefix(m[2:len(m)-1], "env:")
 					val := getenv(ref)
 					if val == "" {

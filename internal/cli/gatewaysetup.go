@@ -8,9 +8,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -26,28 +26,29 @@ type setupFlags struct {
 	allowed, admins                string
 }
 
-// setupGuides say, before the questions, where a platform's answers are.
-var setupGuides = map[string]string{
-	"telegram": `Telegram: talk to @BotFather, send /newbot, choose a name and a username ending in "bot";
+// setupGuide says, before the questions, where a platform's answers are.
+func setupGuide(platform string) string {
+	switch platform {
+	case "telegram":
+		return `Telegram: talk to @BotFather, send /newbot, choose a name and a username ending in "bot";
 it answers with the bot's token. Your user id is a number: @userinfobot tells it.
-`,
-	"slack": `Slack: create an app at https://api.slack.com/apps. For Socket Mode (the default): enable Socket
+`
+	case "slack":
+		return `Slack: create an app at https://api.slack.com/apps. For Socket Mode (the default): enable Socket
 Mode and make an app-level token with connections:write (xapp-...). Bot token scopes: chat:write,
 im:history, channels:history, groups:history, app_mentions:read, files:read, files:write; events:
 message.im, message.channels, message.groups, app_mention; enable Interactivity. Install it to the
 workspace for the bot token (xoxb-...). Member ids (U...) are under a profile's "Copy member ID".
-`,
-	"discord": `Discord: create an application at https://discord.com/developers/applications; on its Bot page
+`
+	case "discord":
+		return `Discord: create an application at https://discord.com/developers/applications; on its Bot page
 reset the token and turn on the Message Content intent; invite it with the bot and
 applications.commands scopes (Send Messages, Send Messages in Threads, Read Message History,
 Attach Files). User ids: turn on Developer Mode, then right-click a user, Copy User ID.
-`,
+`
+	}
+	return ""
 }
-
-var (
-	telegramToken = regexp.MustCompile(`^[0-9]+:[A-Za-z0-9_-]+$`)
-	plainToken    = regexp.MustCompile(`^[^\s]+$`)
-)
 
 func newGatewaySetupCmd(e *env) *cobra.Command {
 	f := &setupFlags{}
@@ -101,7 +102,7 @@ func runGatewaySetup(cmd *cobra.Command, e *env, f *setupFlags, platform string)
 	}
 	ask := &asker{e: e, in: bufio.NewReader(e.stdin), interactive: !f.nonInteractive}
 	if ask.interactive {
-		fmt.Fprint(e.stderr, setupGuides[platform], "\n")
+		fmt.Fprint(e.stderr, setupGuide(platform), "\n")
 	}
 	a, err := askSetup(ask, flags.Changed, f, platform)
 	if err != nil {
@@ -166,13 +167,19 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 	switch platform {
 	case "telegram":
 		if _, err := secret("token", f.token, "Bot token (from @BotFather)", "TELEGRAM_BOT_TOKEN", true,
-			matches(telegramToken, "a Telegram bot token looks like 123456789:AA... (digits, a colon, then letters)")); err != nil {
+			func(s string) error {
+				id, key, ok := strings.Cut(s, ":")
+				if !ok || id == "" || key == "" || strings.Trim(id, "0123456789") != "" || strings.ContainsFunc(key, notTokenChar) {
+					return errors.New("a Telegram bot token looks like 123456789:AA... (digits, a colon, then letters)")
+				}
+				return nil
+			}); err != nil {
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "token", Value: ref("TELEGRAM_BOT_TOKEN")})
 	case "discord":
 		if _, err := secret("token", f.token, "Bot token (the application's Bot page)", "DISCORD_BOT_TOKEN", true,
-			matches(plainToken, "a Discord bot token is one word")); err != nil {
+			oneWord("a Discord bot token is one word")); err != nil {
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "token", Value: ref("DISCORD_BOT_TOKEN")})
@@ -207,7 +214,7 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 			}
 		}
 		if _, err := secret("signing-secret", f.signingSecret, "Signing secret (Basic Information), for the Events API", "SLACK_SIGNING_SECRET", true,
-			matches(plainToken, "the signing secret is one word")); err != nil {
+			oneWord("the signing secret is one word")); err != nil {
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "mode", Value: "events"}, config.Setting{Key: "signing_secret", Value: ref("SLACK_SIGNING_SECRET")})
@@ -265,9 +272,14 @@ func splitIDs(s string) []string {
 	return out
 }
 
-func matches(re *regexp.Regexp, want string) func(string) error {
+// notTokenChar is a character no token holds.
+func notTokenChar(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+}
+
+func oneWord(want string) func(string) error {
 	return func(s string) error {
-		if !re.MatchString(s) {
+		if s == "" || strings.ContainsFunc(s, unicode.IsSpace) {
 			return errors.New(want)
 		}
 		return nil
@@ -276,7 +288,7 @@ func matches(re *regexp.Regexp, want string) func(string) error {
 
 func prefixed(prefix, what string) func(string) error {
 	return func(s string) error {
-		if !strings.HasPrefix(s, prefix) || !plainToken.MatchString(s) {
+		if !strings.HasPrefix(s, prefix) || strings.ContainsFunc(s, unicode.IsSpace) {
 			return fmt.Errorf("%s starts with %s", what, prefix)
 		}
 		return nil

@@ -107,17 +107,21 @@ func readGatewayStatus(cfg *config.Config) (gatewayStatus, error) {
 		}
 		st.Platforms = append(st.Platforms, p)
 	}
-	order := config.GatewayPlatformNames()
-	slices.SortStableFunc(st.Platforms, func(a, b gateway.PlatformStatus) int {
-		i, j := slices.Index(order, a.Platform), slices.Index(order, b.Platform)
-		if i < 0 {
-			i = len(order)
+	// The platforms in their usual order, any other (the API server) after.
+	ordered := []gateway.PlatformStatus{}
+	for _, name := range config.GatewayPlatformNames() {
+		for _, p := range st.Platforms {
+			if p.Platform == name {
+				ordered = append(ordered, p)
+			}
 		}
-		if j < 0 {
-			j = len(order)
+	}
+	for _, p := range st.Platforms {
+		if !slices.Contains(config.GatewayPlatformNames(), p.Platform) {
+			ordered = append(ordered, p)
 		}
-		return i - j
-	})
+	}
+	st.Platforms = ordered
 	return st, nil
 }
 
