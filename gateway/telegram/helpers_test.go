@@ -2,6 +2,10 @@ package telegram_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,7 +155,8 @@ func options(srv *telegramtest.Server) telegram.Options {
 type running struct {
 	*telegram.Adapter
 	cancel context.CancelFunc
-	done   chan error
+	done   chan struct{} // closed when Run returned
+	err    error         // what Run returned
 }
 
 // start runs an adapter until stop or the end of the test.
@@ -162,8 +167,11 @@ func start(t *testing.T, o telegram.Options, h gateway.Handler) *running {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{Adapter: a, cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- a.Run(ctx, h) }()
+	r := &running{Adapter: a, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		r.err = a.Run(ctx, h)
+		close(r.done)
+	}()
 	t.Cleanup(func() { r.stop(t) })
 	return r
 }
@@ -173,11 +181,8 @@ func (r *running) stop(t *testing.T) error {
 	t.Helper()
 	r.cancel()
 	select {
-	case err, ok := <-r.done:
-		if ok {
-			close(r.done)
-		}
-		return err
+	case <-r.done:
+		return r.err
 	case <-time.After(wait):
 		t.Fatal("Run did not return after its context ended")
 		return nil
@@ -211,3 +216,19 @@ func (k *memKV) get(key string) string {
 	defer k.mu.Unlock()
 	return k.m[key]
 }
+
+// setWebhook sets a webhook on the fake as another program would.
+func setWebhook(t *testing.T, srv *telegramtest.Server, url, secret string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"url":%q,"secret_token":%q}`, url, secret)
+	resp, err := http.Post(srv.URL()+"/bot"+srv.Token()+"/setWebhook", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("setWebhook: %s", resp.Status)
+	}
+}
+
+var errTest = errors.New("store is busy")
