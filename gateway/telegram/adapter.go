@@ -113,8 +113,11 @@ func New(o Options) (*Adapter, error) {
 	if o.MaxBackoff < o.Backoff {
 		o.MaxBackoff = max(DefaultMaxBackoff, o.Backoff)
 	}
-	if o.PollTimeout < time.Second {
+	switch {
+	case o.PollTimeout <= 0:
 		o.PollTimeout = DefaultPollTimeout
+	case o.PollTimeout < time.Second:
+		o.PollTimeout = time.Second // Telegram counts in seconds; 0 would not hold the poll at all
 	}
 	if o.AnswerTimeout <= 0 {
 		o.AnswerTimeout = DefaultAnswerTimeout

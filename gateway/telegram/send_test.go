@@ -278,3 +278,11 @@ func TestServerErrorsAndDropsStayPlainErrors(t *testing.T) {
 		t.Errorf("the error shows the token: %v", err)
 	}
 }
+
+func TestLimitsAreTelegrams(t *testing.T) {
+	a := idle(t, telegramtest.NewServer(t, telegramtest.Options{}))
+	want := gateway.Limits{MaxText: 4096, Format: "html", MaxButtonData: 64, Edits: true}
+	if a.Platform() != "telegram" || a.Limits() != want {
+		t.Errorf("%s limits %+v, want telegram %+v", a.Platform(), a.Limits(), want)
+	}
+}

@@ -38,11 +38,11 @@
 // Scripting: Fail queues error answers for a method (RetryAfter(n),
 // Blocked, Kicked, ChatNotFound, ParseEntities, NotModified, Conflict,
 // BadGateway, or any APIError); a 429 also starts a flood wait for its
-// chat, during which every call for the chat gets 429 and is counted by
-// EarlyRetries. Block and Kick make sends to a chat fail with 403 as
-// Telegram's do. StartConflict/EndConflict play another process polling
-// with the token; DropPolls hangs up on held polls and SetDown on every
-// request, as a broken network does.
+// chat, during which every message sent to or edited in the chat gets
+// 429 and is counted by EarlyRetries. Block and Kick make sends to a
+// chat fail with 403 as Telegram's do. StartConflict/EndConflict play
+// another process polling with the token; DropPolls hangs up on held
+// polls and SetDown on every request, as a broken network does.
 //
 // People: DM, Group and Forum make chats; SendText, SendPhoto, SendVoice
 // and SendDocument post a person's message (with @mention and /command
@@ -52,7 +52,8 @@
 //
 // Reading: Messages and BotMessages show a chat as its members see it
 // now; Answer is the bot's answer to a press; Commands its menu; Calls
-// every request with its parameters, uploads, time and answer; Pending
-// and Delivered tell which updates were confirmed and how often each was
-// handed out; WaitFor waits for a condition, woken by every change.
+// every request with its parameters, uploads, time and answer (file
+// downloads as method "file"); Pending and Delivered tell which updates
+// were confirmed and how often each was handed out; WaitFor waits for a
+// condition, woken by every change.
 package telegramtest

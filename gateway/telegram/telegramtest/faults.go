@@ -37,13 +37,17 @@ func RetryAfter(n int) APIError {
 
 // Fail makes the next calls of method answer errs, one call each, in
 // order, before the method runs. A 429 also starts a flood wait for the
-// call's chat: until it passes, every call for that chat is answered 429
-// with the seconds left, and counted by EarlyRetries.
+// call's chat: until it passes, every message sent to or edited in that
+// chat is answered 429 with the seconds left, and counted by
+// EarlyRetries. (Chat actions and answers to presses are not held.)
 func (s *Server) Fail(method string, errs ...APIError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults[method] = append(s.faults[method], errs...)
 }
+
+// floodable are the methods a flood wait holds back.
+var floodable = map[string]bool{"sendMessage": true, "editMessageText": true, "sendPhoto": true, "sendDocument": true}
 
 // EarlyRetries counts calls made for a chat while its flood wait lasted.
 func (s *Server) EarlyRetries() int {
@@ -61,16 +65,16 @@ func (s *Server) scripted(q *request) error {
 	}
 	e := list[0]
 	s.faults[q.method] = list[1:]
-	if e.Code == 429 && q.params["chat_id"] != "" {
+	if e.Code == 429 && floodable[q.method] && q.params["chat_id"] != "" {
 		chat, _ := strconv.ParseInt(q.params["chat_id"], 10, 64)
 		s.floodUntil[chat] = s.o.Now().Add(time.Duration(e.RetryAfter) * time.Second)
 	}
 	return &e
 }
 
-// flooded refuses a call for a chat whose flood wait has not passed.
+// flooded refuses a message for a chat whose flood wait has not passed.
 func (s *Server) flooded(q *request) error {
-	if q.params["chat_id"] == "" {
+	if !floodable[q.method] || q.params["chat_id"] == "" {
 		return nil
 	}
 	chat, _ := strconv.ParseInt(q.params["chat_id"], 10, 64)
@@ -90,6 +94,7 @@ func (s *Server) Block(user User) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.blocked[user.ID] = true
+	s.notify()
 }
 
 // Unblock lets user hear from the bot again.
@@ -97,6 +102,7 @@ func (s *Server) Unblock(user User) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.blocked, user.ID)
+	s.notify()
 }
 
 // Kick removes the bot from a group: sends to it get 403.
@@ -104,6 +110,7 @@ func (s *Server) Kick(c Chat) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kicked[c.ID] = true
+	s.notify()
 }
 
 // SetDown makes the server hang up on every request without an answer

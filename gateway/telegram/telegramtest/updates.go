@@ -52,6 +52,12 @@ func (s *Server) Polling() bool {
 
 // confirm forgets the updates an offset confirms; s.mu is held.
 func (s *Server) confirm(offset int64) {
+	before := len(s.updates)
+	defer func() {
+		if len(s.updates) != before {
+			s.notify()
+		}
+	}()
 	switch {
 	case offset > 0:
 		i := 0
