@@ -23,7 +23,8 @@
 // handler refused is answered 500 and Telegram posts it again.
 //
 // Connection state. Handler.State says connected ("@username") only
-// after getMe and a getUpdates that succeeded (in webhook mode, after
+// after getMe and a getUpdates that succeeded (after a 409, one that
+// brought updates or held its full long poll; in webhook mode, after
 // setWebhook); every failure reports not connected with the reason —
 // "409 conflict: another getUpdates is running with this token" when
 // another process polls with the same token — and is retried after a

@@ -26,12 +26,15 @@ var allowedUpdates = []string{"message", "callback_query"}
 // process resumes where this one stopped. Connected means the last
 // getUpdates succeeded; each session starts with a getUpdates that
 // Telegram answers at once, so the state is known without waiting out a
-// long poll.
+// long poll. After a 409, though, an empty quick answer proves nothing
+// (Telegram ends whichever poll is older, so two pollers each succeed now
+// and then): the conflict stays the state until updates arrive or a long
+// poll has run its course.
 func (r *run) poll(ctx context.Context) error {
 	offset := r.loadOffset(ctx)
 	b := r.backoff()
 	webhookDeleted := false
-	connected := false
+	connected, conflicted := false, false
 	for ctx.Err() == nil {
 		if !webhookDeleted {
 			if _, err := r.a.bot.DeleteWebhook(ctx, &bot.DeleteWebhookParams{}); err != nil {
@@ -57,8 +60,9 @@ func (r *run) poll(ctx context.Context) error {
 				r.report(false, describe(err))
 				return fmt.Errorf("telegram: the Bot API refused the token: %w", err)
 			}
-			if errors.Is(err, bot.ErrorConflict) && strings.Contains(err.Error(), "webhook") {
-				webhookDeleted = false
+			if errors.Is(err, bot.ErrorConflict) {
+				conflicted = true
+				webhookDeleted = !strings.Contains(err.Error(), "webhook")
 			}
 			connected = false
 			r.fail(err)
@@ -66,7 +70,10 @@ func (r *run) poll(ctx context.Context) error {
 			continue
 		}
 		connected = true
-		r.report(true, r.username())
+		if !conflicted || timeout > 0 || len(updates) > 0 {
+			conflicted = false
+			r.report(true, r.username())
+		}
 		handled := true
 		for _, u := range updates {
 			if err := r.handle(ctx, u); err != nil {

@@ -112,12 +112,20 @@ func TestConflictIsReportedAsNotConnectedUntilItEnds(t *testing.T) {
 		}
 	}
 	srv.EndConflict()
-	h.waitConnected(t)
+	// The quick getUpdates after the conflict succeeds empty; that alone
+	// does not prove the other poller gone.
+	if !srv.WaitFor(wait, srv.Polling) {
+		t.Fatal("no long poll after the conflict ended")
+	}
+	if s := h.lastState(); s.Connected {
+		t.Errorf("connected on an empty quick answer right after a conflict: %+v", s)
+	}
 	dm := srv.DM(alice)
 	srv.SendText(alice, dm, "after the conflict")
 	if got := h.waitMessages(t, 1); got[0].Text != "after the conflict" {
 		t.Errorf("got %q", got[0].Text)
 	}
+	h.waitConnected(t)
 }
 
 func TestSecondPollerWithTheSameTokenGetsTheConflict(t *testing.T) {
@@ -134,6 +142,10 @@ func TestSecondPollerWithTheSameTokenGetsTheConflict(t *testing.T) {
 	})
 	if err := first.stop(t); err != nil {
 		t.Fatal(err)
+	}
+	srv.SendText(alice, srv.DM(alice), "to whoever polls")
+	if got := h2.waitMessages(t, 1); got[0].Text != "to whoever polls" {
+		t.Errorf("got %q", got[0].Text)
 	}
 	h2.waitConnected(t)
 	if s := h1.lastState(); s.Connected || s.Detail != "stopped" {

@@ -41,9 +41,7 @@ func (r *run) serveWebhook(ctx context.Context) error {
 	if path == "" {
 		path = "/"
 	}
-	mux := http.NewServeMux()
-	mux.Handle("POST "+path, r.webhookHandler(secret))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: r.webhookHandler(path, secret), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	defer func() {
@@ -83,8 +81,16 @@ func (r *run) serveWebhook(ctx context.Context) error {
 	}
 }
 
-func (r *run) webhookHandler(secret string) http.Handler {
+func (r *run) webhookHandler(path, secret string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.EscapedPath() != path {
+			http.NotFound(w, req)
+			return
+		}
+		if req.Method != http.MethodPost {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
 		if subtle.ConstantTimeCompare([]byte(req.Header.Get(secretHeader)), []byte(secret)) != 1 {
 			r.a.log.Warn("telegram webhook: post without the secret token refused", "remote", req.RemoteAddr)
 			http.Error(w, "forbidden", http.StatusForbidden)
