@@ -54,7 +54,7 @@ func (s *Server) Uploads(channelID string) []File {
 		return nil
 	}
 	for _, m := range c.msgs {
-		if m.botID == "" {
+		if m.botID != BotID {
 			continue
 		}
 		for _, id := range m.files {

@@ -17,6 +17,9 @@ type UserMessage struct {
 	Text        string
 	ThreadTS    string   // reply in this thread
 	Files       []string // ids from AddFile; the event's subtype is file_share
+	// BotID marks the message as an app's (posted with chat.postMessage
+	// by a bot, this one included when User is BotUserID).
+	BotID string
 	// MentionFirst sends the app_mention event of a message that mentions
 	// the bot before its message event (Slack promises no order).
 	MentionFirst bool
@@ -68,7 +71,8 @@ func (s *Server) Post(m UserMessage) Posted {
 	if _, known := s.users[m.User]; !known {
 		s.users[m.User] = m.User
 	}
-	msg := &message{ts: s.tsLocked(), threadTS: m.ThreadTS, user: m.User, text: m.Text, mrkdwn: true, files: m.Files}
+	msg := &message{ts: s.tsLocked(), threadTS: m.ThreadTS, user: m.User, botID: m.BotID, text: m.Text, mrkdwn: true,
+		files: append([]string(nil), m.Files...)}
 	if len(m.Files) > 0 {
 		msg.subtype = "file_share"
 	}
@@ -88,6 +92,9 @@ func (s *Server) Post(m UserMessage) Posted {
 	}
 	if msg.subtype != "" {
 		event["subtype"] = msg.subtype
+	}
+	if m.BotID != "" {
+		event["bot_id"], mention["bot_id"] = m.BotID, m.BotID
 	}
 	if m.ThreadTS != "" {
 		event["thread_ts"], mention["thread_ts"] = m.ThreadTS, m.ThreadTS
@@ -180,7 +187,7 @@ func (s *Server) deliverEventsLocked(events []map[string]any) (envelopes []strin
 func (s *Server) Click(channelID, ts, user, value string) (Posted, error) {
 	s.mu.Lock()
 	m := s.findLocked(channelID, ts)
-	if m == nil || m.botID == "" {
+	if m == nil || m.botID != BotID {
 		s.mu.Unlock()
 		return Posted{}, fmt.Errorf("slacktest: no message of the bot at %s in %s", ts, channelID)
 	}

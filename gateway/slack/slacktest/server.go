@@ -203,6 +203,14 @@ func (s *Server) Wait(ctx context.Context, cond func() bool) error {
 	}
 }
 
+// Changed returns a channel that is closed at the next change to the
+// fake, for waiting on the fake and something else at once.
+func (s *Server) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
 func (s *Server) notifyLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})

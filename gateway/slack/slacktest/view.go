@@ -94,7 +94,7 @@ func (s *Server) Messages(channelID string) []Message {
 func (s *Server) BotMessages(channelID string) []Message {
 	var out []Message
 	for _, m := range s.Messages(channelID) {
-		if m.BotID != "" {
+		if m.BotID == BotID {
 			out = append(out, m)
 		}
 	}
