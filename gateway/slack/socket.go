@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/hermes-go/hermes/gateway"
@@ -28,6 +29,9 @@ type sessionEnd struct {
 	err       error // Run's error when fatal
 	healthy   bool  // the socket said hello: the failures in a row start over
 	requested bool  // Slack asked for a new socket: reconnect at once
+	// retryAfter is the least wait Slack asked for (a rate limited
+	// apps.connections.open).
+	retryAfter time.Duration
 }
 
 func (a *Adapter) runSocket(ctx context.Context, h gateway.Handler) error {
@@ -48,7 +52,7 @@ func (a *Adapter) runSocket(ctx context.Context, h gateway.Handler) error {
 		var wait time.Duration
 		detail := end.reason + "; reconnecting"
 		if !end.requested {
-			wait = a.backoff(failures)
+			wait = max(a.backoff(failures), end.retryAfter)
 			failures++
 			detail += " in " + wait.Round(time.Millisecond).String()
 		}
@@ -70,7 +74,12 @@ func (a *Adapter) session(ctx context.Context, h gateway.Handler) sessionEnd {
 			return sessionEnd{fatal: true, reason: "apps.connections.open refused the app token: " + err.Error(),
 				err: fmt.Errorf("slack apps.connections.open: the app token is refused: %w", err)}
 		}
-		return sessionEnd{reason: "apps.connections.open failed: " + err.Error()}
+		end := sessionEnd{reason: "apps.connections.open failed: " + err.Error()}
+		var rl *slackapi.RateLimitedError
+		if errors.As(err, &rl) {
+			end.retryAfter = rl.RetryAfter
+		}
+		return end
 	}
 	dialer := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
 	conn, resp, err := dialer.DialContext(ctx, wsURL, nil)
