@@ -3,6 +3,10 @@ package slack_test
 import (
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hermes-go/hermes/gateway"
@@ -186,7 +190,7 @@ func TestThreadsTheBotRepliedInOutliveARestart(t *testing.T) {
 	}
 }
 
-func TestBotsEditsAndOwnMessagesAreIgnored(t *testing.T) {
+func TestOnlyPeoplesNewMessagesAreHandled(t *testing.T) {
 	srv := slacktest.NewServer(t)
 	f := start(t, srv, nil)
 	f.connected(t)
@@ -198,14 +202,25 @@ func TestBotsEditsAndOwnMessagesAreIgnored(t *testing.T) {
 		srv.Post(slacktest.UserMessage{Channel: "C1", User: "UOTHERBOT", BotID: "BOTHER", Text: "<@" + slacktest.BotUserID + "> beep"}),
 		srv.Post(slacktest.UserMessage{Channel: "C1", User: slacktest.BotUserID, BotID: slacktest.BotID, Text: "my own echo"}),
 	}
+	for _, sub := range []string{"message_deleted", "channel_join", "bot_message", "me_message"} {
+		ignored = append(ignored, srv.PushEvent(map[string]any{
+			"type": "message", "subtype": sub, "channel": "C1", "channel_type": "channel", "user": "U1",
+			"text": "<@" + slacktest.BotUserID + "> " + sub, "ts": "1700009999.000100",
+		}))
+	}
+	broadcast := srv.PushEvent(map[string]any{
+		"type": "message", "subtype": "thread_broadcast", "channel": "C1", "channel_type": "channel", "user": "U1",
+		"text": "also sent to the channel", "ts": "1700009999.000200", "thread_ts": person.TS,
+	})
+	f.acked(t, broadcast)
 	last := srv.DM("U1", "after")
 	f.acked(t, last)
 	for _, p := range ignored {
 		f.acked(t, p) // ignored, but confirmed so that Slack does not send them again
 	}
 	msgs := f.rec.messages()
-	if len(msgs) != 2 || msgs[0].Text != "first" || msgs[1].Text != "after" {
-		t.Fatalf("messages = %+v, want only the two people's messages", msgs)
+	if len(msgs) != 3 || msgs[0].Text != "first" || msgs[1].Text != "also sent to the channel" || msgs[2].Text != "after" {
+		t.Fatalf("messages = %+v, want only the people's new messages", msgs)
 	}
 }
 
@@ -246,5 +261,49 @@ func TestFilesBecomeAttachmentsDownloadedWithTheBotToken(t *testing.T) {
 	}
 	if n := len(srv.Calls("files.download")); n != 2 {
 		t.Errorf("%d downloads, want 2", n)
+	}
+}
+
+func TestFilesOutsideSlackNeverGetTheToken(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		_, _ = w.Write([]byte("data"))
+	}))
+	defer elsewhere.Close()
+
+	srv := slacktest.NewServer(t)
+	f := start(t, srv, nil)
+	f.connected(t)
+	srv.PushEvent(map[string]any{
+		"type": "message", "subtype": "file_share", "channel": "DU1", "channel_type": "im", "user": "U1",
+		"text": "two files", "ts": "1700009999.000100",
+		"files": []map[string]any{
+			{"id": "F1", "name": "x.txt", "mimetype": "text/plain", "size": 4, "mode": "hosted", "url_private": elsewhere.URL + "/x.txt"},
+			{"id": "F2", "name": "y.txt", "mimetype": "text/plain", "size": 4, "mode": "external", "is_external": true, "url_private": elsewhere.URL + "/y.txt"},
+		},
+	})
+	got := f.handled(t, 1)[0]
+	if len(got.Attachments) != 1 || got.Attachments[0].Name != "x.txt" {
+		t.Fatalf("attachments = %+v, want the hosted file only", got.Attachments)
+	}
+	rc, err := got.Attachments[0].Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(rc)
+	rc.Close()
+	if err == nil || !strings.Contains(err.Error(), "refusing to send the token") {
+		t.Fatalf("reading a file outside Slack: %v, want a refusal", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, auth := range seen {
+		if strings.Contains(auth, slacktest.BotToken) {
+			t.Fatalf("the bot token went to %s", elsewhere.URL)
+		}
 	}
 }

@@ -243,6 +243,11 @@ func TestSendErrorsAreClassified(t *testing.T) {
 	if _, isSend := gateway.AsSendError(err); err == nil || isSend || !strings.Contains(err.Error(), "chat.postMessage: internal_error") {
 		t.Fatalf("internal_error = %v, want a plain error naming the method", err)
 	}
+	srv.Fail("chat.postMessage", slacktest.Failure{Status: 503})
+	_, err = a.Send(ctx, gateway.Outbound{Chat: chat, Text: "hi"})
+	if _, isSend := gateway.AsSendError(err); err == nil || isSend || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("a 503 = %v, want a plain error", err)
+	}
 	down := srv.URL()
 	srv.Close()
 	_, err = a.Send(ctx, gateway.Outbound{Chat: chat, Text: "hi"})

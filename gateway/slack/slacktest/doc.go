@@ -24,8 +24,9 @@
 // in a message (invalid_blocks). chat.update keeps a message's blocks
 // unless the request sends blocks, as Slack does; an empty list removes
 // them. Fail scripts an answer for a method's next calls: an HTTP 429
-// with a Retry-After header, or an error code such as channel_not_found
-// or invalid_blocks. Calls lists every request with its parameters.
+// with a Retry-After header, an error code such as channel_not_found or
+// invalid_blocks, or a bare HTTP status such as 503. Calls lists every
+// request with its parameters.
 //
 // # Socket Mode
 //
@@ -46,7 +47,8 @@
 // DM, Say, Mention, Reply and Post record a person's message in its
 // channel and deliver its events: a message event, and for a mention of
 // the bot outside a DM an app_mention event as well, as Slack sends both.
-// Click presses one of the bot's buttons (a block_actions interaction).
+// Click presses one of the bot's buttons (a block_actions interaction);
+// PushEvent delivers any other event as given.
 // Without UseEventsAPI events are envelopes on the socket; with it, each
 // is a signed POST to the adapter's endpoints, answered before the helper
 // returns. AddFile makes a file a person can attach.

@@ -151,6 +151,16 @@ func (s *Server) EditMessage(channelID, ts, text string) Posted {
 	return p
 }
 
+// PushEvent delivers an inner event as is (wrapped in its event_callback),
+// for events the other helpers do not make. It records nothing in the
+// channels.
+func (s *Server) PushEvent(event map[string]any) Posted {
+	s.mu.Lock()
+	var p Posted
+	p.Envelopes, p.Statuses = s.deliverEventsLocked([]map[string]any{event})
+	return p
+}
+
 // deliverEventsLocked wraps inner events as event_callback payloads and
 // sends them on the socket, or to the Events API endpoint; it unlocks
 // s.mu.

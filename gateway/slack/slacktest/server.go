@@ -72,6 +72,9 @@ type Failure struct {
 	// RetryAfter, when set, answers HTTP 429 with a Retry-After header
 	// of that many whole seconds instead.
 	RetryAfter time.Duration
+	// Status, when set, answers that HTTP status with an HTML body, as
+	// Slack's front end does when it fails (500, 503).
+	Status int
 }
 
 // NewServer starts a fake Slack on 127.0.0.1; it stops when the test ends.

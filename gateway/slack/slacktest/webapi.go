@@ -58,6 +58,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusTooManyRequests, refuse("ratelimited"))
 			return
 		}
+		if f.Status != 0 {
+			c.Error = fmt.Sprintf("http %d", f.Status)
+			s.calls = append(s.calls, c)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(f.Status)
+			_, _ = fmt.Fprintf(w, "<html><body>%d</body></html>", f.Status)
+			return
+		}
 		c.Error = f.Error
 		s.calls = append(s.calls, c)
 		writeJSON(w, http.StatusOK, refuse(f.Error))
