@@ -60,8 +60,9 @@ type Options struct {
 	// 2 min).
 	Backoff    time.Duration
 	MaxBackoff time.Duration
-	// PingTimeout is how long a socket may stay silent (Slack pings it
-	// every few seconds) before it is taken as dead (default 1 min).
+	// PingTimeout is how long a socket may stay silent, without a ping
+	// or an envelope from Slack, before it is taken as dead and replaced
+	// (default 1 min; slack-go's own client allows 30 s between pings).
 	PingTimeout time.Duration
 }
 

@@ -2,7 +2,9 @@ package slacktest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"mime"
 	"net/http"
@@ -44,53 +46,66 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := Call{Method: name, Token: token, Params: params}
-
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.notifyLocked()
-	if fs := s.failures[name]; len(fs) > 0 {
-		f := fs[0]
-		s.failures[name] = fs[1:]
-		if f.RetryAfter > 0 {
-			c.Error = "http 429"
-			s.calls = append(s.calls, c)
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(f.RetryAfter.Seconds()))))
-			writeJSON(w, http.StatusTooManyRequests, refuse("ratelimited"))
-			return
-		}
-		if f.Status != 0 {
-			c.Error = fmt.Sprintf("http %d", f.Status)
-			s.calls = append(s.calls, c)
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(f.Status)
-			_, _ = fmt.Fprintf(w, "<html><body>%d</body></html>", f.Status)
-			return
-		}
-		c.Error = f.Error
-		s.calls = append(s.calls, c)
-		writeJSON(w, http.StatusOK, refuse(f.Error))
-		return
-	}
-	m, known := methods[name]
+	f, scripted := s.nextFailureLocked(name)
 	var a answer
-	switch {
-	case !known:
-		s.unexpected = append(s.unexpected, "Web API method "+name)
-		a = refuse("unknown_method")
-	case token == "":
-		a = refuse("not_authed")
-	case name == "apps.connections.open" && token != AppToken:
-		a = refuse(tokenError(token, "xapp-"))
-	case name != "apps.connections.open" && token != BotToken:
-		a = refuse(tokenError(token, "xoxb-"))
-	default:
-		a = m(s, &c)
+	if !scripted {
+		a = s.answerLocked(&c)
 	}
-	if a["ok"] != true {
+	switch {
+	case scripted && f.RetryAfter > 0:
+		c.Error = "http 429"
+	case scripted && f.Status != 0:
+		c.Error = fmt.Sprintf("http %d", f.Status)
+	case scripted:
+		c.Error = f.Error
+	case a["ok"] != true:
 		c.Error, _ = a["error"].(string)
 	}
 	s.calls = append(s.calls, c)
-	writeJSON(w, http.StatusOK, a)
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	switch {
+	case scripted && f.RetryAfter > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(f.RetryAfter.Seconds()))))
+		writeJSON(w, http.StatusTooManyRequests, refuse("ratelimited"))
+	case scripted && f.Status != 0:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(f.Status)
+		_, _ = fmt.Fprintf(w, "<html><body>%d</body></html>", f.Status)
+	case scripted:
+		writeJSON(w, http.StatusOK, refuse(f.Error))
+	default:
+		writeJSON(w, http.StatusOK, a)
+	}
+}
+
+// nextFailureLocked takes the next scripted answer for a method.
+func (s *Server) nextFailureLocked(method string) (Failure, bool) {
+	fs := s.failures[method]
+	if len(fs) == 0 {
+		return Failure{}, false
+	}
+	s.failures[method] = fs[1:]
+	return fs[0], true
+}
+
+// answerLocked checks a call's method and token and runs the method.
+func (s *Server) answerLocked(c *Call) answer {
+	m, known := methods[c.Method]
+	switch {
+	case !known:
+		s.unexpected = append(s.unexpected, "Web API method "+c.Method)
+		return refuse("unknown_method")
+	case c.Token == "":
+		return refuse("not_authed")
+	case c.Method == "apps.connections.open" && c.Token != AppToken:
+		return refuse(tokenError(c.Token, "xapp-"))
+	case c.Method != "apps.connections.open" && c.Token != BotToken:
+		return refuse(tokenError(c.Token, "xoxb-"))
+	}
+	return m(s, c)
 }
 
 // readParams reads a request's form or JSON body, and its token from the
@@ -101,7 +116,7 @@ func readParams(r *http.Request) (url.Values, string, error) {
 	switch ct {
 	case "application/json":
 		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && err.Error() != "EOF" {
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && !errors.Is(err, io.EOF) {
 			return nil, "", err
 		}
 		for k, v := range body {
