@@ -82,6 +82,8 @@ type Adapter struct {
 	names   *names
 }
 
+var _ gateway.Adapter = (*Adapter)(nil)
+
 // identity is what auth.test says about the bot.
 type identity struct {
 	userID, botID, name, team string
