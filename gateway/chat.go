@@ -304,7 +304,7 @@ func (c *chat) turn(ctx context.Context, m Inbound, isAdmin bool) {
 	if _, err := conv.CompressOver(ctx, 0.85); err != nil {
 		g.log.Warn("compression before a turn", "chat", c.key, "err", err)
 	}
-	in, notes := g.input(ctx, m)
+	in, notes := g.input(ctx, m, conv.AcceptsImages())
 	for _, n := range notes {
 		c.say(ctx, m, n)
 	}

@@ -139,7 +139,7 @@ func (a *memAdapter) messages(chat string) []memMessage {
 	return out
 }
 
-func (a *memAdapter) handler(t *testing.T) gateway.Handler {
+func (a *memAdapter) handler(t testing.TB) gateway.Handler {
 	t.Helper()
 	select {
 	case <-a.ready:
@@ -155,12 +155,12 @@ var msgSeq int64
 var msgSeqMu sync.Mutex
 
 // dm sends text from user in their direct chat.
-func (a *memAdapter) dm(t *testing.T, user, text string) string {
+func (a *memAdapter) dm(t testing.TB, user, text string) string {
 	t.Helper()
 	return a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "dm-" + user}, ChatType: gateway.DM, UserID: user, UserName: user, Text: text, Addressed: true})
 }
 
-func (a *memAdapter) push(t *testing.T, m gateway.Inbound) string {
+func (a *memAdapter) push(t testing.TB, m gateway.Inbound) string {
 	t.Helper()
 	if m.MessageID == "" {
 		msgSeqMu.Lock()
@@ -209,7 +209,7 @@ type fixture struct {
 	release chan struct{}
 }
 
-func newFixture(t *testing.T, tweak func(*gateway.Options)) *fixture {
+func newFixture(t testing.TB, tweak func(*gateway.Options)) *fixture {
 	t.Helper()
 	f := &fixture{llm: llmtest.NewServer(t), a: newMemAdapter("mem"), clock: newFakeClock(), work: t.TempDir(), home: t.TempDir(),
 		held: make(chan *llmtest.Request, 8), release: make(chan struct{})}
@@ -243,7 +243,21 @@ func newFixture(t *testing.T, tweak func(*gateway.Options)) *fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.done = make(chan error, 1)
 	go func() { f.done <- f.gw.Run(ctx) }()
-	f.stop = func() {
+	var once sync.Once
+	f.stop = func() { once.Do(func() { f.shutdown(t, cancel) }) }
+	t.Cleanup(func() {
+		close(f.release)
+		f.stop()
+		f.store.Close()
+		rt.Close()
+		f.llm.Close()
+	})
+	f.a.handler(t)
+	return f
+}
+
+func (f *fixture) shutdown(t testing.TB, cancel func()) {
+	{
 		cancel()
 		select {
 		case err := <-f.done:
@@ -254,15 +268,6 @@ func newFixture(t *testing.T, tweak func(*gateway.Options)) *fixture {
 			t.Error("the gateway did not stop")
 		}
 	}
-	t.Cleanup(func() {
-		close(f.release)
-		f.stop()
-		f.store.Close()
-		rt.Close()
-		f.llm.Close()
-	})
-	f.a.handler(t)
-	return f
 }
 
 // answer scripts the model: title requests get a title, the others the
@@ -305,7 +310,7 @@ func (f *fixture) modelRequests() []*llmtest.Request {
 
 // eventually polls cond until it holds; the gateway works on goroutines
 // of its own and real SQLite.
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {

@@ -1,7 +1,9 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -280,5 +282,39 @@ func TestCommandsForAdminsOnly(t *testing.T) {
 	eventually(t, "an unknown command", func() bool { return strings.Contains(lastText(f.a.messages("dm-alice")), "yolo") })
 	if n := len(f.llm.Requests()); n != 0 {
 		t.Fatalf("commands reached the model: %d requests", n)
+	}
+}
+
+// Files people send are saved under the cache and named to the model;
+// a file the answer names with MEDIA: is sent back as an attachment,
+// and one outside the workspace is not.
+func TestFilesInAndOut(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	report := filepath.Join(f.work, "report.txt")
+	os.WriteFile(report, []byte("numbers"), 0o644)
+	f.script(llmtest.Reply{Text: "Here it is.\nMEDIA:" + report + "\nMEDIA:/etc/passwd"})
+	voice := []byte("OggS fake voice")
+	f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "dm-alice"}, ChatType: gateway.DM, UserID: "alice", Text: "transcribe and report", Addressed: true,
+		Attachments: []gateway.Attachment{{Kind: "voice", Name: "note.ogg", MIME: "audio/ogg",
+			Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(voice)), nil }}}})
+	eventually(t, "the answer", func() bool { return strings.HasPrefix(lastText(f.a.messages("dm-alice")), "Here it is.") })
+	eventually(t, "the upload", func() bool { f.a.mu.Lock(); defer f.a.mu.Unlock(); return len(f.a.uploads) == 1 })
+
+	sent := userTexts(f.modelRequests()[0])[0]
+	path := regexp.MustCompile(`saved at (\S+)\]`).FindStringSubmatch(sent)
+	if path == nil || !strings.HasPrefix(path[1], filepath.Join(f.home, "cache")) {
+		t.Fatalf("the model was not told where the voice note is: %q", sent)
+	}
+	if b, err := os.ReadFile(path[1]); err != nil || !bytes.Equal(b, voice) {
+		t.Fatalf("the saved voice note: %q, %v", b, err)
+	}
+	f.a.mu.Lock()
+	up := f.a.uploads[0]
+	f.a.mu.Unlock()
+	if up.Path != report {
+		t.Fatalf("uploaded %+v", up)
+	}
+	if ans := lastText(f.a.messages("dm-alice")); strings.Contains(ans, "MEDIA:") || !strings.Contains(ans, "/etc/passwd was not sent") {
+		t.Fatalf("the answer: %q", ans)
 	}
 }

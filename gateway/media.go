@@ -26,7 +26,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // input is the turn's input for m: its text, its images for the model,
 // and a line per other file saying where it was saved (under
 // CacheDir/gateway/<platform>/). notes are problems to tell the sender.
-func (g *Gateway) input(ctx context.Context, m Inbound) (in agent.Input, notes []string) {
+func (g *Gateway) input(ctx context.Context, m Inbound, vision bool) (in agent.Input, notes []string) {
 	in.Message = m.Text
 	var lines []string
 	for _, at := range m.Attachments {
@@ -44,15 +44,19 @@ func (g *Gateway) input(ctx context.Context, m Inbound) (in agent.Input, notes [
 			notes = append(notes, fmt.Sprintf("I could not fetch %s: %v", name, err))
 			continue
 		}
-		if at.Kind == "image" {
-			if im, err := llm.ImageFromBytes(b, name); err == nil {
-				in.Images = append(in.Images, im)
-				continue
-			}
+		im, imgErr := llm.ImageFromBytes(b, name)
+		if at.Kind == "image" && imgErr == nil && vision {
+			in.Images = append(in.Images, im)
+			continue
 		}
 		path, err := g.save(m.Platform, name, b)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("I could not save %s: %v", name, err))
+			continue
+		}
+		if imgErr == nil {
+			// The model cannot see it: the auxiliary vision model can.
+			lines = append(lines, fmt.Sprintf("[The user sent an image %q, saved at %s; you cannot see images: use vision_analyze on that path to read it]", name, path))
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("[The user sent a %s file %q (%s, %d bytes), saved at %s]", at.Kind, name, cmpMIME(at), len(b), path))
