@@ -6,13 +6,35 @@ import (
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/slack"
+	"github.com/hermes-go/hermes/gateway/telegram"
 )
 
-// platformAdapters builds the adapters of the enabled platforms.
+// platformAdapters builds the adapters of the enabled platforms, each
+// keeping its resume state in the gateway's store.
 func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, log *slog.Logger) ([]gateway.Adapter, error) {
 	var out []gateway.Adapter
+	ps := cfg.Gateway.Platforms
 	for _, name := range names {
-		return nil, fmt.Errorf("gateway: platform %s is not built yet", name)
+		var a gateway.Adapter
+		var err error
+		l := log.With("platform", name)
+		switch name {
+		case "telegram":
+			t := ps.Telegram
+			a, err = telegram.New(telegram.Options{Token: t.Token, APIURL: t.APIURL, WebhookURL: t.WebhookURL,
+				WebhookListen: t.WebhookListen, WebhookSecret: t.WebhookSecret, Logger: l, KV: store})
+		case "slack":
+			s := ps.Slack
+			a, err = slack.New(slack.Options{BotToken: s.BotToken, AppToken: s.AppToken, SigningSecret: s.SigningSecret,
+				Mode: s.Mode, EventsListen: s.EventsListen, APIURL: s.APIURL, Logger: l, KV: store})
+		default:
+			err = fmt.Errorf("this build has no %s adapter", name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gateway: %s: %w", name, err)
+		}
+		out = append(out, a)
 	}
 	return out, nil
 }
