@@ -11,6 +11,7 @@ import (
 )
 
 func TestDirectMessageReachesTheHandler(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	r := start(t, srv)
 
@@ -28,6 +29,7 @@ func TestDirectMessageReachesTheHandler(t *testing.T) {
 }
 
 func TestConnectedStateNamesTheBot(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	r := launch(t, srv)
 	st := r.rec.connected(t)
@@ -51,6 +53,7 @@ func TestConnectedStateNamesTheBot(t *testing.T) {
 }
 
 func TestGuildMessagesAreAddressedOnlyWhenTheyMentionOrReplyToTheBot(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	r := start(t, srv)
 	const ch = "3000000000000000001"
@@ -89,6 +92,7 @@ func TestGuildMessagesAreAddressedOnlyWhenTheyMentionOrReplyToTheBot(t *testing.
 }
 
 func TestBotsAndTheBotItselfAreIgnored(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	r := start(t, srv)
 	const ch = "3000000000000000001"
@@ -98,6 +102,7 @@ func TestBotsAndTheBotItselfAreIgnored(t *testing.T) {
 }
 
 func TestThreadMessagesBelongToTheirChannelAndThread(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	const parent = "3000000000000000001"
 	srv.AddChannel(discordtest.Channel{ID: parent, GuildID: discordtest.Guild, Type: discordtest.GuildText})
@@ -135,6 +140,7 @@ func TestThreadMessagesBelongToTheirChannelAndThread(t *testing.T) {
 }
 
 func TestAttachmentsDownloadTheirContent(t *testing.T) {
+	t.Parallel()
 	srv := discordtest.NewServer(t)
 	r := start(t, srv)
 	png := []byte("\x89PNG\r\n\x1a\nfake image")

@@ -230,10 +230,16 @@ func (s *Server) Resumes() int {
 	return s.resumes
 }
 
-// newID returns the next snowflake-like id. Ids grow with time, as
-// Discord's do.
+// discordEpoch is the first millisecond of 2015, where snowflakes count
+// from.
+const discordEpoch = 1420070400000
+
+// newIDLocked returns the next id: a snowflake of the current time, as
+// Discord's are (the time is in the bits above the 22nd), always larger
+// than the last.
 func (s *Server) newIDLocked() string {
-	s.lastID++
+	id := (time.Now().UnixMilli() - discordEpoch) << 22
+	s.lastID = max(s.lastID+1, id)
 	return strconv.FormatInt(s.lastID, 10)
 }
 

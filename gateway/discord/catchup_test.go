@@ -1,0 +1,52 @@
+package discord
+
+import (
+	"testing"
+
+	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/discord/discordtest"
+)
+
+func TestANewAdapterCatchesUpOnWhatWasSaidWhileItWasDown(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer(t)
+	const ch = "3000000000000000001"
+	kv := &mapKV{}
+	withKV := func(o *Options) { o.KV = kv }
+
+	first := start(t, srv, withKV)
+	dm := srv.PushDM(alice, "before the restart")
+	mention := srv.PushMention(ch, bob, "also before")
+	expectInOrder(t, first.rec, dm.ID, mention.ID)
+	first.stop(t) // closes with 1000: Discord ends the session
+
+	missedDM := srv.PushDM(alice, "while the gateway was down")
+	missedChatter := srv.Push(discordtest.Message{ChannelID: ch, Author: alice, Content: "chatter while down"})
+
+	second := start(t, srv, withKV)
+	got := second.rec.message(t)
+	if got.MessageID != missedDM.ID || got.ChatType != gateway.DM || !got.Addressed || got.Text != "while the gateway was down" {
+		t.Fatalf("first caught-up message = %+v, want the missed DM", got)
+	}
+	got = second.rec.message(t)
+	if got.MessageID != missedChatter.ID || got.ChatType != gateway.Group || got.Addressed || got.Chat != (gateway.ChatRef{ChatID: ch}) {
+		t.Fatalf("second caught-up message = %+v, want the unaddressed group message", got)
+	}
+	second.rec.noMessageBefore(t, srv, ch)
+	if srv.Identifies() != 2 {
+		t.Fatalf("identifies = %d", srv.Identifies())
+	}
+}
+
+func TestNothingToCatchUpOnReadsNoHistory(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer(t)
+	r := start(t, srv)
+	m := srv.PushDM(alice, "hi")
+	expectInOrder(t, r.rec, m.ID)
+	for _, req := range srv.Requests() {
+		if req.Method == "GET" && len(req.Path) > len("/messages") && req.Path[len(req.Path)-len("/messages"):] == "/messages" {
+			t.Fatalf("a fresh adapter read history: %s %s", req.Method, req.Path)
+		}
+	}
+}
