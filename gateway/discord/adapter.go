@@ -70,6 +70,7 @@ type Adapter struct {
 	s        *discordgo.Session
 	kv       gateway.KV
 	channels *channelCache
+	seen     *lastSeen
 	seq      atomic.Int64 // the last event sequence, for the watchdog's heartbeats
 	running  atomic.Bool
 	dropped  chan struct{} // a socket of this session closed
@@ -82,7 +83,6 @@ type Adapter struct {
 	reason  string   // why the adapter closed the socket itself
 	last    gateway.State
 	stopped bool
-	seen    *lastSeen
 }
 
 // New makes an Adapter; it connects in Run.
@@ -129,6 +129,7 @@ func New(o Options) (*Adapter, error) {
 	if a.kv == nil {
 		a.kv = &memoryKV{m: map[string]string{}}
 	}
+	a.seen = newLastSeen(a.kv, a.log)
 	a.hc = rewritingClient(o.HTTPClient, base)
 	a.s = a.newSession("Bot " + token)
 	return a, nil

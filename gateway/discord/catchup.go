@@ -3,11 +3,15 @@ package discord
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/hermes-go/hermes/gateway"
 )
 
 const (
@@ -24,13 +28,21 @@ const (
 )
 
 // lastSeen is the id of the last message handed to the gateway in each
-// recently active channel. Discord replays what a session missed only
-// while the session lives (a RESUME); after a restart, or once Discord
-// ended the session, the adapter reads what was said since from these
-// channels' histories.
+// recently active channel, kept in the KV. Discord replays what a session
+// missed only while the session lives (a RESUME); after a restart, or
+// once Discord ended the session, the adapter reads what was said since
+// from these channels' histories.
 type lastSeen struct {
-	loaded bool
-	last   map[string]cursor // by channel id
+	kv  gateway.KV
+	log *slog.Logger
+
+	mu   sync.Mutex
+	last map[string]cursor // by channel id
+	// held are channels where the gateway refused a message: their cursor
+	// stays before it until the next catch-up reads it again.
+	held map[string]bool
+
+	writing sync.Mutex // keeps the KV's copy in the order of changes
 }
 
 // cursor is the last message handed over in a channel, and the channel's
@@ -40,61 +52,70 @@ type cursor struct {
 	Guild string `json:"guild,omitempty"`
 }
 
-// noteSeen records that a channel's message was handed over.
-func (a *Adapter) noteSeen(channelID, guildID, messageID string) {
-	a.mu.Lock()
-	seen := a.loadSeenLocked()
-	if old, ok := seen.last[channelID]; ok && !newer(messageID, old.ID) {
-		a.mu.Unlock()
+func newLastSeen(kv gateway.KV, log *slog.Logger) *lastSeen {
+	return &lastSeen{kv: kv, log: log, last: map[string]cursor{}, held: map[string]bool{}}
+}
+
+// load reads the cursors a previous run kept.
+func (l *lastSeen) load(ctx context.Context) {
+	raw, ok, err := l.kv.Get(ctx, seenKey)
+	if err != nil {
+		l.log.Warn("discord: cannot read the last messages seen", "err", err)
 		return
 	}
-	seen.last[channelID] = cursor{ID: messageID, Guild: guildID}
-	if len(seen.last) > seenChannels {
+	last := map[string]cursor{}
+	if ok {
+		if err := json.Unmarshal([]byte(raw), &last); err != nil {
+			l.log.Warn("discord: the last messages seen do not decode", "err", err)
+			return
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = last
+}
+
+// note records that a channel's message was handed over.
+func (l *lastSeen) note(ctx context.Context, channelID, guildID, messageID string) {
+	l.writing.Lock()
+	defer l.writing.Unlock()
+	l.mu.Lock()
+	if old, ok := l.last[channelID]; l.held[channelID] || (ok && !newer(messageID, old.ID)) {
+		l.mu.Unlock()
+		return
+	}
+	l.last[channelID] = cursor{ID: messageID, Guild: guildID}
+	if len(l.last) > seenChannels {
 		oldest := ""
-		for ch, c := range seen.last {
-			if oldest == "" || newer(seen.last[oldest].ID, c.ID) {
+		for ch, c := range l.last {
+			if oldest == "" || newer(l.last[oldest].ID, c.ID) {
 				oldest = ch
 			}
 		}
-		delete(seen.last, oldest)
+		delete(l.last, oldest)
 	}
-	raw, _ := json.Marshal(seen.last)
-	ctx := a.ctx
-	a.mu.Unlock()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if err := a.kv.Set(context.WithoutCancel(ctx), seenKey, string(raw)); err != nil {
-		a.log.Warn("discord: cannot store the last message seen", "err", err)
+	raw, _ := json.Marshal(l.last)
+	l.mu.Unlock()
+	if err := l.kv.Set(context.WithoutCancel(ctx), seenKey, string(raw)); err != nil {
+		l.log.Warn("discord: cannot store the last message seen", "err", err)
 	}
 }
 
-// loadSeenLocked reads the cursors from the KV on first use.
-func (a *Adapter) loadSeenLocked() *lastSeen {
-	if a.seen == nil {
-		a.seen = &lastSeen{last: map[string]cursor{}}
-	}
-	if a.seen.loaded {
-		return a.seen
-	}
-	a.seen.loaded = true
-	ctx := a.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	raw, ok, err := a.kv.Get(ctx, seenKey)
-	switch {
-	case err != nil:
-		a.log.Warn("discord: cannot read the last messages seen", "err", err)
-	case ok:
-		if err := json.Unmarshal([]byte(raw), &a.seen.last); err != nil {
-			a.log.Warn("discord: the last messages seen do not decode", "err", err)
-		}
-	}
-	if a.seen.last == nil {
-		a.seen.last = map[string]cursor{}
-	}
-	return a.seen
+// hold keeps a channel's cursor where it is: the gateway did not take a
+// message of it.
+func (l *lastSeen) hold(channelID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held[channelID] = true
+}
+
+// take returns the cursors to catch up from and lets held ones move
+// again.
+func (l *lastSeen) take() map[string]cursor {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.held)
+	return maps.Clone(l.last)
 }
 
 // catchUp hands over, after a new session starts, the messages sent in
@@ -102,10 +123,8 @@ func (a *Adapter) loadSeenLocked() *lastSeen {
 // day old), oldest first. It runs beside the live events; the gateway
 // drops any message it gets twice by its id.
 func (a *Adapter) catchUp() {
-	a.mu.Lock()
-	cursors := maps.Clone(a.loadSeenLocked().last)
-	h, ctx := a.h, a.ctx
-	a.mu.Unlock()
+	cursors := a.seen.take()
+	h, ctx := a.handler()
 	if h == nil || len(cursors) == 0 {
 		return
 	}
@@ -149,10 +168,15 @@ func (a *Adapter) catchUpChannel(ctx context.Context, channelID string, from cur
 				continue
 			}
 			h, _ := a.handler()
-			if h == nil || h.Message(ctx, in) != nil {
+			if h == nil {
 				return
 			}
-			a.noteSeen(channelID, from.Guild, m.ID)
+			if err := h.Message(ctx, in); err != nil {
+				a.log.Error("discord: the gateway did not take a missed message", "message", in.MessageID, "err", err)
+				a.seen.hold(channelID)
+				return
+			}
+			a.seen.note(ctx, channelID, from.Guild, m.ID)
 			handed++
 		}
 		if len(msgs) < 100 {

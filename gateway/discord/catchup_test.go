@@ -38,6 +38,25 @@ func TestANewAdapterCatchesUpOnWhatWasSaidWhileItWasDown(t *testing.T) {
 	}
 }
 
+func TestAMessageTheGatewayRefusedIsHandedOverAgainAfterARestart(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer(t)
+	kv := &mapKV{}
+	withKV := func(o *Options) { o.KV = kv }
+
+	first := start(t, srv, withKV)
+	first.rec.refuseText("refused by the store")
+	a := srv.PushDM(alice, "taken")
+	b := srv.PushDM(alice, "refused by the store")
+	c := srv.PushDM(alice, "taken after")
+	expectInOrder(t, first.rec, a.ID, c.ID)
+	first.stop(t)
+
+	second := start(t, srv, withKV)
+	// From the refused message on; the gateway drops c, which it has.
+	expectInOrder(t, second.rec, b.ID, c.ID)
+}
+
 func TestNothingToCatchUpOnReadsNoHistory(t *testing.T) {
 	t.Parallel()
 	srv := discordtest.NewServer(t)

@@ -47,6 +47,7 @@ func (a *Adapter) Run(ctx context.Context, h gateway.Handler) error {
 		a.stop()
 		return err
 	}
+	a.seen.load(ctx)
 
 	wait := a.o.Backoff
 	for {

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -29,6 +30,7 @@ type recorder struct {
 
 	mu      sync.Mutex
 	history []gateway.State
+	refuse  map[string]bool // message texts Message refuses, as a failing store would
 }
 
 func newRecorder() *recorder {
@@ -40,8 +42,24 @@ func newRecorder() *recorder {
 }
 
 func (r *recorder) Message(_ context.Context, m gateway.Inbound) error {
+	r.mu.Lock()
+	refused := r.refuse[m.Text]
+	r.mu.Unlock()
+	if refused {
+		return errors.New("the store is full")
+	}
 	r.msgs <- m
 	return nil
+}
+
+// refuseText makes Message fail for messages with this text.
+func (r *recorder) refuseText(text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refuse == nil {
+		r.refuse = map[string]bool{}
+	}
+	r.refuse[text] = true
 }
 
 func (r *recorder) Click(_ context.Context, c gateway.Click) { r.clicks <- c }

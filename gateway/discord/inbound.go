@@ -24,10 +24,13 @@ func (a *Adapter) onMessage(_ *discordgo.Session, mc *discordgo.MessageCreate) {
 		return
 	}
 	if err := h.Message(ctx, in); err != nil {
+		// Discord cannot be asked again for one event: the channel's
+		// cursor stays before the message, and the next catch-up reads it.
 		a.log.Error("discord: the gateway did not take a message", "message", in.MessageID, "err", err)
+		a.seen.hold(mc.ChannelID)
 		return
 	}
-	a.noteSeen(mc.ChannelID, mc.GuildID, mc.ID)
+	a.seen.note(ctx, mc.ChannelID, mc.GuildID, mc.ID)
 }
 
 // inbound turns a message into the gateway's Inbound; it says false for
