@@ -55,7 +55,10 @@ type Options struct {
 	// HeartbeatTimeout is how long the gateway may leave a heartbeat
 	// unacknowledged before the socket is declared dead and replaced:
 	// the adapter sends a heartbeat of its own every HeartbeatTimeout and
-	// checks that it was answered by the next. Zero: 15 s.
+	// checks that it was answered by the next. Zero: 15 s. Keep it under
+	// 2.5 heartbeat intervals (Discord's is 41.25 s), so the adapter, not
+	// discordgo's slower check (five intervals), finds a dead socket and
+	// names the reason.
 	HeartbeatTimeout time.Duration
 	// Intents are the gateway intents; zero: DefaultIntents.
 	Intents discordgo.Intent

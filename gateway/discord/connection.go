@@ -197,15 +197,21 @@ func (a *Adapter) watch(done <-chan struct{}) {
 			return
 		}
 		probe = time.Now()
-		if err := a.s.GatewayWriteStruct(heartbeatOp{Op: 1, D: a.seq.Load()}); err != nil {
+		beat := heartbeatOp{Op: 1}
+		if seq := a.seq.Load(); seq > 0 {
+			beat.D = &seq
+		}
+		if err := a.s.GatewayWriteStruct(beat); err != nil {
 			return // the socket is gone; Run hears of it
 		}
 	}
 }
 
+// heartbeatOp is op 1 with the last sequence number seen, null before
+// the first.
 type heartbeatOp struct {
-	Op int   `json:"op"`
-	D  int64 `json:"d"`
+	Op int    `json:"op"`
+	D  *int64 `json:"d"`
 }
 
 func (a *Adapter) lastAck() time.Time {

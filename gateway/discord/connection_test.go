@@ -83,7 +83,8 @@ func TestInvalidSessionStartsANewOneAndCatchesUp(t *testing.T) {
 func TestUnacknowledgedHeartbeatsReconnectAndSaySo(t *testing.T) {
 	t.Parallel()
 	srv := discordtest.NewServer(t)
-	r := start(t, srv, func(o *Options) { o.HeartbeatTimeout = 200 * time.Millisecond })
+	srv.SetHeartbeatInterval(200 * time.Millisecond) // discordgo heartbeats too, and gives up after 1 s
+	r := start(t, srv, func(o *Options) { o.HeartbeatTimeout = 150 * time.Millisecond })
 
 	srv.WithholdAcks()
 	st := r.rec.state(t, func(s gateway.State) bool { return !s.Connected }, "the dead socket")
@@ -98,6 +99,15 @@ func TestUnacknowledgedHeartbeatsReconnectAndSaySo(t *testing.T) {
 	r.rec.noMessageBefore(t, srv, srv.DMChannel(alice))
 	if srv.Resumes() != 1 {
 		t.Fatalf("resumes = %d, want the session resumed on a new socket", srv.Resumes())
+	}
+	beats := 0
+	for _, op := range srv.Ops() {
+		if op.Op == 1 && op.Conn == 1 {
+			beats++
+		}
+	}
+	if beats < 2 {
+		t.Fatalf("%d heartbeats on the first socket, want the adapter's and discordgo's", beats)
 	}
 }
 
