@@ -19,6 +19,10 @@ const (
 	socketLost    = "connection lost: reconnecting"
 )
 
+// stableSocket is how long a socket must have stayed open for the next
+// reconnect to start again from Backoff.
+const stableSocket = time.Minute
+
 // fatalCloses are the gateway close codes after which reconnecting is
 // useless until the configuration changes.
 var fatalCloses = map[int]string{
@@ -72,7 +76,7 @@ func (a *Adapter) Run(ctx context.Context, h gateway.Handler) error {
 			wait = min(2*wait, a.o.MaxBackoff)
 			continue
 		}
-		wait = a.o.Backoff
+		opened := time.Now()
 		done := make(chan struct{})
 		go a.watch(done)
 		select {
@@ -83,13 +87,20 @@ func (a *Adapter) Run(ctx context.Context, h gateway.Handler) error {
 		case <-a.dropped:
 			close(done)
 		}
+		// A socket that held starts the waits over; one that keeps
+		// dropping soon after opening backs off like one that fails to
+		// open.
+		if time.Since(opened) >= stableSocket {
+			wait = a.o.Backoff
+		}
 		reason := a.takeReason()
-		a.log.Warn("discord: gateway socket closed", "reason", reason)
+		a.log.Warn("discord: gateway socket closed", "reason", reason, "retry_in", wait)
 		a.state(false, reason)
-		if !a.sleep(ctx, a.o.Backoff) {
+		if !a.sleep(ctx, wait) {
 			a.stop()
 			return nil
 		}
+		wait = min(2*wait, a.o.MaxBackoff)
 	}
 }
 
