@@ -40,7 +40,8 @@ type Options struct {
 	// HTTPClient makes the REST calls and downloads attachments; nil: a
 	// client with timeouts.
 	HTTPClient *http.Client
-	// Logger gets what the adapter and discordgo log; nil: discarded.
+	// Logger gets what the adapter logs (discordgo's own logging is
+	// off); nil: discarded.
 	Logger *slog.Logger
 	// KV keeps the last message seen in each recent channel, to catch up
 	// on what was said while the gateway was down; nil: kept in memory.

@@ -1,7 +1,12 @@
 package discord
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord/discordtest"
@@ -67,5 +72,43 @@ func TestNothingToCatchUpOnReadsNoHistory(t *testing.T) {
 		if req.Method == "GET" && len(req.Path) > len("/messages") && req.Path[len(req.Path)-len("/messages"):] == "/messages" {
 			t.Fatalf("a fresh adapter read history: %s %s", req.Method, req.Path)
 		}
+	}
+}
+
+func TestCatchUpLeavesOutMessagesOlderThanADay(t *testing.T) {
+	t.Parallel()
+	srv := discordtest.NewServer(t)
+	kv := &mapKV{}
+	first := start(t, srv, func(o *Options) { o.KV = kv })
+	a := srv.PushDM(alice, "before")
+	expectInOrder(t, first.rec, a.ID)
+	first.stop(t)
+	srv.PushDM(alice, "said while the gateway was down")
+
+	later := func() time.Time { return time.Now().Add(25 * time.Hour) }
+	second := start(t, srv, func(o *Options) { o.KV = kv; o.Now = later })
+	second.rec.noMessageBefore(t, srv, srv.DMChannel(alice))
+}
+
+func TestLastSeenKeepsTheMostRecentChannels(t *testing.T) {
+	t.Parallel()
+	kv := &mapKV{}
+	l := newLastSeen(kv, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx := context.Background()
+	for i := range seenChannels + 10 {
+		l.note(ctx, fmt.Sprintf("c%d", i), "", fmt.Sprintf("%d", 1000+i))
+	}
+	l.note(ctx, "c59", "", "999") // older than what c59 has: ignored
+	reloaded := newLastSeen(kv, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	reloaded.load(ctx)
+	got := reloaded.take()
+	if len(got) != seenChannels {
+		t.Fatalf("%d channels kept, want %d", len(got), seenChannels)
+	}
+	if _, ok := got["c9"]; ok {
+		t.Fatal("an old channel was kept over a recent one")
+	}
+	if got["c59"].ID != "1059" {
+		t.Fatalf("c59 = %+v", got["c59"])
 	}
 }

@@ -141,3 +141,46 @@ func TestTooManyButtonsIsRefusedBeforeSending(t *testing.T) {
 		t.Fatalf("%d requests sent", n)
 	}
 }
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("discordgo's error")
+	header := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	for _, c := range []struct {
+		name      string
+		a         answer
+		permanent bool
+		retry     time.Duration
+	}{
+		{"retry_after in the body wins", answer{429, header("Retry-After", "9"), []byte(`{"message":"You are being rate limited.","retry_after":0.25,"global":false}`)}, false, 250 * time.Millisecond},
+		{"Retry-After header", answer{429, header("Retry-After", "3"), []byte(`<html>error code: 1015</html>`)}, false, 3 * time.Second},
+		{"bucket reset", answer{429, header("X-RateLimit-Reset-After", "1.5"), []byte(`{}`)}, false, 1500 * time.Millisecond},
+		{"a 429 that says nothing waits a second", answer{429, header(), nil}, false, time.Second},
+		{"unauthorized", answer{401, header(), []byte(`{"message":"401: Unauthorized","code":0}`)}, true, 0},
+		{"missing permissions", answer{403, header(), []byte(`{"message":"Missing Permissions","code":50013}`)}, true, 0},
+		{"unknown message", answer{404, header(), []byte(`{"message":"Unknown Message","code":10008}`)}, true, 0},
+		{"too large", answer{413, header(), []byte(`{"message":"Request entity too large","code":40005}`)}, true, 0},
+		{"invalid form body is not permanent", answer{400, header(), []byte(`{"message":"Invalid Form Body","code":50035}`)}, false, 0},
+		{"bad gateway", answer{502, header(), []byte(`upstream error`)}, false, 0},
+	} {
+		err := classify("send", cause, &c.a)
+		se, ok := gateway.AsSendError(err)
+		if !ok {
+			t.Fatalf("%s: %T %v", c.name, err, err)
+		}
+		if se.Status != c.a.status || se.Permanent != c.permanent || se.RetryAfter != c.retry {
+			t.Errorf("%s: %+v, want permanent %v retry %s", c.name, se, c.permanent, c.retry)
+		}
+	}
+	if err := classify("send", cause, &answer{}); !errors.Is(err, cause) {
+		t.Fatalf("no answer: %v, want the transport error wrapped", err)
+	} else if _, ok := gateway.AsSendError(err); ok {
+		t.Fatal("no answer became a SendError")
+	}
+}
