@@ -3,16 +3,19 @@ package gateway_test
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/gateway"
-	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 // BenchmarkGatewayTenThousandChats: 10,000 chats each send one message,
@@ -22,19 +25,29 @@ import (
 // after it once the runtime has returned what it freed
 // (after/before).
 func BenchmarkGatewayTenThousandChats(b *testing.B) {
-	const chats, busy = 10_000, 100
+	chats, busy := 10_000, 100
+	if n, err := strconv.Atoi(os.Getenv("HERMES_BENCH_CHATS")); err == nil {
+		chats = n
+	}
 	for range b.N {
-		f := newFixture(b, func(o *gateway.Options) {
+		// A model that keeps nothing: llmtest keeps every request, which
+		// would be the memory measured.
+		model := httptest.NewServer(http.HandlerFunc(leanModel))
+		f := newFixtureOn(b, model.URL+"/v1", func(o *gateway.Options) {
 			o.Now, o.After = time.Now, time.After
 			o.MaxConcurrentTurns = busy
 			o.Access = map[string]gateway.Access{"mem": {AllowAll: true}}
+			o.IdleAfter = time.Hour // released by the benchmark once every chat is done
 		})
-		f.llm.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "Noted, thank you."} })
+		f.a.lean = true
+		b.Cleanup(model.Close)
 		// Warm up: the first turns build what every later turn shares.
 		for i := range busy {
 			f.a.dm(b, "warm"+strconv.Itoa(i), "hello")
 		}
 		eventually(b, "the warm-up answers", func() bool { return f.delivered(b) == busy })
+		eventually(b, "no chat at work", func() bool { return f.gw.Chats() == 0 })
+		f.gw.ReleaseMemory(b.Context()) // what the gateway does once quiet, as after the burst
 		before := settledRSS()
 		resetPeak()
 		b.ResetTimer()
@@ -42,18 +55,38 @@ func BenchmarkGatewayTenThousandChats(b *testing.B) {
 		for i := range chats {
 			f.a.dm(b, "user"+strconv.Itoa(i), fmt.Sprintf("message number %d, please remember it", i))
 		}
-		eventually(b, "every answer", func() bool { return f.delivered(b) == busy+chats })
+		within(b, 10*time.Minute, "every answer", func() bool { return f.delivered(b) == busy+chats })
 		elapsed := time.Since(start)
 		b.StopTimer()
 		peak := procKB("VmHWM")
+		eventually(b, "no chat at work", func() bool { return f.gw.Chats() == 0 })
+		f.gw.ReleaseMemory(b.Context())
 		after := settledRSS()
+		if p := os.Getenv("HERMES_BENCH_HEAP"); p != "" {
+			fh, _ := os.Create(p)
+			pprof.WriteHeapProfile(fh)
+			fh.Close()
+		}
 		b.ReportMetric(float64(before)/1024, "before-MB")
 		b.ReportMetric(float64(peak)/1024, "peak-MB")
 		b.ReportMetric(float64(after)/1024, "after-MB")
 		b.ReportMetric(float64(after)/float64(before), "after/before")
 		b.ReportMetric(float64(chats)/elapsed.Seconds(), "chats/s")
+		b.ReportMetric(float64(f.gw.Chats()), "chats-in-memory")
 		f.stop()
 	}
+}
+
+// leanModel answers every chat completion with one short streamed
+// answer, keeping nothing.
+func leanModel(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	const head = `data: {"id":"chatcmpl-lean","object":"chat.completion.chunk","created":1,"model":"test-model","choices":[{"index":0,"delta":`
+	w.Header().Set("Content-Type", "text/event-stream")
+	io.WriteString(w, head+`{"role":"assistant","content":"Noted, "},"finish_reason":null}]}`+"\n\n")
+	io.WriteString(w, head+`{"content":"thank you."},"finish_reason":null}]}`+"\n\n")
+	io.WriteString(w, head+`{},"finish_reason":"stop"}]}`+"\n\n")
+	io.WriteString(w, `data: {"id":"chatcmpl-lean","object":"chat.completion.chunk","created":1,"model":"test-model","choices":[],"usage":{"prompt_tokens":500,"completion_tokens":4,"total_tokens":504}}`+"\n\ndata: [DONE]\n\n")
 }
 
 // delivered counts the replies the ledger delivered.
@@ -69,6 +102,13 @@ func (f *fixture) delivered(t testing.TB) int {
 func settledRSS() int {
 	runtime.GC()
 	debug.FreeOSMemory()
+	if os.Getenv("HERMES_BENCH_MEMSTATS") != "" {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Fprintf(os.Stderr, "rss %d KB; go: heap in use %d KB, heap kept %d KB, stacks %d KB, other sys %d KB; goroutines %d\n",
+			procKB("VmRSS"), ms.HeapInuse>>10, (ms.HeapSys-ms.HeapReleased-ms.HeapInuse)>>10, ms.StackSys>>10,
+			(ms.Sys-ms.HeapSys-ms.StackSys)>>10, runtime.NumGoroutine())
+	}
 	return procKB("VmRSS")
 }
 

@@ -52,6 +52,9 @@ func (c *chat) forget() {
 	defer c.mu.Unlock()
 	if !c.working && c.conv == nil && len(c.asks) == 0 && c.g.chats[c.key] == c {
 		delete(c.g.chats, c.key)
+		if len(c.g.chats) == 0 {
+			defer func() { go c.g.quiet() }()
+		}
 	}
 }
 

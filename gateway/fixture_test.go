@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 type memAdapter struct {
 	name   string
 	limits gateway.Limits
+	lean   bool // keep no message, count them (benchmarks)
 
 	mu      sync.Mutex
 	h       gateway.Handler
@@ -93,6 +94,9 @@ func (a *memAdapter) Send(_ context.Context, m gateway.Outbound) (gateway.Sent, 
 	}
 	a.next++
 	id := fmt.Sprint(a.next)
+	if a.lean {
+		return gateway.Sent{MessageID: id}, nil
+	}
 	a.msgs[id] = &memMessage{ID: id, Chat: m.Chat, Text: m.Text, Plain: m.Plain, Buttons: m.Buttons, ReplyTo: m.ReplyTo}
 	a.order = append(a.order, id)
 	return gateway.Sent{MessageID: id}, nil
@@ -105,6 +109,9 @@ func (a *memAdapter) Edit(_ context.Context, chat gateway.ChatRef, id string, m 
 		return err
 	}
 	old, ok := a.msgs[id]
+	if a.lean {
+		return nil
+	}
 	if !ok {
 		return &gateway.SendError{Err: fmt.Errorf("message %s not found", id), Permanent: true}
 	}
@@ -211,11 +218,21 @@ type fixture struct {
 
 func newFixture(t testing.TB, tweak func(*gateway.Options)) *fixture {
 	t.Helper()
+	return newFixtureOn(t, "", tweak)
+}
+
+// newFixtureOn is newFixture with the model at modelURL ("" for the
+// scripted llm).
+func newFixtureOn(t testing.TB, modelURL string, tweak func(*gateway.Options)) *fixture {
+	t.Helper()
 	f := &fixture{llm: llmtest.NewServer(t), a: newMemAdapter("mem"), clock: newFakeClock(), work: t.TempDir(), home: t.TempDir(),
 		held: make(chan *llmtest.Request, 8), release: make(chan struct{})}
 	cfg := config.Default()
 	cfg.Home = f.home
-	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", f.llm.URL(), "sk-model", "test-model"
+	if modelURL == "" {
+		modelURL = f.llm.URL()
+	}
+	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", modelURL, "sk-model", "test-model"
 	rt, err := app.New(context.Background(), cfg, app.Options{Source: "gateway", Workdir: f.work, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +329,12 @@ func (f *fixture) modelRequests() []*llmtest.Request {
 // of its own and real SQLite.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	within(t, 20*time.Second, what, cond)
+}
+
+func within(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for: %s", what)

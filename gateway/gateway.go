@@ -73,8 +73,14 @@ type Options struct {
 	// DrainTimeout bounds how long Run waits for running turns after its
 	// context ends (default 60 s); then they are interrupted.
 	DrainTimeout time.Duration
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// IdleAfter is how long the gateway waits with no chat at work before
+	// it hands back cached memory (the stores' page caches) and calls
+	// OnIdle (default 5 s); hermes gateway closes idle model connections
+	// there.
+	IdleAfter time.Duration
+	OnIdle    func()
+	Logger    *slog.Logger
+	Now       func() time.Time
 	// After is the timer the gateway waits on (time.After by default);
 	// tests give a fake clock's.
 	After func(time.Duration) <-chan time.Time
@@ -104,6 +110,7 @@ type Gateway struct {
 	ctx     context.Context // Run's context for workers; nil before Run
 	closed  bool
 	started time.Time
+	idling  bool // a wait for quiet runs
 }
 
 // New checks the options and builds a gateway; Run serves it.
@@ -124,6 +131,7 @@ func New(o Options) (*Gateway, error) {
 	o.EditInterval = cmp.Or(o.EditInterval, 800*time.Millisecond)
 	o.ApprovalTimeout = cmp.Or(o.ApprovalTimeout, 300*time.Second)
 	o.DrainTimeout = cmp.Or(o.DrainTimeout, 60*time.Second)
+	o.IdleAfter = cmp.Or(o.IdleAfter, 5*time.Second)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -238,6 +246,14 @@ func (g *Gateway) State(s State) {
 	g.writeStatus()
 }
 
+// Chats is how many chats the gateway holds in memory: those with a
+// queued message, a turn or an open question. An idle chat is not held.
+func (g *Gateway) Chats() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.chats)
+}
+
 // States is every platform's connection, by platform name.
 func (g *Gateway) States() []State {
 	g.mu.Lock()
@@ -300,5 +316,56 @@ func (g *Gateway) resumeQueues(ctx context.Context) {
 			continue
 		}
 		g.chatFor(k, a, m.Chat).kick()
+	}
+}
+
+// quiet is called when the last chat at work is forgotten: once no chat
+// has worked for IdleAfter, what the busy time cached is handed back.
+func (g *Gateway) quiet() {
+	g.mu.Lock()
+	if g.idling || g.ctx == nil {
+		g.mu.Unlock()
+		return
+	}
+	g.idling = true
+	ctx := g.ctx
+	g.mu.Unlock()
+	go func() {
+		for {
+			select {
+			case <-g.o.After(g.o.IdleAfter):
+			case <-ctx.Done():
+				g.mu.Lock()
+				g.idling = false
+				g.mu.Unlock()
+				return
+			}
+			g.mu.Lock()
+			busy := len(g.chats) > 0
+			if !busy {
+				g.idling = false
+			}
+			g.mu.Unlock()
+			if busy {
+				continue // work came meanwhile: wait for quiet again
+			}
+			g.ReleaseMemory(ctx)
+			return
+		}
+	}()
+}
+
+// ReleaseMemory hands back what busy time cached: the session store's
+// and the gateway store's page caches, and what OnIdle releases. The
+// gateway calls it once quiet for IdleAfter.
+func (g *Gateway) ReleaseMemory(ctx context.Context) {
+	if err := g.rt.Store().ReleaseMemory(ctx); err != nil {
+		g.log.Warn("releasing the session store's memory", "err", err)
+	}
+	if err := g.store.ReleaseMemory(ctx); err != nil {
+		g.log.Warn("releasing the gateway store's memory", "err", err)
+	}
+	if g.o.OnIdle != nil {
+		g.o.OnIdle()
 	}
 }

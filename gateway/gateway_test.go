@@ -318,3 +318,29 @@ func TestFilesInAndOut(t *testing.T) {
 		t.Fatalf("the answer: %q", ans)
 	}
 }
+
+// Once no chat has worked for IdleAfter, the gateway hands back what the
+// busy time cached (OnIdle is called); a chat at work delays it.
+func TestAQuietGatewayReleasesMemory(t *testing.T) {
+	idle := make(chan struct{}, 4)
+	f := newFixture(t, func(o *gateway.Options) {
+		o.Streaming, o.IdleAfter = false, time.Minute
+		o.OnIdle = func() { idle <- struct{}{} }
+	})
+	f.script(llmtest.Reply{Text: "done"})
+	f.a.dm(t, "alice", "hi")
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "done" })
+	eventually(t, "no chat at work", func() bool { return f.gw.Chats() == 0 })
+	eventually(t, "the quiet timer", func() bool { return f.clock.Waiting() > 0 })
+	select {
+	case <-idle:
+		t.Fatal("released before the gateway was quiet for IdleAfter")
+	default:
+	}
+	f.clock.Advance(time.Minute)
+	select {
+	case <-idle:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a quiet gateway did not release its memory")
+	}
+}

@@ -226,3 +226,16 @@ func storeTime(n int64) time.Time {
 	}
 	return time.Unix(0, n)
 }
+
+// ReleaseMemory hands back what the store's connections cached while
+// busy: the writer's page cache is shrunk and idle readers are closed.
+// The gateway calls it when it goes quiet.
+func (s *Store) ReleaseMemory(ctx context.Context) error {
+	_, err := s.w.ExecContext(ctx, `PRAGMA shrink_memory`)
+	s.r.SetMaxIdleConns(0)
+	s.r.SetMaxIdleConns(4)
+	if err != nil {
+		return fmt.Errorf("gateway store: release memory: %w", err)
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/discord"
 	"github.com/hermes-go/hermes/gateway/slack"
 	"github.com/hermes-go/hermes/gateway/telegram"
 )
@@ -28,6 +29,9 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 			s := ps.Slack
 			a, err = slack.New(slack.Options{BotToken: s.BotToken, AppToken: s.AppToken, SigningSecret: s.SigningSecret,
 				Mode: s.Mode, EventsListen: s.EventsListen, APIURL: s.APIURL, Logger: l, KV: store})
+		case "discord":
+			d := ps.Discord
+			a, err = discord.New(discord.Options{Token: d.Token, APIURL: d.APIURL, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}

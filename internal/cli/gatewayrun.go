@@ -82,7 +82,9 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		g, err := gateway.New(gatewayOptions(cfg, f, rt, store, adapters, log))
+		o := gatewayOptions(cfg, f, rt, store, adapters, log)
+		o.OnIdle = transport.CloseIdleConnections
+		g, err := gateway.New(o)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
