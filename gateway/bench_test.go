@@ -105,8 +105,8 @@ func settledRSS() int {
 	if os.Getenv("HERMES_BENCH_MEMSTATS") != "" {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		fmt.Fprintf(os.Stderr, "rss %d KB; go: heap in use %d KB, heap kept %d KB, stacks %d KB, other sys %d KB; goroutines %d\n",
-			procKB("VmRSS"), ms.HeapInuse>>10, (ms.HeapSys-ms.HeapReleased-ms.HeapInuse)>>10, ms.StackSys>>10,
+		fmt.Fprintf(os.Stderr, "anon %d file %d; rss %d KB; go: heap in use %d KB, heap kept %d KB, stacks %d KB, other sys %d KB; goroutines %d\n",
+			procKB("RssAnon"), procKB("RssFile"), procKB("VmRSS"), ms.HeapInuse>>10, (ms.HeapSys-ms.HeapReleased-ms.HeapInuse)>>10, ms.StackSys>>10,
 			(ms.Sys-ms.HeapSys-ms.StackSys)>>10, runtime.NumGoroutine())
 	}
 	return procKB("VmRSS")
