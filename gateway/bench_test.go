@@ -89,13 +89,20 @@ func leanModel(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, `data: {"id":"chatcmpl-lean","object":"chat.completion.chunk","created":1,"model":"test-model","choices":[],"usage":{"prompt_tokens":500,"completion_tokens":4,"total_tokens":504}}`+"\n\ndata: [DONE]\n\n")
 }
 
-// delivered counts the replies the ledger delivered.
+// delivered counts the answers the ledger delivered (not the notes
+// telling a chat to wait for a turn).
 func (f *fixture) delivered(t testing.TB) int {
 	ds, err := f.store.Deliveries(t.Context(), "mem", gateway.DeliveryDelivered)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(ds)
+	n := 0
+	for _, d := range ds {
+		if strings.Contains(d.Text, "thank you") {
+			n++
+		}
+	}
+	return n
 }
 
 // settledRSS is the resident set once garbage is collected and returned.

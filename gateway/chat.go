@@ -276,8 +276,14 @@ func (c *chat) turn(ctx context.Context, m Inbound, isAdmin bool) {
 	g := c.g
 	select {
 	case g.slots <- struct{}{}:
-	case <-ctx.Done():
-		return
+	default:
+		// Every turn slot is taken: say so, then wait for one.
+		c.say(ctx, m, "Many conversations are running right now; yours starts as soon as one ends.")
+		select {
+		case g.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 	}
 	defer func() { <-g.slots }()
 

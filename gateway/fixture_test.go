@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,6 +215,30 @@ type fixture struct {
 	// request is sent on held first.
 	held    chan *llmtest.Request
 	release chan struct{}
+	nCalls  atomic.Int64 // model calls begun (titles aside)
+
+	logMu sync.Mutex
+	log   []string // "begin <user text>", "end <user text>" of model calls
+}
+
+func (f *fixture) note(s string) {
+	f.logMu.Lock()
+	defer f.logMu.Unlock()
+	f.log = append(f.log, s)
+}
+
+func (f *fixture) calls() []string {
+	f.logMu.Lock()
+	defer f.logMu.Unlock()
+	return append([]string(nil), f.log...)
+}
+
+func lastUser(r *llmtest.Request) string {
+	t := userTexts(r)
+	if len(t) == 0 {
+		return ""
+	}
+	return t[len(t)-1]
 }
 
 func newFixture(t testing.TB, tweak func(*gateway.Options)) *fixture {
@@ -295,6 +320,9 @@ func (f *fixture) script(replies ...llmtest.Reply) {
 		if msgs := r.Messages(); len(msgs) > 0 && strings.HasPrefix(msgs[0].Content, "You name conversations") {
 			return llmtest.Reply{Text: "A Title"}
 		}
+		f.nCalls.Add(1)
+		f.note("begin " + lastUser(r))
+		defer f.note("end " + lastUser(r))
 		mu.Lock()
 		defer mu.Unlock()
 		if len(replies) == 0 {

@@ -344,3 +344,78 @@ func TestAQuietGatewayReleasesMemory(t *testing.T) {
 		t.Fatal("a quiet gateway did not release its memory")
 	}
 }
+
+// A person not allowed who writes in a group is ignored: no pairing code
+// in front of everyone, nothing to the model.
+func TestAStrangerInAGroupIsIgnored(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{Text: "hi alice"})
+	group := gateway.ChatRef{ChatID: "team"}
+	f.a.push(t, gateway.Inbound{Chat: group, ChatType: gateway.Group, UserID: "mallory", Text: "bot, answer me", Addressed: true})
+	f.a.push(t, gateway.Inbound{Chat: group, ChatType: gateway.Group, UserID: "alice", Text: "bot, hello", Addressed: true})
+	eventually(t, "alice's answer", func() bool { return lastText(f.a.messages("team")) == "hi alice" })
+	if msgs := f.a.messages("team"); len(msgs) != 1 {
+		t.Fatalf("the group got %+v", msgs)
+	}
+	if got := userTexts(f.modelRequests()[0]); len(got) != 1 || got[0] != "bot, hello" {
+		t.Fatalf("the model saw %q", got)
+	}
+}
+
+// At most MaxConcurrentTurns turns run at once; another chat's message
+// waits for a slot, and its sender is told.
+func TestTurnsBeyondTheBoundWait(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false; o.MaxConcurrentTurns = 1 })
+	f.script(llmtest.Reply{Text: "HOLD:alice done"}, llmtest.Reply{Text: "bob done"})
+	f.a.dm(t, "alice", "first")
+	<-f.held
+	f.a.dm(t, "bob", "second")
+	eventually(t, "bob told to wait", func() bool { return strings.Contains(lastText(f.a.messages("dm-bob")), "starts as soon as one ends") })
+	f.release <- struct{}{}
+	eventually(t, "bob's answer", func() bool { return lastText(f.a.messages("dm-bob")) == "bob done" })
+	if got := strings.Join(f.calls(), ", "); got != "begin first, end first, begin second, end second" {
+		t.Fatalf("with a bound of 1 the model calls were: %s", got)
+	}
+}
+
+// A clarify question posts its choices as buttons; the requester's click
+// answers it.
+func TestClarifyChoicesAreButtons(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "clarify", Arguments: `{"question":"Which database?","choices":["Postgres","SQLite"]}`}}},
+		llmtest.Reply{Text: "SQLite it is"})
+	f.a.dm(t, "alice", "set up a database")
+	var q memMessage
+	eventually(t, "the question", func() bool {
+		msgs := f.a.messages("dm-alice")
+		if len(msgs) > 0 && len(msgs[0].Buttons) == 2 {
+			q = msgs[0]
+			return true
+		}
+		return false
+	})
+	if !strings.Contains(q.Text, "Which database?") {
+		t.Fatalf("the question reads %q", q.Text)
+	}
+	if got := f.a.click(t, "alice", q, "SQLite"); !strings.Contains(got, "SQLite") {
+		t.Fatalf("the click was answered %q", got)
+	}
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "SQLite it is" })
+	reqs := f.modelRequests()
+	if msgs := reqs[1].Messages(); !strings.Contains(msgs[len(msgs)-1].Content, "SQLite") {
+		t.Fatalf("the model was not given the answer: %q", msgs[len(msgs)-1].Content)
+	}
+}
+
+// Tool calls show as one compact status line.
+func TestToolProgressIsOneStatusLine(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false; o.ToolProgress = "all" })
+	f.script(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"echo one"}`}}},
+		llmtest.Reply{Text: "ran it"})
+	f.a.dm(t, "alice", "run echo")
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "ran it" })
+	msgs := f.a.messages("dm-alice")
+	if len(msgs) != 2 || !strings.Contains(msgs[0].Text, "terminal") {
+		t.Fatalf("messages: %+v", msgs)
+	}
+}
