@@ -148,7 +148,8 @@ func (c *Conversation) CompressOver(ctx context.Context, fraction float64) (bool
 	if p := c.agent.SystemPromptText(); p != "" {
 		msgs = append([]llm.Message{llm.System(p)}, msgs...)
 	}
-	if tokens := c.compress.EstimateTokens(msgs, nil); float64(tokens) <= fraction*float64(window) {
+	// The tools' schemas are sent with every request: they count.
+	if tokens := c.compress.EstimateTokens(msgs, c.agent.ToolDefs()); float64(tokens) <= fraction*float64(window) {
 		return false, nil
 	}
 	return true, c.Compress(ctx, "")

@@ -248,7 +248,7 @@ func newFixture(t testing.TB, tweak func(*gateway.Options)) *fixture {
 
 // newFixtureOn is newFixture with the model at modelURL ("" for the
 // scripted llm).
-func newFixtureOn(t testing.TB, modelURL string, tweak func(*gateway.Options)) *fixture {
+func newFixtureOn(t testing.TB, modelURL string, tweak func(*gateway.Options), cfgTweak ...func(*config.Config)) *fixture {
 	t.Helper()
 	f := &fixture{llm: llmtest.NewServer(t), a: newMemAdapter("mem"), clock: newFakeClock(), work: t.TempDir(), home: t.TempDir(),
 		held: make(chan *llmtest.Request, 8), release: make(chan struct{})}
@@ -258,6 +258,9 @@ func newFixtureOn(t testing.TB, modelURL string, tweak func(*gateway.Options)) *
 		modelURL = f.llm.URL()
 	}
 	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", modelURL, "sk-model", "test-model"
+	for _, tw := range cfgTweak {
+		tw(cfg)
+	}
 	rt, err := app.New(context.Background(), cfg, app.Options{Source: "gateway", Workdir: f.work, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -319,6 +322,10 @@ func (f *fixture) script(replies ...llmtest.Reply) {
 	f.llm.Handle(func(r *llmtest.Request) llmtest.Reply {
 		if msgs := r.Messages(); len(msgs) > 0 && strings.HasPrefix(msgs[0].Content, "You name conversations") {
 			return llmtest.Reply{Text: "A Title"}
+		}
+		if msgs := r.Messages(); len(msgs) > 0 && strings.HasPrefix(msgs[0].Content, "You are a summarization agent") {
+			f.note("summary")
+			return llmtest.Reply{Text: "## Summary\nThe user likes blue."}
 		}
 		f.nCalls.Add(1)
 		f.note("begin " + lastUser(r))

@@ -3,14 +3,17 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -417,5 +420,34 @@ func TestToolProgressIsOneStatusLine(t *testing.T) {
 	msgs := f.a.messages("dm-alice")
 	if len(msgs) != 2 || !strings.Contains(msgs[0].Text, "terminal") {
 		t.Fatalf("messages: %+v", msgs)
+	}
+}
+
+// Before a turn, a conversation over 85% of the context window is
+// compressed (the gateway's rule), even where the agent's own preflight
+// threshold is higher.
+func TestAFullConversationIsCompressedBeforeTheTurn(t *testing.T) {
+	f := newFixtureOn(t, "", func(o *gateway.Options) { o.Streaming = false }, func(c *config.Config) {
+		c.Model.ContextLength = 7400
+		c.Compression.Threshold = 0.99
+		c.Compression.ProtectFirstN, c.Compression.ProtectLastN = 1, 2
+	})
+	long := strings.Repeat("blue is my favourite colour and I want you to remember it well. ", 100)
+	f.script(llmtest.Reply{Text: "noted one"}, llmtest.Reply{Text: "noted two"}, llmtest.Reply{Text: "noted three"}, llmtest.Reply{Text: "after"})
+	for i, want := range []string{"noted one", "noted two", "noted three"} {
+		f.a.dm(t, "alice", fmt.Sprint(i, " ", long))
+		eventually(t, want, func() bool { return lastText(f.a.messages("dm-alice")) == want })
+	}
+	if slices.Contains(f.calls(), "summary") {
+		t.Fatal("compressed before the context was 85% full")
+	}
+	f.a.dm(t, "alice", "what do I like?")
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "after" })
+	log := f.calls()
+	if i := slices.Index(log, "summary"); i < 0 || i > slices.Index(log, "begin what do I like?") {
+		for i := range log {
+			log[i] = log[i][:min(len(log[i]), 24)]
+		}
+		t.Fatalf("no compression before the turn: %q", log)
 	}
 }
