@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -21,7 +21,7 @@ const mediaHint = "You are talking in a chat. To send the user a file you made, 
 // maxAttachment bounds a file a person sends that the gateway saves.
 const maxAttachment = 50 << 20
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // input is the turn's input for m: its text, its images for the model,
 // and a line per other file saying where it was saved (under
@@ -109,7 +109,7 @@ func (g *Gateway) save(platform, name string, b []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	base := unsafeName.ReplaceAllString(filepath.Base(name), "_")
+	base := unsafeName.Get().ReplaceAllString(filepath.Base(name), "_")
 	if base == "" || base == "." || base == ".." {
 		base = "file"
 	}
@@ -120,7 +120,7 @@ func (g *Gateway) save(platform, name string, b []byte) (string, error) {
 	return path, nil
 }
 
-var mediaLine = regexp.MustCompile(`(?m)^[ \t]*MEDIA:[ \t]*(\S[^\n]*?)[ \t]*$\n?`)
+var mediaLine = lazyre.New(`(?m)^[ \t]*MEDIA:[ \t]*(\S[^\n]*?)[ \t]*$\n?`)
 
 // outboundFiles takes the MEDIA: lines out of an answer: the files to
 // attach, when they are regular files in the chat's working directory
@@ -135,8 +135,8 @@ func (g *Gateway) outboundFiles(c *chat, answer string) (string, []File) {
 	if g.o.CacheDir != "" {
 		roots = append(roots, g.o.CacheDir)
 	}
-	answer = mediaLine.ReplaceAllStringFunc(answer, func(line string) string {
-		path := strings.TrimSpace(mediaLine.FindStringSubmatch(line)[1])
+	answer = mediaLine.Get().ReplaceAllStringFunc(answer, func(line string) string {
+		path := strings.TrimSpace(mediaLine.Get().FindStringSubmatch(line)[1])
 		if ok, why := sendable(path, roots); !ok {
 			refused = append(refused, fmt.Sprintf("(%s was not sent: %s)", path, why))
 			return ""

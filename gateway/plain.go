@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"html"
-	"regexp"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
-var htmlTag = regexp.MustCompile(`<[^>]*>`)
+var htmlTag = lazyre.New(`<[^>]*>`)
 
 // plainOf turns a reply in a platform's format back into plain text, for
 // the resend after the platform refused its formatting: Telegram's HTML
@@ -14,5 +15,5 @@ func plainOf(format string) func(string) string {
 	if format != "html" {
 		return nil
 	}
-	return func(s string) string { return html.UnescapeString(htmlTag.ReplaceAllString(s, "")) }
+	return func(s string) string { return html.UnescapeString(htmlTag.Get().ReplaceAllString(s, "")) }
 }

@@ -23,15 +23,24 @@ const (
 // reconnect to start again from Backoff.
 const stableSocket = time.Minute
 
-// fatalCloses are the gateway close codes after which reconnecting is
-// useless until the configuration changes.
-var fatalCloses = map[int]string{
-	4004: "the token was refused",
-	4010: "invalid shard",
-	4011: "sharding required",
-	4012: "invalid API version",
-	4013: "invalid intents",
-	4014: "disallowed intents: enable the Message Content intent for the bot in the Discord developer portal",
+// fatalCode says why a gateway close code makes reconnecting useless
+// until the configuration changes ("" for the others).
+func fatalCode(code int) string {
+	switch code {
+	case 4004:
+		return "the token was refused"
+	case 4010:
+		return "invalid shard"
+	case 4011:
+		return "sharding required"
+	case 4012:
+		return "invalid API version"
+	case 4013:
+		return "invalid intents"
+	case 4014:
+		return "disallowed intents: enable the Message Content intent for the bot in the Discord developer portal"
+	}
+	return ""
 }
 
 // Run connects to Discord's gateway and hands every message and button
@@ -156,7 +165,8 @@ func fatalClose(err error) (string, bool) {
 	if !errors.As(err, &ce) {
 		return "", false
 	}
-	why, ok := fatalCloses[ce.Code]
+	why := fatalCode(ce.Code)
+	ok := why != ""
 	if ok {
 		why = fmt.Sprintf("%s (close code %d)", why, ce.Code)
 	}

@@ -12,15 +12,20 @@ import (
 	"github.com/hermes-go/hermes/gateway"
 )
 
-// Discord's JSON error codes that mean a send can never succeed.
-var permanentCodes = map[int]bool{
-	10003: true, // unknown channel
-	10008: true, // unknown message
-	50001: true, // missing access
-	50005: true, // cannot edit a message authored by another user
-	50007: true, // cannot send messages to this user
-	50013: true, // missing permissions
-	40005: true, // request entity too large
+// permanentCode reports Discord's JSON error codes that mean a send can
+// never succeed.
+func permanentCode(code int) bool {
+	switch code {
+	case 10003, // unknown channel
+		10008, // unknown message
+		50001, // missing access
+		50005, // cannot edit a message authored by another user
+		50007, // cannot send messages to this user
+		50013, // missing permissions
+		40005: // request entity too large
+		return true
+	}
+	return false
 }
 
 // classify turns a failed REST call into the gateway's terms: a
@@ -48,7 +53,7 @@ func classify(op string, err error, a *answer) error {
 	switch {
 	case a.status == http.StatusTooManyRequests:
 		se.RetryAfter = retryAfter(body.RetryAfter, a.header)
-	case permanentCodes[body.Code], a.status == http.StatusUnauthorized, a.status == http.StatusForbidden,
+	case permanentCode(body.Code), a.status == http.StatusUnauthorized, a.status == http.StatusForbidden,
 		a.status == http.StatusNotFound, a.status == http.StatusRequestEntityTooLarge:
 		se.Permanent = true
 	}

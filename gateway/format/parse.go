@@ -1,9 +1,9 @@
 package format
 
 import (
+	"github.com/hermes-go/hermes/internal/lazy"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -19,7 +19,9 @@ import (
 // (see the package doc): indented code blocks (a model writes fences),
 // HTML blocks and inline HTML (shown as text), and link reference
 // definitions (shown as written).
-var mdParser = sync.OnceValue(func() parser.Parser {
+var mdParserOnce = lazy.Of(newMDParser)
+
+func newMDParser() parser.Parser {
 	var blocks []util.PrioritizedValue
 	for _, b := range parser.DefaultBlockParsers() {
 		switch b.Value {
@@ -46,7 +48,7 @@ var mdParser = sync.OnceValue(func() parser.Parser {
 		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
 		parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
 	)
-})
+}
 
 // doc is a parsed markdown text with an index of its lines.
 type doc struct {
@@ -72,7 +74,7 @@ func (p indentedText) Open(parent ast.Node, reader text.Reader, pc parser.Contex
 
 func parse(md string) *doc {
 	src := []byte(md)
-	d := &doc{src: src, root: mdParser().Parse(text.NewReader(src))}
+	d := &doc{src: src, root: mdParserOnce.Get().Parse(text.NewReader(src))}
 	d.lines = append(d.lines, 0)
 	for i, c := range src {
 		if c == '\n' && i+1 < len(src) {

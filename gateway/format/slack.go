@@ -14,8 +14,8 @@ func SlackMrkdwn(md string) string { return convert(md, slackStyle{}) }
 
 type slackStyle struct{}
 
-func (slackStyle) escape(s string) string { return htmlEscaper.Replace(s) }
-func (slackStyle) code(s string) string   { return "`" + htmlEscaper.Replace(s) + "`" }
+func (slackStyle) escape(s string) string { return htmlEscaper().Replace(s) }
+func (slackStyle) code(s string) string   { return "`" + htmlEscaper().Replace(s) + "`" }
 func (slackStyle) codeBreaksMarks() bool  { return false }
 func (slackStyle) rule() string           { return "———" }
 
@@ -32,26 +32,26 @@ func (slackStyle) mark(level int) (string, string) {
 // slackURL escapes a URL for <url|label>: the three control characters
 // as entities, and "|", which would end the URL, percent-encoded.
 func slackURL(u string) string {
-	return strings.ReplaceAll(htmlEscaper.Replace(u), "|", "%7C")
+	return strings.ReplaceAll(htmlEscaper().Replace(u), "|", "%7C")
 }
 
 func (slackStyle) link(u, label string) (string, string) {
 	if !linkScheme(u, "http", "https", "mailto") {
 		open, close := plainStyle{}.link(u, label)
-		return open, htmlEscaper.Replace(close)
+		return open, htmlEscaper().Replace(close)
 	}
 	return "<" + slackURL(u) + "|", ">"
 }
 
 func (slackStyle) autolink(u, label string) string {
 	if !linkScheme(u, "http", "https", "mailto") {
-		return htmlEscaper.Replace(label)
+		return htmlEscaper().Replace(label)
 	}
-	return "<" + slackURL(u) + "|" + htmlEscaper.Replace(label) + ">"
+	return "<" + slackURL(u) + "|" + htmlEscaper().Replace(label) + ">"
 }
 
 func (slackStyle) pre(_, body string) []string {
-	return strings.Split("```\n"+htmlEscaper.Replace(body)+"\n```", "\n")
+	return strings.Split("```\n"+htmlEscaper().Replace(body)+"\n```", "\n")
 }
 
 func (slackStyle) quote(ls []line, nested bool) []line {

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"github.com/hermes-go/hermes/internal/lazy"
 	"net/url"
 	"strings"
 )
@@ -22,11 +23,24 @@ func TelegramHTML(md string) string { return convert(md, telegramStyle{}) }
 
 type telegramStyle struct{}
 
-var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-var attrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+var (
+	htmlEscaperOnce = lazy.Of(newHTMLEscaper)
+	attrEscaperOnce = lazy.Of(newAttrEscaper)
+)
 
-func (telegramStyle) escape(s string) string { return htmlEscaper.Replace(s) }
-func (telegramStyle) code(s string) string   { return "<code>" + htmlEscaper.Replace(s) + "</code>" }
+func newHTMLEscaper() *strings.Replacer {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+}
+
+func newAttrEscaper() *strings.Replacer {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+}
+
+func htmlEscaper() *strings.Replacer { return htmlEscaperOnce.Get() }
+func attrEscaper() *strings.Replacer { return attrEscaperOnce.Get() }
+
+func (telegramStyle) escape(s string) string { return htmlEscaper().Replace(s) }
+func (telegramStyle) code(s string) string   { return "<code>" + htmlEscaper().Replace(s) + "</code>" }
 func (telegramStyle) codeBreaksMarks() bool  { return true }
 func (telegramStyle) rule() string           { return "———" }
 
@@ -43,25 +57,25 @@ func (telegramStyle) mark(level int) (string, string) {
 func (s telegramStyle) link(u, label string) (string, string) {
 	if !linkScheme(u, "http", "https", "mailto", "tg") {
 		open, close := plainStyle{}.link(u, label)
-		return open, htmlEscaper.Replace(close)
+		return open, htmlEscaper().Replace(close)
 	}
-	return `<a href="` + attrEscaper.Replace(u) + `">`, "</a>"
+	return `<a href="` + attrEscaper().Replace(u) + `">`, "</a>"
 }
 
 func (s telegramStyle) autolink(u, label string) string {
 	if !linkScheme(u, "http", "https", "mailto", "tg") {
-		return htmlEscaper.Replace(label)
+		return htmlEscaper().Replace(label)
 	}
-	return `<a href="` + attrEscaper.Replace(u) + `">` + htmlEscaper.Replace(label) + "</a>"
+	return `<a href="` + attrEscaper().Replace(u) + `">` + htmlEscaper().Replace(label) + "</a>"
 }
 
 func (telegramStyle) pre(lang, body string) []string {
 	lang, _, _ = strings.Cut(strings.TrimSpace(lang), " ")
 	open, close := "<pre>", "</pre>"
 	if lang != "" {
-		open, close = `<pre><code class="language-`+attrEscaper.Replace(lang)+`">`, "</code></pre>"
+		open, close = `<pre><code class="language-`+attrEscaper().Replace(lang)+`">`, "</code></pre>"
 	}
-	return strings.Split(open+htmlEscaper.Replace(body)+close, "\n")
+	return strings.Split(open+htmlEscaper().Replace(body)+close, "\n")
 }
 
 // quote wraps the runs of text lines in <blockquote>; code blocks stay

@@ -11,18 +11,24 @@ import (
 	"github.com/hermes-go/hermes/gateway"
 )
 
-// Slack's error codes that no retry can get past: the channel is gone or
-// closed to the bot, or the bot's token no longer works.
-var permanentCodes = map[string]bool{
-	"channel_not_found": true, "not_in_channel": true, "is_archived": true, "account_inactive": true,
-	"invalid_auth": true, "not_authed": true, "token_revoked": true, "token_expired": true,
-	"missing_scope": true, "restricted_action": true, "message_not_found": true,
-	"cant_update_message": true, "edit_window_closed": true, "user_not_in_channel": true,
-	"team_access_not_granted": true, "ekm_access_denied": true,
+// permanentCode reports Slack's error codes that no retry can get past:
+// the channel is gone or closed to the bot, or the bot's token no longer
+// works.
+func permanentCode(code string) bool {
+	switch code {
+	case "channel_not_found", "not_in_channel", "is_archived", "account_inactive",
+		"invalid_auth", "not_authed", "token_revoked", "token_expired",
+		"missing_scope", "restricted_action", "message_not_found",
+		"cant_update_message", "edit_window_closed", "user_not_in_channel",
+		"team_access_not_granted", "ekm_access_denied":
+		return true
+	}
+	return false
 }
 
-// Slack's error codes for blocks or text it cannot take as formatted.
-var formatCodes = map[string]bool{"invalid_blocks": true, "invalid_blocks_format": true}
+// formatCode reports Slack's error codes for blocks or text it cannot
+// take as formatted.
+func formatCode(code string) bool { return code == "invalid_blocks" || code == "invalid_blocks_format" }
 
 // classify turns a Web API failure into a *gateway.SendError when Slack
 // answered with a rate limit, a refusal or a formatting error; other
@@ -47,9 +53,9 @@ func classify(method string, err error) error {
 	var se slackapi.SlackErrorResponse
 	if errors.As(err, &se) {
 		switch {
-		case permanentCodes[se.Err]:
+		case permanentCode(se.Err):
 			return &gateway.SendError{Permanent: true, Status: http.StatusOK, Err: wrapped}
-		case formatCodes[se.Err]:
+		case formatCode(se.Err):
 			return &gateway.SendError{Format: true, Status: http.StatusOK, Err: wrapped}
 		}
 	}

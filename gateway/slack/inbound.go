@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // onEvent handles one event_callback payload. Its error means the message
@@ -134,7 +134,7 @@ func (a *Adapter) userName(ctx context.Context, id string) string {
 }
 
 // mentionRE matches a user mention and the blanks after it.
-var mentionRE = regexp.MustCompile(`<@([A-Z0-9]+)(?:\|[^>]*)?>[ \t]*`)
+var mentionRE = lazyre.New(`<@([A-Z0-9]+)(?:\|[^>]*)?>[ \t]*`)
 
 // stripMention removes the mentions of the bot from a message's text and
 // says whether there was one.
@@ -143,8 +143,8 @@ func stripMention(text, botUserID string) (string, bool) {
 		return text, false
 	}
 	found := false
-	out := mentionRE.ReplaceAllStringFunc(text, func(m string) string {
-		if mentionRE.FindStringSubmatch(m)[1] != botUserID {
+	out := mentionRE.Get().ReplaceAllStringFunc(text, func(m string) string {
+		if mentionRE.Get().FindStringSubmatch(m)[1] != botUserID {
 			return m
 		}
 		found = true

@@ -2,17 +2,17 @@ package telegram
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // commandName is what Telegram takes as a command: 1 to 32 lowercase
 // letters, digits and underscores.
-var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+var commandName = lazyre.New(`^[a-z0-9_]{1,32}$`)
 
 // SetCommands sets the bot's command menu. Telegram refuses the whole
 // list for one bad entry, so a name it would refuse (a skill named
@@ -21,7 +21,7 @@ var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 func (a *Adapter) SetCommands(ctx context.Context, cmds []gateway.Command) error {
 	list := []models.BotCommand{}
 	for _, c := range cmds {
-		if !commandName.MatchString(c.Name) {
+		if !commandName.Get().MatchString(c.Name) {
 			a.log.Warn("telegram command menu: name Telegram does not take, left out", "command", c.Name)
 			continue
 		}
