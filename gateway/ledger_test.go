@@ -484,6 +484,8 @@ func TestLedgerStopFinishesTheSendInFlight(t *testing.T) {
 		return nil
 	}}
 	s, stop := runSender(t, st, a, SenderOptions{After: clock.After})
+	var unblock sync.Once
+	t.Cleanup(func() { unblock.Do(func() { close(release) }) })
 	id := addRow(t, s, "c", "slow")
 	<-started
 	stopped := make(chan struct{})
@@ -496,7 +498,7 @@ func TestLedgerStopFinishesTheSendInFlight(t *testing.T) {
 			runtime.Gosched()
 		}
 	}
-	close(release)
+	unblock.Do(func() { close(release) })
 	<-stopped
 	rows, err := st.Deliveries(context.Background(), "fake")
 	if err != nil || len(rows) != 1 || rows[0].ID != id || rows[0].State != DeliveryDelivered || rows[0].SentID == "" {
