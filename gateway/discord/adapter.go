@@ -78,6 +78,8 @@ type Adapter struct {
 	seq      atomic.Int64 // the last event sequence, for the watchdog's heartbeats
 	running  atomic.Bool
 	dropped  chan struct{} // a socket of this session closed
+	menu     menu
+	echoes   echoes
 
 	mu      sync.Mutex
 	h       gateway.Handler

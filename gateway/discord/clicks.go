@@ -10,17 +10,27 @@ import (
 	"github.com/hermes-go/hermes/gateway"
 )
 
-// onInteraction hands a press of one of the bot's buttons to the handler
+// onInteraction hands an interaction to the handler: a slash command
+// from the menu (see onCommand) or a press of one of the bot's buttons.
+func (a *Adapter) onInteraction(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
+	h, ctx := a.handler()
+	if h == nil || ic.Interaction == nil {
+		return
+	}
+	switch ic.Type {
+	case discordgo.InteractionApplicationCommand:
+		a.onCommand(ctx, h, ic.Interaction)
+	case discordgo.InteractionMessageComponent:
+		a.onClick(ctx, h, ic.Interaction)
+	}
+}
+
+// onClick hands a press of one of the bot's buttons to the handler
 // (INTERACTION_CREATE of a message component). Discord wants an answer
 // within three seconds, so the press is acknowledged first, as a deferred
 // update (type 6: the message stays as it is, the button stops spinning);
 // Click.Answer then sends an ephemeral followup only the clicker sees.
-func (a *Adapter) onInteraction(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
-	h, ctx := a.handler()
-	if h == nil || ic.Interaction == nil || ic.Type != discordgo.InteractionMessageComponent {
-		return
-	}
-	in := ic.Interaction
+func (a *Adapter) onClick(ctx context.Context, h gateway.Handler, in *discordgo.Interaction) {
 	user := in.User
 	if in.Member != nil && in.Member.User != nil {
 		user = in.Member.User

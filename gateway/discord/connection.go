@@ -294,6 +294,11 @@ func (a *Adapter) onReady(_ *discordgo.Session, r *discordgo.Ready) {
 		a.me = r.User
 	}
 	a.mu.Unlock()
+	app := ""
+	if r.Application != nil {
+		app = r.Application.ID
+	}
+	a.menuReady(app)
 	a.state(true, a.name())
 	a.catchUp()
 }

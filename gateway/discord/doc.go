@@ -1,6 +1,7 @@
 // Package discord connects the gateway to Discord through
 // github.com/bwmarrin/discordgo: a bot account's gateway websocket brings
-// messages and button presses, its REST API sends, edits and uploads.
+// messages, button presses and slash commands, its REST API sends, edits
+// and uploads, and registers the command menu.
 //
 // # Where requests go
 //
@@ -50,6 +51,37 @@
 // Click.Answer posts an ephemeral followup (flags 64) through the
 // interaction's webhook: only the clicker sees it.
 //
+// # The command menu
+//
+// SetCommands (gateway.Commands) fills Discord's menu of slash commands:
+// the list becomes the application's global commands in one bulk
+// overwrite (PUT /applications/{id}/commands), each a CHAT_INPUT command
+// with its description (on one line, cut to 100 characters) and one
+// optional string option, "text", for what follows the command. A name
+// Discord would refuse (it must match ^[-_a-z0-9]{1,32}$), a name given
+// twice and every command after the 100th are left out and logged, so
+// one bad skill name does not cost the whole menu. The application id
+// comes from READY; a list set before READY (the gateway sets it before
+// Run) is kept and registered once READY arrives, retried with backoff
+// while Discord cannot be reached or answers 5xx or 429, logged when
+// Discord refuses it. After READY, SetCommands registers at once and
+// returns Discord's refusal as a *gateway.SendError.
+//
+// Using a command (INTERACTION_CREATE, an APPLICATION_COMMAND) is a
+// message to the gateway: Text "/name text", UserID the member's (or DM
+// user's) id, the chat and thread as for messages, a DM when there is no
+// guild, always Addressed, MessageID "interaction:<id>" (so a replayed
+// interaction is dropped as a duplicate). Discord shows "the application
+// did not respond" unless an interaction is answered within three
+// seconds, so the adapter answers as soon as Handler.Message returns,
+// without waiting for the gateway's reply: with a message the channel
+// sees (type 4) echoing the command as typed ("/title my plans"), or,
+// when Message returned an error, an ephemeral one (flags 64) saying
+// "could not take this command: ..." to its user alone. The gateway then
+// replies in the channel as to any message; a Send or Upload to the
+// channel waits (at most three seconds) until the echo is posted, so a
+// quick command's answer never shows above the command.
+//
 // # The connection
 //
 // Run checks the token (GET /users/@me), then opens the gateway. It
@@ -78,6 +110,7 @@
 // # Concurrency
 //
 // Handler methods are called from discordgo's reading goroutine, in the
-// order events arrive (catching up runs beside it). Send, Edit, Upload
+// order events arrive (catching up, and registering a command menu that
+// waited for READY, run beside it). Send, Edit, Upload
 // and Typing may be called from any goroutine. Run runs once at a time.
 package discord

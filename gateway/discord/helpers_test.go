@@ -151,6 +151,12 @@ func start(t *testing.T, srv *discordtest.Server, tune ...func(*Options)) *runni
 // launch runs an adapter against srv without waiting.
 func launch(t *testing.T, srv *discordtest.Server, tune ...func(*Options)) *running {
 	t.Helper()
+	return run(t, newAdapter(t, srv, tune...))
+}
+
+// newAdapter makes an adapter for srv that logs into the test.
+func newAdapter(t *testing.T, srv *discordtest.Server, tune ...func(*Options)) *Adapter {
+	t.Helper()
 	w := &testWriter{t: t}
 	t.Cleanup(w.close) // runs after Run stopped: cleanups run last first
 	o := Options{
@@ -164,6 +170,12 @@ func launch(t *testing.T, srv *discordtest.Server, tune ...func(*Options)) *runn
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a
+}
+
+// run runs a until the test ends.
+func run(t *testing.T, a *Adapter) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{a: a, rec: newRecorder(), cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- a.Run(ctx, r.rec) }()

@@ -41,6 +41,9 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 		no := false
 		data.Reference = &discordgo.MessageReference{MessageID: m.ReplyTo, ChannelID: ch, FailIfNotExists: &no}
 	}
+	if err := a.echoes.wait(ctx, ch); err != nil {
+		return gateway.Sent{}, fmt.Errorf("discord: send: %w", err)
+	}
 	if err := a.bucketFree("send", discordgo.EndpointChannelMessages(ch)); err != nil {
 		return gateway.Sent{}, err
 	}
@@ -104,6 +107,9 @@ func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.Fi
 		Content:         f.Caption,
 		AllowedMentions: noPings(),
 		Files:           []*discordgo.File{{Name: name, ContentType: mime.TypeByExtension(filepath.Ext(name)), Reader: file}},
+	}
+	if err := a.echoes.wait(ctx, ch); err != nil {
+		return gateway.Sent{}, fmt.Errorf("discord: upload: %w", err)
 	}
 	if err := a.bucketFree("upload", discordgo.EndpointChannelMessages(ch)); err != nil {
 		return gateway.Sent{}, err

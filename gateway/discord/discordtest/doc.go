@@ -28,8 +28,11 @@
 // Reconnect (op 7), InvalidateSession (op 9), WithholdAcks (a zombie
 // socket that never acknowledges a heartbeat) and AllowMessageContent
 // (4014 for a bot asking for the privileged intent). Push, PushDM,
-// PushMention, CreateThread (THREAD_CREATE) and Click (INTERACTION_CREATE
-// for a button) send what people do; Dispatch sends any event.
+// PushMention, CreateThread (THREAD_CREATE), Click (INTERACTION_CREATE
+// for a button) and SlashCommand (INTERACTION_CREATE for a registered
+// slash command, with the value of its "text" option) send what people
+// do; Dispatch sends any event. READY names the application
+// (ApplicationID, SetApplicationID).
 //
 // # The REST API
 //
@@ -37,12 +40,20 @@
 // (after, limit), POST /channels/{id}/messages (JSON or multipart with
 // payload_json and files[n]), PATCH /channels/{id}/messages/{id}, POST
 // /channels/{id}/typing, POST /interactions/{id}/{token}/callback and
-// POST /webhooks/{application}/{token} (followups). The fake checks what
-// Discord checks and answers with Discord's codes: the bot token (401),
-// unknown channels (404 10003) and messages (10008), content over 2,000
-// characters (400 50035), empty messages (50006), components (at most 5
-// rows of 5 buttons, custom_id 1 to 100 characters), a second response to
-// one interaction (40060), editing someone else's message (50005).
+// POST /webhooks/{application}/{token} (followups), and PUT
+// /applications/{application}/commands (the bulk overwrite of the global
+// commands; Commands reads them, CommandsUpdated signals the next). The
+// fake checks what Discord checks and answers with Discord's codes: the
+// bot token (401), unknown channels (404 10003) and messages (10008),
+// content over 2,000 characters (400 50035), empty messages (50006),
+// components (at most 5 rows of 5 buttons, custom_id 1 to 100
+// characters), a second response to one interaction (40060), editing
+// someone else's message (50005), and commands (400 50035, and nothing
+// registered, for a name not matching ^[-_a-z0-9]{1,32}$, a description
+// not 1 to 100 characters, a name twice, more than 100 commands or 25
+// options; it knows CHAT_INPUT commands only). HoldInteractionResponses
+// keeps responses to interactions waiting until released, as a slow
+// network would.
 //
 // Fail scripts refusals for the next calls to a path: RateLimit (429 with
 // retry_after in the body, Retry-After and X-RateLimit-* headers, or
@@ -54,8 +65,10 @@
 // Requests records every REST call (method, path, headers, body, decoded
 // JSON or multipart parts, the status answered); Ops every gateway
 // payload clients sent; Messages a channel as its members see it (latest
-// content, buttons, attachments); Interactions each press with the
-// callback types and the ephemeral replies only the clicker sees;
+// content, buttons, attachments, and interaction responses that are not
+// ephemeral); Interactions each press and slash command with the
+// callback types and the replies (ephemeral ones only its user sees),
+// Answered signals the first response to one;
 // Typing, Identifies and Resumes count.
 //
 // All methods are safe for concurrent use.

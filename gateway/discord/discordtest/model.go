@@ -108,20 +108,33 @@ type Message struct {
 // Ephemeral says only the person who clicked sees the message.
 func (m Message) Ephemeral() bool { return m.Flags&64 != 0 }
 
-// Interaction is a press of a button, and what the bot answered to it.
+// Interaction types the fake sends.
+const (
+	CommandInteraction   = 2 // APPLICATION_COMMAND: a slash command
+	ComponentInteraction = 3 // MESSAGE_COMPONENT: a button press
+)
+
+// Interaction is a press of a button or a use of a slash command, and
+// what the bot answered to it.
 type Interaction struct {
 	ID        string
+	Type      int // CommandInteraction or ComponentInteraction
 	Token     string
 	MessageID string // the message holding the button
 	ChannelID string
 	GuildID   string
 	User      User
 	CustomID  string
+	// Command is the slash command used, Text the value of its "text"
+	// option ("" when the person gave none).
+	Command string
+	Text    string
 	// Callbacks are the response types the bot sent to the callback
 	// endpoint, in order (6: deferred update, 4: a message, 7: update).
 	Callbacks []int
-	// Replies are the messages only User sees: type 4 responses and
-	// followups.
+	// Replies are the messages the bot answered with: type 4 responses
+	// and followups, ephemeral ones (only User sees them) or not (they
+	// are also in the channel).
 	Replies []Message
 }
 

@@ -93,7 +93,7 @@ func (s *Server) Click(messageID string, from User, customID string) Interaction
 		panic("discordtest: Click on an unknown message " + messageID)
 	}
 	in := &Interaction{
-		ID: s.newIDLocked(), Token: "itoken-" + randomHex(12), MessageID: m.ID,
+		ID: s.newIDLocked(), Type: ComponentInteraction, Token: "itoken-" + randomHex(12), MessageID: m.ID,
 		ChannelID: m.ChannelID, GuildID: m.GuildID, User: from, CustomID: customID,
 	}
 	s.interactions[in.ID] = in
@@ -105,6 +105,46 @@ func (s *Server) Click(messageID string, from User, customID string) Interaction
 	}
 	if m.GuildID != "" {
 		w["guild_id"] = m.GuildID
+		w["member"] = map[string]any{"user": from.wire(), "roles": []any{}, "nick": nil}
+	} else {
+		w["user"] = from.wire()
+	}
+	s.dispatchLocked("INTERACTION_CREATE", w)
+	return *in
+}
+
+// SlashCommand uses one of the bot's registered slash commands
+// (INTERACTION_CREATE, an APPLICATION_COMMAND) as person from in a
+// channel: a DM channel (see DMChannel) or a guild channel, which the
+// fake makes a text channel of Guild when it does not know it. A
+// non-empty text is the value of the command's "text" option.
+func (s *Server) SlashCommand(channelID string, from User, name, text string) Interaction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cmd, ok := s.commandLocked(name)
+	if !ok {
+		panic("discordtest: SlashCommand of a command the bot did not register: " + name)
+	}
+	ch, ok := s.channels[channelID]
+	if !ok {
+		ch = s.addChannelLocked(Channel{ID: channelID, GuildID: Guild, Type: GuildText, Name: "channel-" + channelID})
+	}
+	in := &Interaction{
+		ID: s.newIDLocked(), Type: CommandInteraction, Token: "itoken-" + randomHex(12),
+		ChannelID: ch.ID, GuildID: ch.GuildID, User: from, Command: name, Text: text,
+	}
+	s.interactions[in.ID] = in
+	s.byToken[in.Token] = in
+	data := map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type}
+	if text != "" {
+		data["options"] = []any{map[string]any{"name": "text", "type": 3, "value": text}}
+	}
+	w := map[string]any{
+		"id": in.ID, "application_id": s.appID, "type": CommandInteraction, "token": in.Token, "version": 1,
+		"channel_id": ch.ID, "channel": ch.wire(), "locale": "en-US", "data": data,
+	}
+	if ch.GuildID != "" {
+		w["guild_id"] = ch.GuildID
 		w["member"] = map[string]any{"user": from.wire(), "roles": []any{}, "nick": nil}
 	} else {
 		w["user"] = from.wire()

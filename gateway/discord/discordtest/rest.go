@@ -27,6 +27,7 @@ func (s *Server) routes() http.Handler {
 	api.HandleFunc("POST /channels/{id}/typing", s.postTyping)
 	api.HandleFunc("POST /interactions/{id}/{token}/callback", s.postCallback)
 	api.HandleFunc("POST /webhooks/{app}/{token}", s.postFollowup)
+	api.HandleFunc("PUT /applications/{app}/commands", s.putCommands)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gateway", s.serveGateway)
@@ -339,7 +340,8 @@ func (s *Server) postTyping(w http.ResponseWriter, r *http.Request) {
 }
 
 // postCallback answers POST /interactions/{id}/{token}/callback: the
-// first response to a press acknowledges it; a second is refused.
+// first response to an interaction acknowledges it; a second is refused.
+// A message (type 4) that is not ephemeral shows in the channel.
 func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	req := body(r)
 	var resp struct {
@@ -348,6 +350,20 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, _ := json.Marshal(req.JSON)
 	_ = json.Unmarshal(raw, &resp)
+	s.mu.Lock()
+	held := s.held
+	s.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	content := ""
+	if resp.Data.Content != nil {
+		content = *resp.Data.Content
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	in, ok := s.interactions[r.PathValue("id")]
@@ -358,18 +374,23 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	case len(in.Callbacks) > 0:
 		apiError(w, http.StatusBadRequest, 40060, "Interaction has already been acknowledged.")
 		return
+	case resp.Type == 4 && content == "":
+		apiError(w, http.StatusBadRequest, 50006, "Cannot send an empty message")
+		return
+	case resp.Type == 4 && utf8.RuneCountInString(content) > 2000:
+		apiError(w, http.StatusBadRequest, 50035, "Invalid Form Body: data.content: Must be 2000 or fewer in length.")
+		return
 	}
 	in.Callbacks = append(in.Callbacks, resp.Type)
+	close(s.answeredLocked(in.ID))
 	switch resp.Type {
 	case 4:
-		content := ""
-		if resp.Data.Content != nil {
-			content = *resp.Data.Content
-		}
-		in.Replies = append(in.Replies, Message{
+		m := Message{
 			ID: s.newIDLocked(), ChannelID: in.ChannelID, GuildID: in.GuildID, Author: s.bot,
-			Content: content, Flags: resp.Data.Flags,
-		})
+			Content: content, Flags: resp.Data.Flags, AllowedMentions: resp.Data.AllowedMentions,
+		}
+		in.Replies = append(in.Replies, m)
+		s.showLocked(m)
 	case 7:
 		if m, ok := s.messages[in.MessageID]; ok && resp.Data.Content != nil {
 			m.Content = *resp.Data.Content
@@ -403,6 +424,7 @@ func (s *Server) postFollowup(w http.ResponseWriter, r *http.Request) {
 		Content: *o.Content, Flags: o.Flags, AllowedMentions: o.AllowedMentions,
 	}
 	in.Replies = append(in.Replies, m)
+	s.showLocked(m)
 	if r.URL.Query().Get("wait") != "true" {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -431,6 +453,15 @@ func (s *Server) storeAttachmentLocked(a Attachment) Attachment {
 	a.Data = slices.Clone(a.Data)
 	s.attachments[path] = a
 	return a
+}
+
+// showLocked puts a response to an interaction in its channel unless
+// it is ephemeral.
+func (s *Server) showLocked(m Message) {
+	if !m.Ephemeral() {
+		cp := cloneMessage(&m)
+		s.storeMessageLocked(&cp)
+	}
 }
 
 func (s *Server) storeMessageLocked(m *Message) {

@@ -33,6 +33,7 @@ type Server struct {
 	typing        map[string]int
 	attachments   map[string]Attachment // path -> file
 	interactions  map[string]*Interaction
+	answered      map[string]chan struct{} // closed at an interaction's first response
 	byToken       map[string]*Interaction
 	requests      []Request
 	failures      []failure
@@ -45,6 +46,12 @@ type Server struct {
 	dms           map[string]string // user id -> DM channel id
 	contentIntent bool
 	closed        bool
+	commands      []Command
+	// commandsSignal is closed at the next accepted bulk overwrite.
+	commandsSignal chan struct{}
+	// held, while not nil, keeps interaction responses waiting until it
+	// is closed.
+	held chan struct{}
 }
 
 // NewServer starts a fake Discord whose bot is "hermes" (id
@@ -52,20 +59,22 @@ type Server struct {
 // closes when the test ends; with a nil t, call Close.
 func NewServer(t testing.TB) *Server {
 	s := &Server{
-		token:         "test-token",
-		bot:           User{ID: "1000000000000000001", Username: "hermes", Bot: true},
-		appID:         "1000000000000000002",
-		interval:      41250 * time.Millisecond,
-		lastID:        1200000000000000000,
-		channels:      map[string]*Channel{},
-		messages:      map[string]*Message{},
-		order:         map[string][]string{},
-		typing:        map[string]int{},
-		attachments:   map[string]Attachment{},
-		interactions:  map[string]*Interaction{},
-		byToken:       map[string]*Interaction{},
-		dms:           map[string]string{},
-		contentIntent: true,
+		token:          "test-token",
+		bot:            User{ID: "1000000000000000001", Username: "hermes", Bot: true},
+		appID:          "1000000000000000002",
+		interval:       41250 * time.Millisecond,
+		lastID:         1200000000000000000,
+		channels:       map[string]*Channel{},
+		messages:       map[string]*Message{},
+		order:          map[string][]string{},
+		typing:         map[string]int{},
+		attachments:    map[string]Attachment{},
+		interactions:   map[string]*Interaction{},
+		answered:       map[string]chan struct{}{},
+		byToken:        map[string]*Interaction{},
+		dms:            map[string]string{},
+		contentIntent:  true,
+		commandsSignal: make(chan struct{}),
 	}
 	s.hs = httptest.NewServer(s.routes())
 	if t != nil {
@@ -90,6 +99,10 @@ func (s *Server) Close() {
 	}
 	s.closed = true
 	conns := slices.Clone(s.conns)
+	if s.held != nil {
+		close(s.held) // Close waits for every request being served
+		s.held = nil
+	}
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.drop()
@@ -144,8 +157,8 @@ func (s *Server) addChannelLocked(c Channel) *Channel {
 }
 
 // Messages returns a channel's messages as its members see them, oldest
-// first: each with its latest content and buttons. Ephemeral answers to
-// clicks are not among them (see Interactions).
+// first: each with its latest content and buttons. Responses to
+// interactions are among them unless ephemeral (see Interactions).
 func (s *Server) Messages(channelID string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -174,7 +187,28 @@ func (s *Server) Typing(channelID string) int {
 	return s.typing[channelID]
 }
 
-// Interactions returns every button press, with what the bot answered.
+// HoldInteractionResponses keeps the bot's responses to interactions
+// (POST /interactions/{id}/{token}/callback) waiting, as a slow network
+// would, until release is called.
+func (s *Server) HoldInteractionResponses() (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = make(chan struct{})
+	}
+	held := s.held
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.held == held {
+			close(held)
+			s.held = nil
+		}
+	}
+}
+
+// Interactions returns every button press and slash command, with what
+// the bot answered.
 func (s *Server) Interactions() []Interaction {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,6 +221,23 @@ func (s *Server) Interactions() []Interaction {
 	}
 	slices.SortFunc(out, func(a, b Interaction) int { return compareIDs(a.ID, b.ID) })
 	return out
+}
+
+// Answered returns a channel that is closed once the bot responded to an
+// interaction (its first callback was accepted).
+func (s *Server) Answered(interactionID string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answeredLocked(interactionID)
+}
+
+func (s *Server) answeredLocked(id string) chan struct{} {
+	c, ok := s.answered[id]
+	if !ok {
+		c = make(chan struct{})
+		s.answered[id] = c
+	}
+	return c
 }
 
 // Requests returns every REST call so far, in arrival order.
