@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -108,7 +109,7 @@ func shownTexts(ms []botMessage) string { return "[" + quoteAll(texts(ms)) + "]"
 
 var pairingCode = regexp.MustCompile(`\b([A-HJ-NP-Z2-9]{4})-?([A-HJ-NP-Z2-9]{4})\b`)
 
-// 1. A stranger gets exactly one reply, holding a pairing code, and the
+// A stranger gets exactly one reply, holding a pairing code, and the
 // model sees nothing of what they write; once the owner approves the
 // code with `hermes pairing approve` (the gateway running meanwhile),
 // their next message is answered.
@@ -152,7 +153,7 @@ func TestGatewayPairsAStranger(t *testing.T) {
 	})
 }
 
-// 2. An approved user's answer streams into one message: the draft is
+// An approved user's answer streams into one message: the draft is
 // edited as the answer grows, each text a prefix of the next, and the
 // final text arrives by an edit, not a second message.
 func TestGatewayStreamsAnAnswerByEditingOneMessage(t *testing.T) {
@@ -187,7 +188,7 @@ func TestGatewayStreamsAnAnswerByEditingOneMessage(t *testing.T) {
 	})
 }
 
-// 3. A dangerous command posts a card with Once, Session, Always (admins
+// A dangerous command posts a card with Once, Session, Always (admins
 // only) and Deny; a click by another allowed user is refused with an
 // answer to them alone and runs nothing; the requester's click runs it.
 func TestGatewayApprovalButtons(t *testing.T) {
@@ -241,7 +242,7 @@ func TestGatewayApprovalButtons(t *testing.T) {
 	})
 }
 
-// 3b. An approval nobody answers within approvals.timeout is denied: the
+// An approval nobody answers within approvals.timeout is denied: the
 // command does not run and the card says so.
 func TestGatewayUnansweredApprovalIsDenied(t *testing.T) {
 	forEachPlatform(t, func(t *testing.T, c *gwCase) {
@@ -287,7 +288,7 @@ func approvalCard(c *gwCase, chat chatRef) botMessage {
 	return card
 }
 
-// 4. The same message delivered twice is answered once, while the
+// The same message delivered twice is answered once, while the
 // gateway runs and after a restart.
 func TestGatewayAnswersARedeliveredMessageOnce(t *testing.T) {
 	forEachPlatform(t, func(t *testing.T, c *gwCase) {
@@ -315,7 +316,7 @@ func TestGatewayAnswersARedeliveredMessageOnce(t *testing.T) {
 	})
 }
 
-// 5. A reply caught by a SIGKILL between "sending" and "delivered" is
+// A reply caught by a SIGKILL between "sending" and "delivered" is
 // sent once more when the gateway restarts on the same home, marked
 // recovered, and never again after.
 func TestGatewayRecoversAReplyCaughtMidSend(t *testing.T) {
@@ -356,7 +357,7 @@ func TestGatewayRecoversAReplyCaughtMidSend(t *testing.T) {
 	})
 }
 
-// 6. A rate limit on the reply is waited out: the reply arrives once its
+// A rate limit on the reply is waited out: the reply arrives once its
 // retry_after has passed, and nothing is sent to the chat before.
 func TestGatewayWaitsOutARateLimit(t *testing.T) {
 	forEachPlatform(t, func(t *testing.T, c *gwCase) {
@@ -371,7 +372,7 @@ func TestGatewayWaitsOutARateLimit(t *testing.T) {
 	})
 }
 
-// 6b. A rate limit met by the streamed draft holds the rest of the
+// A rate limit met by the streamed draft holds the rest of the
 // answer too: the final text is not sent before retry_after.
 func TestGatewayWaitsOutARateLimitMetByTheDraft(t *testing.T) {
 	answer := "A first paragraph that is drafted.\n\nA second one that ends the answer."
@@ -403,7 +404,7 @@ func checkWaitedOut(c *gwCase, chat chatRef, wait time.Duration) {
 	}
 }
 
-// 7. A dropped connection is made again, and a message sent while it
+// A dropped connection is made again, and a message sent while it
 // was down is answered exactly once.
 func TestGatewayReconnectsWithoutLosingOrRepeating(t *testing.T) {
 	forEachPlatform(t, func(t *testing.T, c *gwCase) {
@@ -426,7 +427,7 @@ func TestGatewayReconnectsWithoutLosingOrRepeating(t *testing.T) {
 	})
 }
 
-// 8. Messages while a turn runs, in each busy_input_mode.
+// Messages while a turn runs, in each busy_input_mode.
 func TestGatewayBusyModes(t *testing.T) {
 	// queue: every message waits its turn, in order, each after a note
 	// that it is queued.
@@ -508,18 +509,29 @@ func TestGatewayBusyModes(t *testing.T) {
 	})
 }
 
-// 9. `hermes gateway status --json` shows the platform connected while
-// the gateway runs; SIGTERM drains, exits 0, and status says not running.
+// `hermes gateway status --json` shows the platform connected while
+// the gateway runs; SIGTERM drains (the running turn finishes and its
+// answer is delivered), the gateway exits 0, and status says it is not
+// running.
 func TestGatewayStatusAndDrain(t *testing.T) {
 	forEachPlatform(t, func(t *testing.T, c *gwCase) {
+		release := c.m.held(llmtest.Reply{Text: "finished while draining"})
 		g := c.start()
 		m, r := gatewayStatusJSON(t, c.fake.env(), c.home)
 		ps := platformsOf(m)
 		if r.code != 0 || m["running"] != true || len(ps) != 1 || ps[0]["platform"] != c.platform || ps[0]["connected"] != true {
 			t.Fatalf("while running: exit %d %v", r.code, m)
 		}
-		if code := g.stop(t); code != 0 {
-			t.Fatalf("exit %d after SIGTERM:\n%s", code, g.log.text())
+
+		dm := c.fake.dm(alice)
+		c.fake.say(t, alice, dm, "a slow question")
+		c.m.waitHeld(t)
+		g.cmd.Process.Signal(syscall.SIGTERM)
+		g.waitLog(t, disconnectedLine(c.platform)+" detail=stopped", 1)
+		release()
+		c.waitLast(dm, "finished while draining")
+		if code := g.wait(t); code != 0 {
+			t.Fatalf("exit %d after SIGTERM", code)
 		}
 		m, r = gatewayStatusJSON(t, c.fake.env(), c.home)
 		ps = platformsOf(m)

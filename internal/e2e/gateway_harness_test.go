@@ -99,10 +99,16 @@ func (g *gatewayProc) kill() {
 func (g *gatewayProc) stop(t *testing.T) int {
 	t.Helper()
 	g.cmd.Process.Signal(syscall.SIGTERM)
+	return g.wait(t)
+}
+
+// wait returns the exit status once the gateway has exited.
+func (g *gatewayProc) wait(t *testing.T) int {
+	t.Helper()
 	select {
 	case <-g.exited:
 	case <-time.After(gatewayWait):
-		t.Fatalf("hermes gateway did not exit within %s of SIGTERM:\n%s", gatewayWait, g.log.text())
+		t.Fatalf("hermes gateway did not exit within %s:\n%s", gatewayWait, g.log.text())
 	}
 	return g.code
 }
