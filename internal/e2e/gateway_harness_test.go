@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
@@ -51,11 +50,8 @@ func startGateway(t *testing.T, home, workdir, modelURL, platform string, env []
 		for sc.Scan() {
 			g.log.add(sc.Text())
 		}
-		err := cmd.Wait()
-		g.code = cmd.ProcessState.ExitCode()
-		if err != nil && g.code < 0 {
-			g.code = -1
-		}
+		cmd.Wait()
+		g.code = cmd.ProcessState.ExitCode() // -1 when a signal ended it
 		g.log.close()
 		close(g.exited)
 	}()
@@ -90,8 +86,12 @@ func (g *gatewayProc) waitLog(t *testing.T, s string, n int) {
 
 // kill SIGKILLs the process group and reaps it; safe to call again.
 func (g *gatewayProc) kill() {
-	syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
-	<-g.exited
+	select {
+	case <-g.exited:
+	default:
+		syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+		<-g.exited
+	}
 }
 
 // stop sends SIGTERM and returns the exit status once the gateway has
@@ -323,31 +323,6 @@ func lastUserTexts(reqs []*llmtest.Request) []string {
 		out = append(out, u[len(u)-1])
 	}
 	return out
-}
-
-// waitStatus waits until the gateway's status file says what cond wants
-// of platform: the gateway is another process, so this polls the file
-// (with a deadline).
-func waitStatus(t *testing.T, home, platform string, cond func(gateway.PlatformStatus) bool) gateway.PlatformStatus {
-	t.Helper()
-	deadline := time.Now().Add(gatewayWait)
-	var last gateway.PlatformStatus
-	for {
-		if st, err := gateway.ReadStatus(gateway.StatusPath(home)); err == nil {
-			for _, p := range st.Platforms {
-				if p.Platform == platform {
-					last = p
-					if cond(p) {
-						return p
-					}
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the status file never showed what was wanted of %s; last: %+v", platform, last)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func quoteAll(ss []string) string {
