@@ -105,6 +105,11 @@ func (c *chat) approve(ctx context.Context, p approval.Prompt) (approval.Choice,
 		verdict = "timeout"
 	case <-ctx.Done():
 		verdict = "stopped"
+		// The approver withdraws the card when its own clock runs out
+		// (approvals.timeout, the same wait), often before ours does.
+		if errors.Is(context.Cause(ctx), approval.ErrNoAnswer) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			verdict = "timeout"
+		}
 	}
 	choice := map[string]approval.Choice{"once": approval.Once, "session": approval.Session, "always": approval.Always}[verdict]
 	note := map[string]string{
@@ -286,7 +291,11 @@ func humanDuration(d time.Duration) string {
 		}
 		return strconv.Itoa(n) + " minutes"
 	case d >= time.Second:
-		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " seconds"
+		n := int(d.Round(time.Second) / time.Second)
+		if n == 1 {
+			return "1 second"
+		}
+		return strconv.Itoa(n) + " seconds"
 	}
 	return d.String()
 }

@@ -200,7 +200,19 @@ func (g *Gateway) Run(ctx context.Context) error {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
-	g.drain()
+	// One DrainTimeout bounds both the turns and the delivery of their
+	// replies.
+	stopping, stopped := context.WithCancel(context.Background())
+	defer stopped()
+	go func() {
+		select {
+		case <-g.o.After(g.o.DrainTimeout):
+			stopped()
+		case <-stopping.Done():
+		}
+	}()
+	g.drain(stopping)
+	g.flush(stopping)
 	stopWork()
 	bg.Wait()
 	for p := range g.adapters {
@@ -209,15 +221,15 @@ func (g *Gateway) Run(ctx context.Context) error {
 	return runErr
 }
 
-// drain waits for the chat workers, interrupting their turns after
-// DrainTimeout.
-func (g *Gateway) drain() {
+// drain waits for the chat workers, interrupting their turns once
+// deadline ends.
+func (g *Gateway) drain(deadline context.Context) {
 	done := make(chan struct{})
 	go func() { g.wg.Wait(); close(done) }()
 	select {
 	case <-done:
 		return
-	case <-g.o.After(g.o.DrainTimeout):
+	case <-deadline.Done():
 	}
 	g.mu.Lock()
 	for _, c := range g.chats {
@@ -225,6 +237,26 @@ func (g *Gateway) drain() {
 	}
 	g.mu.Unlock()
 	<-done
+}
+
+// flush waits, until deadline ends, for the replies the ledger still
+// owes to be delivered (or failed): the answers of the last turns go out
+// before the gateway exits. What is left (a long rate limit) is sent by
+// the next start.
+func (g *Gateway) flush(deadline context.Context) {
+	for p, s := range g.senders {
+		rows, err := g.store.Deliveries(deadline, p, DeliveryPending, DeliverySending)
+		if err != nil {
+			g.log.Error("replies owed at stop", "platform", p, "err", err)
+			continue
+		}
+		for i, d := range rows {
+			if _, err := s.Wait(deadline, d.ID); err != nil && deadline.Err() != nil {
+				g.log.Warn("stopping with replies not delivered; the next start sends them", "platform", p, "left", len(rows)-i)
+				return
+			}
+		}
+	}
 }
 
 // State records an adapter's connection and writes the status file.

@@ -209,7 +209,7 @@ func (s *Sender) Run(ctx context.Context) error {
 	done := make(chan string)
 	for {
 		wake, err := s.dispatch(ctx, base, busy, done)
-		if err != nil {
+		if err != nil && ctx.Err() == nil { // a read cut short by the stop is no failure
 			s.log.Error("delivery ledger unreadable; trying again", "err", err, "in", s.o.Backoff)
 			wake = s.store.now().Add(s.o.Backoff)
 		}

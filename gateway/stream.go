@@ -109,7 +109,7 @@ func (s *stream) draft() {
 	}
 	if err != nil {
 		if se, ok := AsSendError(err); ok && se.RetryAfter > 0 {
-			s.pause = now.Add(se.RetryAfter)
+			s.pause = g.o.Now().Add(se.RetryAfter) // from the answer: the platform began its wait before it
 			return
 		}
 		g.log.Info("draft stopped", "chat", s.c.key, "err", err)
@@ -151,7 +151,7 @@ func (s *stream) progress(name string) {
 		err = s.c.a.Edit(ctx, s.m.Chat, s.statusID, Outbound{Chat: s.m.Chat, Text: line, Plain: true})
 	}
 	if se, ok := AsSendError(err); ok && se.RetryAfter > 0 {
-		s.pause = now.Add(se.RetryAfter)
+		s.pause = g.o.Now().Add(se.RetryAfter) // from the answer: the platform began its wait before it
 		return
 	}
 	if err == nil {
@@ -186,10 +186,14 @@ func (s *stream) finish(ctx context.Context, res *agent.Result, runErr error) {
 	g := s.c.g
 	s.mu.Lock()
 	s.off = true // no draft after this
-	draftID, drafted := s.draftID, s.drafted
+	draftID, drafted, pause := s.draftID, s.drafted, s.pause
 	s.mu.Unlock()
 	platform := s.c.a.Platform()
 	base := Delivery{Platform: platform, Chat: s.m.Chat, SessionKey: s.c.key}
+	if pause.After(g.o.Now()) {
+		// A rate limit a draft met holds the chat's replies too.
+		base.NotBefore = pause
+	}
 
 	switch {
 	case res != nil && res.Interrupted:

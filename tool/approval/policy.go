@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -235,6 +236,11 @@ func (a *Approver) pending(session string, fs []Finding) []Finding {
 	return out
 }
 
+// ErrNoAnswer is the cause (context.Cause) of a prompt's context
+// withdrawn because nobody answered within Options.Timeout, so a UI can
+// say the command was denied for want of an answer rather than stopped.
+var ErrNoAnswer = errors.New("no answer within the approval timeout")
+
 // ask runs the prompt with a deadline; the prompt's context is cancelled
 // when the answer is no longer awaited, so a UI can withdraw it.
 func (a *Approver) ask(ctx context.Context, p Prompt) (Choice, error) {
@@ -245,8 +251,8 @@ func (a *Approver) ask(ctx context.Context, p Prompt) (Choice, error) {
 	if ctx.Err() != nil {
 		return cancelled()
 	}
-	askCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	askCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	type answer struct {
 		c   Choice
 		err error
@@ -269,6 +275,7 @@ func (a *Approver) ask(ctx context.Context, p Prompt) (Choice, error) {
 		}
 		return ans.c, nil
 	case <-a.opts.After(a.opts.Timeout):
+		cancel(ErrNoAnswer)
 		return Deny, &DeniedError{Command: p.Command, Findings: p.Findings, Reason: "timeout", msg: fmt.Sprintf(
 			"DENIED: no answer to the approval request within %s (%s); the command was not run.", a.opts.Timeout, p.Description())}
 	case <-ctx.Done():

@@ -139,6 +139,9 @@ func TestUnansweredPromptIsDeniedAtTheTimeout(t *testing.T) {
 		After:   func(d time.Duration) <-chan time.Time { waited = d; return fire },
 		Ask: func(ctx context.Context, p Prompt) (Choice, error) {
 			<-ctx.Done() // the user never answers; the prompt is withdrawn
+			if cause := context.Cause(ctx); cause != ErrNoAnswer {
+				t.Errorf("the prompt was withdrawn for %v, want ErrNoAnswer", cause)
+			}
 			close(withdrawn)
 			return Once, nil
 		},

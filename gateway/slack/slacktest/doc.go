@@ -25,8 +25,12 @@
 // unless the request sends blocks, as Slack does; an empty list removes
 // them. Fail scripts an answer for a method's next calls: an HTTP 429
 // with a Retry-After header, an error code such as channel_not_found or
-// invalid_blocks, or a bare HTTP status such as 503. Calls lists every
-// request with its parameters.
+// invalid_blocks, or a bare HTTP status such as 503. An enforced 429
+// (Failure.Enforce) keeps its channel rate limited until Retry-After has
+// passed, and EarlyRetries counts the posts that came sooner. Hold keeps
+// a method's calls in flight, unanswered, until Release (a held call
+// whose client goes away changes nothing). Calls lists every request
+// with its parameters and time.
 //
 // # Socket Mode
 //
@@ -38,7 +42,8 @@
 // retry_attempt increased and retry_reason "timeout", as Slack re-delivers
 // what a client did not acknowledge. (Slack also re-delivers on the same
 // socket after a few seconds; the fake does only on a new socket, so a
-// test decides when.) DropSocket closes the socket without a close frame;
+// test decides when, or with Redeliver, which sends an envelope's event
+// again as a retry.) DropSocket closes the socket without a close frame;
 // Disconnect sends a disconnect envelope and sends nothing more on that
 // socket. The server pings every socket (Options.PingInterval).
 //
@@ -56,7 +61,7 @@
 // # Reading what the bot did
 //
 // Messages and Message show a channel as its members see it, after every
-// chat.update; Ephemerals the messages only one person saw; Uploads the
+// chat.update (and History, every version they saw); Ephemerals the messages only one person saw; Uploads the
 // files the bot shared. Wait blocks until a condition on the fake holds
 // or the context ends, waking on every change, so tests do not sleep.
 //

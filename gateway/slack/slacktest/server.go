@@ -52,6 +52,11 @@ type Server struct {
 	envelopes  []*envelope
 	events     *eventsTarget
 	seq        int
+
+	holds        map[string]chan struct{} // methods held, closed by Release
+	held         map[string]int           // calls being held, by method
+	limitedUntil map[string]time.Time     // channels under a rate limit
+	early        int                      // calls made during a rate limit
 }
 
 // Call is one Web API request the server received.
@@ -60,8 +65,10 @@ type Call struct {
 	Token  string
 	Params url.Values
 	// Error is the error code the server answered ("" when ok), or
-	// "http 429" for a scripted rate limit.
+	// "http 429" for a rate limit.
 	Error string
+	// Time is when the request arrived.
+	Time time.Time
 }
 
 // Failure scripts the answer to one call of a method.
@@ -72,6 +79,11 @@ type Failure struct {
 	// RetryAfter, when set, answers HTTP 429 with a Retry-After header
 	// of that many whole seconds instead.
 	RetryAfter time.Duration
+	// Enforce, with RetryAfter on chat.postMessage or chat.update, keeps
+	// the call's channel rate limited until Retry-After has passed: every
+	// such call for it meanwhile is answered 429 too, and counted by
+	// EarlyRetries.
+	Enforce bool
 	// Status, when set, answers that HTTP status with an HTML body, as
 	// Slack's front end does when it fails (500, 503).
 	Status int
@@ -96,6 +108,10 @@ func NewServerWith(t testing.TB, o Options) *Server {
 		channels: map[string]*channel{},
 		files:    map[string]*file{},
 		tickets:  map[string]bool{},
+
+		holds:        map[string]chan struct{}{},
+		held:         map[string]int{},
+		limitedUntil: map[string]time.Time{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/{method}", s.serveAPI)

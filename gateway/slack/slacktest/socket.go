@@ -30,6 +30,7 @@ type envelope struct {
 	payload    json.RawMessage
 	deliveries []Delivery
 	acked      bool
+	redelivery bool // a Redeliver copy: its first sending is a retry
 }
 
 // Delivery is one sending of an envelope on a socket.
@@ -94,6 +95,9 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 // with retry_attempt increased.
 func (s *Server) sendLocked(k *socket, e *envelope) {
 	attempt := len(e.deliveries)
+	if e.redelivery {
+		attempt++
+	}
 	reason := ""
 	if attempt > 0 {
 		reason = "timeout"
@@ -315,4 +319,29 @@ func (s *Server) Deliveries(envelopeID string) []Delivery {
 		}
 	}
 	return nil
+}
+
+// Redeliver sends an envelope's payload again in a new envelope with
+// retry_attempt 1 and retry_reason "timeout", as Slack does when it
+// believes a delivery was lost; it returns the new envelope's id. The
+// client must take it as the same event.
+func (s *Server) Redeliver(envelopeID string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var orig *envelope
+	for _, e := range s.envelopes {
+		if e.id == envelopeID {
+			orig = e
+		}
+	}
+	if orig == nil {
+		return "", fmt.Errorf("slacktest: no envelope %s", envelopeID)
+	}
+	e := &envelope{id: fmt.Sprintf("env-%06d", s.nextLocked()), kind: orig.kind, payload: orig.payload, redelivery: true}
+	s.envelopes = append(s.envelopes, e)
+	if k := s.currentLocked(); k != nil {
+		s.sendLocked(k, e)
+	}
+	s.notifyLocked()
+	return e.id, nil
 }

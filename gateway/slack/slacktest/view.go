@@ -22,6 +22,7 @@ type message struct {
 	subtype        string
 	parentUserID   string
 	initialComment bool
+	history        []string // what readers saw after the post and after each update
 }
 
 // Message is a message as a channel's members see it.
@@ -46,6 +47,14 @@ type Message struct {
 	Files []string
 	// Edits counts the chat.update calls that changed the message.
 	Edits int
+	// History is what a member read (Shown) after the bot posted the
+	// message, then after each chat.update, in order.
+	History []string
+}
+
+// remember adds what the message shows now to its history.
+func (m *message) remember() {
+	m.history = append(m.history, m.view("").Shown())
 }
 
 // Shown is what a member reads: the sections when the message has
@@ -156,7 +165,8 @@ func (m *message) view(channelID string) Message {
 	v := Message{
 		Channel: channelID, TS: m.ts, ThreadTS: m.threadTS, User: m.user, BotID: m.botID,
 		Text: m.text, Mrkdwn: m.mrkdwn, Files: append([]string(nil), m.files...), Edits: m.edits,
-		Blocks: append(json.RawMessage(nil), m.blocks...),
+		Blocks:  append(json.RawMessage(nil), m.blocks...),
+		History: append([]string(nil), m.history...),
 	}
 	v.Sections, v.Buttons = readBlocks(m.blocks)
 	return v

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -45,9 +44,23 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, refuse("invalid_form_data"))
 		return
 	}
-	c := Call{Method: name, Token: token, Params: params}
+	c := Call{Method: name, Token: token, Params: params, Time: time.Now()}
+	if !s.hold(r.Context(), name) {
+		s.mu.Lock()
+		c.Error = "client went away"
+		s.calls = append(s.calls, c)
+		s.notifyLocked()
+		s.mu.Unlock()
+		return
+	}
 	s.mu.Lock()
-	f, scripted := s.nextFailureLocked(name)
+	var f Failure
+	scripted := false
+	if left := s.rateLimitedLocked(&c); left > 0 {
+		f, scripted = Failure{RetryAfter: left}, true
+	} else if f, scripted = s.nextFailureLocked(name); scripted && f.RetryAfter > 0 && f.Enforce {
+		s.startLimitLocked(&c, f.RetryAfter)
+	}
 	var a answer
 	if !scripted {
 		a = s.answerLocked(&c)
@@ -68,7 +81,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case scripted && f.RetryAfter > 0:
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(f.RetryAfter.Seconds()))))
+		w.Header().Set("Retry-After", retryAfterHeader(f.RetryAfter))
 		writeJSON(w, http.StatusTooManyRequests, refuse("ratelimited"))
 	case scripted && f.Status != 0:
 		w.Header().Set("Content-Type", "text/html")
@@ -203,6 +216,7 @@ func (s *Server) postMessage(c *Call) answer {
 			m.parentUserID = parent.user
 		}
 	}
+	m.remember()
 	ch.msgs = append(ch.msgs, m)
 	reply := answer{"type": "message", "user": BotUserID, "bot_id": BotID, "text": text, "ts": m.ts}
 	if m.threadTS != "" {
@@ -249,6 +263,7 @@ func (s *Server) update(c *Call) answer {
 		}
 	}
 	m.edits++
+	m.remember()
 	return ok(answer{"channel": id, "ts": ts, "text": m.text})
 }
 

@@ -160,7 +160,9 @@ func (s *Server) Messages(c Chat) []Message {
 	}
 	out := make([]Message, 0, len(ch.msgs))
 	for _, m := range ch.msgs {
-		out = append(out, *m)
+		c := *m
+		c.History = append([]string(nil), m.History...)
+		out = append(out, c)
 	}
 	return out
 }

@@ -42,7 +42,9 @@
 // 429 and is counted by EarlyRetries. Block and Kick make sends to a
 // chat fail with 403 as Telegram's do. StartConflict/EndConflict play
 // another process polling with the token; DropPolls hangs up on held
-// polls and SetDown on every request, as a broken network does.
+// polls and SetDown on every request, as a broken network does. Hold
+// keeps a method's calls in flight, unanswered, until Release (a held
+// call whose client goes away changes nothing).
 //
 // People: DM, Group and Forum make chats; SendText, SendPhoto, SendVoice
 // and SendDocument post a person's message (with @mention and /command

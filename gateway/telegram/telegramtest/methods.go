@@ -109,6 +109,7 @@ func replyTo(q *request, ch *chat) (int, error) {
 // s.mu is held.
 func (s *Server) post(ch *chat, m *Message) any {
 	m.From, m.Chat, m.Date = s.bot, ch.info, s.o.Now()
+	m.History = []string{m.Text}
 	ch.nextID++
 	m.ID = ch.nextID
 	ch.msgs = append(ch.msgs, m)
@@ -179,6 +180,7 @@ func (s *Server) editMessageText(q *request) (any, error) {
 	m.Source, m.ParseMode, m.Text, m.Entities, m.Buttons = source, parseMode, text, entities, buttons
 	m.Edits++
 	m.EditDate = s.o.Now()
+	m.History = append(m.History, text)
 	s.notify()
 	return m.wire(ch.find(m.ReplyTo)), nil
 }

@@ -54,7 +54,9 @@ type Server struct {
 	blocked    map[int64]bool // users who blocked the bot
 	kicked     map[int64]bool // groups the bot was removed from
 	down       bool
-	drop       chan struct{} // closed to hang up on held getUpdates
+	drop       chan struct{}            // closed to hang up on held getUpdates
+	holds      map[string]chan struct{} // methods held, closed by Release
+	held       map[string]int           // calls being held, by method
 
 	chats    map[int64]*chat
 	nextChat int64
@@ -110,9 +112,12 @@ type Message struct {
 	Buttons   [][]Button
 	ReplyTo   int // the message it answers, 0 for none
 	Edits     int // successful edits
-	Date      time.Time
-	EditDate  time.Time
-	File      *File // a photo, voice note or document
+	// History is Text as readers saw it after the send, then after
+	// each edit, in order.
+	History  []string
+	Date     time.Time
+	EditDate time.Time
+	File     *File // a photo, voice note or document
 }
 
 // Button is an inline keyboard button.
@@ -219,6 +224,8 @@ func newServer(o Options) *Server {
 		blocked:    map[int64]bool{},
 		kicked:     map[int64]bool{},
 		drop:       make(chan struct{}),
+		holds:      map[string]chan struct{}{},
+		held:       map[string]int{},
 		chats:      map[int64]*chat{},
 		files:      map[string]*File{},
 		queries:    map[string]*query{},
@@ -395,9 +402,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// answer runs a method unless a flood wait or a scripted failure
-// answers first.
+// answer runs a method unless a hold, a flood wait or a scripted
+// failure answers first.
 func (s *Server) answer(q *request, m method) (any, error) {
+	if err := s.hold(q); err != nil {
+		return nil, err
+	}
 	if err := s.flooded(q); err != nil {
 		return nil, err
 	}
