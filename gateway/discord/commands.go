@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // Discord's limits on the command menu.
@@ -27,7 +27,7 @@ const (
 
 // commandName is the form of a command name the adapter registers:
 // Discord's names are lowercase, 1 to 32 characters.
-var commandName = regexp.MustCompile(`^[-_a-z0-9]{1,32}$`)
+var commandName = lazyre.New(`^[-_a-z0-9]{1,32}$`)
 
 // menu is the command menu the gateway asked for, and which of the
 // lists Discord holds. A list set before READY waits for the application
@@ -74,7 +74,7 @@ func (a *Adapter) menuList(cmds []gateway.Command) []*discordgo.ApplicationComma
 	seen := map[string]bool{}
 	for _, c := range cmds {
 		switch {
-		case !commandName.MatchString(c.Name):
+		case !commandName.Get().MatchString(c.Name):
 			a.log.Warn("discord: command left out of the menu: Discord takes names of 1 to 32 characters a-z, 0-9, - and _",
 				"command", c.Name)
 			continue
