@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +34,8 @@ func BenchmarkGatewayTenThousandChats(b *testing.B) {
 	for range b.N {
 		// A model that keeps nothing: llmtest keeps every request, which
 		// would be the memory measured.
-		model := httptest.NewServer(http.HandlerFunc(leanModel))
+		lean := &leanModel{}
+		model := httptest.NewServer(lean)
 		f := newFixtureOn(b, model.URL+"/v1", func(o *gateway.Options) {
 			o.Now, o.After = time.Now, time.After
 			o.MaxConcurrentTurns = busy
@@ -73,14 +76,35 @@ func BenchmarkGatewayTenThousandChats(b *testing.B) {
 		b.ReportMetric(float64(after)/float64(before), "after/before")
 		b.ReportMetric(float64(chats)/elapsed.Seconds(), "chats/s")
 		b.ReportMetric(float64(f.gw.Chats()), "chats-in-memory")
+		b.ReportMetric(float64(lean.most.Load()), "most-turns-at-once")
 		f.stop()
 	}
 }
 
 // leanModel answers every chat completion with one short streamed
-// answer, keeping nothing.
-func leanModel(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
+// answer after modelLatency, keeping nothing but how many requests it
+// held at once: with the latency, the gateway's turn bound is what
+// limits the turns in flight.
+type leanModel struct {
+	now, most atomic.Int64
+}
+
+// modelLatency is a model's time to answer, so that turns overlap.
+const modelLatency = 200 * time.Millisecond
+
+func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if !bytes.Contains(body, []byte("You name conversations")) { // titles run beside turns
+		n := m.now.Add(1)
+		defer m.now.Add(-1)
+		for {
+			most := m.most.Load()
+			if n <= most || m.most.CompareAndSwap(most, n) {
+				break
+			}
+		}
+	}
+	time.Sleep(modelLatency)
 	const head = `data: {"id":"chatcmpl-lean","object":"chat.completion.chunk","created":1,"model":"test-model","choices":[{"index":0,"delta":`
 	w.Header().Set("Content-Type", "text/event-stream")
 	io.WriteString(w, head+`{"role":"assistant","content":"Noted, "},"finish_reason":null}]}`+"\n\n")
