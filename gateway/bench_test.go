@@ -28,6 +28,9 @@ import (
 // (after/before).
 func BenchmarkGatewayTenThousandChats(b *testing.B) {
 	chats, busy := 10_000, 100
+	if os.Getenv("HERMES_BENCH_HEAP") != "" {
+		runtime.MemProfileRate = 512
+	}
 	if n, err := strconv.Atoi(os.Getenv("HERMES_BENCH_CHATS")); err == nil {
 		chats = n
 	}

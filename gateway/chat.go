@@ -53,6 +53,8 @@ func (c *chat) forget() {
 	if !c.working && c.conv == nil && len(c.asks) == 0 && c.g.chats[c.key] == c {
 		delete(c.g.chats, c.key)
 		if len(c.g.chats) == 0 {
+			// A map keeps the buckets of its busiest moment: start afresh.
+			c.g.chats = map[string]*chat{}
 			defer func() { go c.g.quiet() }()
 		}
 	}
