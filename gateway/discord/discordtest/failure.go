@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"path"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,6 +25,12 @@ type Failure struct {
 	HeaderOnly bool
 	// Times is how many calls it answers; 0 means one.
 	Times int
+	// Enforce makes a 429 for a message written to a channel (a POST to
+	// /channels/{id}/messages, a PATCH of one of its messages) hold the
+	// channel as Discord's bucket does: until RetryAfter has passed,
+	// every such write to it is answered 429 with the time left, and
+	// counted by EarlyRetries.
+	Enforce bool
 }
 
 // RateLimit is a 429 with retry_after d.
@@ -58,7 +66,8 @@ type failure struct {
 }
 
 // Fail makes the fake answer the next calls to method and path (without
-// /api/v9, e.g. "/channels/42/messages"; "" matches any) with f.
+// /api/v9, e.g. "/channels/42/messages"; a pattern of path.Match, so
+// "/channels/*/messages" is any channel's; "" matches any) with f.
 func (s *Server) Fail(method, path string, f Failure) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -73,7 +82,7 @@ func (s *Server) Fail(method, path string, f Failure) {
 func (s *Server) takeFailureLocked(method, path string) (Failure, bool) {
 	for i := range s.failures {
 		fl := &s.failures[i]
-		if fl.left == 0 || (fl.method != "" && fl.method != method) || (fl.path != "" && fl.path != path) {
+		if fl.left == 0 || !matches(fl.method, fl.path, method, path) {
 			continue
 		}
 		fl.left--
@@ -102,4 +111,62 @@ func (f Failure) write(w http.ResponseWriter) {
 	h.Set("X-RateLimit-Bucket", "fake-bucket")
 	h.Set("X-RateLimit-Scope", "user")
 	writeJSON(w, f.Status, map[string]any{"message": f.Message, "retry_after": secs, "global": false, "code": 0})
+}
+
+// matches says whether a call (method, p) is one a script names: its
+// method ("" any) and a path.Match pattern of its path ("" any).
+func matches(method, pattern, callMethod, p string) bool {
+	if method != "" && method != callMethod {
+		return false
+	}
+	if pattern == "" {
+		return true
+	}
+	ok, err := path.Match(pattern, p)
+	return err == nil && ok
+}
+
+// writtenChannel is the channel a call writes a message to: a POST to
+// /channels/{id}/messages or a PATCH of /channels/{id}/messages/{mid};
+// "" for other calls.
+func writtenChannel(method, p string) string {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	switch {
+	case len(parts) < 3 || parts[0] != "channels" || parts[2] != "messages":
+		return ""
+	case method == http.MethodPost && len(parts) == 3, method == http.MethodPatch && len(parts) == 4:
+		return parts[1]
+	}
+	return ""
+}
+
+// startLimitLocked holds a channel the call wrote to for d: an enforced
+// 429.
+func (s *Server) startLimitLocked(method, p string, d time.Duration) {
+	if ch := writtenChannel(method, p); ch != "" {
+		s.limitedUntil[ch] = time.Now().Add(d)
+	}
+}
+
+// rateLimitedLocked refuses a write to a channel whose enforced rate
+// limit has not passed, with the time left, and counts it.
+func (s *Server) rateLimitedLocked(method, p string) (Failure, bool) {
+	ch := writtenChannel(method, p)
+	if ch == "" {
+		return Failure{}, false
+	}
+	left := time.Until(s.limitedUntil[ch])
+	if left <= 0 {
+		return Failure{}, false
+	}
+	s.early++
+	return RateLimit(left), true
+}
+
+// EarlyRetries counts the writes to a channel answered 429 because an
+// enforced rate limit (Failure.Enforce) had not passed yet.
+func (s *Server) EarlyRetries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.early
 }

@@ -101,6 +101,9 @@ type Message struct {
 	Buttons     [][]Button
 	Flags       int // 64: ephemeral
 	Edits       int // how many times it was edited
+	// History is the content as members read it after the bot sent the
+	// message, then after each edit (the bot's messages only).
+	History []string
 	// AllowedMentions is the allowed_mentions object the bot sent, raw.
 	AllowedMentions json.RawMessage
 }
@@ -148,7 +151,8 @@ type Request struct {
 	// JSON is the decoded JSON body, or a multipart body's payload_json.
 	JSON  map[string]any
 	Files []File // a multipart body's files
-	// Status is what the fake answered.
+	// Status is what the fake answered; 0 for a held call whose client
+	// went away before it was answered.
 	Status int
 	At     time.Time
 }

@@ -38,6 +38,19 @@ func (s *Server) Push(m Message) Message {
 	return cloneMessage(&stored)
 }
 
+// Redeliver delivers a message sent before (by Push, PushDM or
+// PushMention) once more, the same MESSAGE_CREATE with the same id, as
+// Discord may after a session it believes lost a dispatch.
+func (s *Server) Redeliver(m Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored, ok := s.messages[m.ID]
+	if !ok {
+		panic("discordtest: Redeliver of a message the fake never delivered: " + m.ID)
+	}
+	s.dispatchLocked("MESSAGE_CREATE", s.messageWireLocked(stored))
+}
+
 // PushDM delivers a direct message from a person to the bot.
 func (s *Server) PushDM(from User, text string) Message {
 	return s.Push(Message{ChannelID: s.DMChannel(from), Author: from, Content: text})

@@ -50,7 +50,19 @@ func (s *Server) recorded(next http.Handler) http.Handler {
 		s.mu.Lock()
 		i := len(s.requests)
 		s.requests = append(s.requests, *req)
-		f, failed := s.takeFailureLocked(req.Method, req.Path)
+		s.notifyLocked()
+		s.mu.Unlock()
+		if !s.waitHeld(r.Context(), req.Method, req.Path) {
+			return // the client went away: nothing reached Discord
+		}
+		s.mu.Lock()
+		f, failed := s.rateLimitedLocked(req.Method, req.Path)
+		if !failed {
+			f, failed = s.takeFailureLocked(req.Method, req.Path)
+			if failed && f.Enforce && f.Status == http.StatusTooManyRequests {
+				s.startLimitLocked(req.Method, req.Path, f.RetryAfter)
+			}
+		}
 		token := s.token
 		s.mu.Unlock()
 
@@ -65,6 +77,7 @@ func (s *Server) recorded(next http.Handler) http.Handler {
 		}
 		s.mu.Lock()
 		s.requests[i].Status = rec.status
+		s.notifyLocked()
 		s.mu.Unlock()
 	})
 }
@@ -273,6 +286,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	m := &Message{
 		ID: s.newIDLocked(), ChannelID: ch.ID, GuildID: ch.GuildID, Author: s.bot,
 		Content: content, Buttons: rows, Flags: o.Flags, AllowedMentions: o.AllowedMentions,
+		History: []string{content},
 	}
 	if o.Reference != nil {
 		_, known := s.messages[o.Reference.MessageID]
@@ -324,6 +338,7 @@ func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request) {
 		m.Buttons = rows
 	}
 	m.Edits++
+	m.History = append(m.History, m.Content)
 	writeJSON(w, http.StatusOK, s.messageWireLocked(m))
 }
 
@@ -388,6 +403,7 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		m := Message{
 			ID: s.newIDLocked(), ChannelID: in.ChannelID, GuildID: in.GuildID, Author: s.bot,
 			Content: content, Flags: resp.Data.Flags, AllowedMentions: resp.Data.AllowedMentions,
+			History: []string{content},
 		}
 		in.Replies = append(in.Replies, m)
 		s.showLocked(m)
@@ -395,6 +411,7 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		if m, ok := s.messages[in.MessageID]; ok && resp.Data.Content != nil {
 			m.Content = *resp.Data.Content
 			m.Edits++
+			m.History = append(m.History, m.Content)
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -422,6 +439,7 @@ func (s *Server) postFollowup(w http.ResponseWriter, r *http.Request) {
 	m := Message{
 		ID: s.newIDLocked(), ChannelID: in.ChannelID, GuildID: in.GuildID, Author: s.bot,
 		Content: *o.Content, Flags: o.Flags, AllowedMentions: o.AllowedMentions,
+		History: []string{*o.Content},
 	}
 	in.Replies = append(in.Replies, m)
 	s.showLocked(m)
@@ -467,6 +485,7 @@ func (s *Server) showLocked(m Message) {
 func (s *Server) storeMessageLocked(m *Message) {
 	s.messages[m.ID] = m
 	s.order[m.ChannelID] = append(s.order[m.ChannelID], m.ID)
+	s.notifyLocked()
 }
 
 // messageWireLocked renders a message as Discord sends it, with the

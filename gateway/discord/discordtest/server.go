@@ -52,6 +52,21 @@ type Server struct {
 	// held, while not nil, keeps interaction responses waiting until it
 	// is closed.
 	held chan struct{}
+	// changed is closed and replaced at every change (see WaitFor).
+	changed chan struct{}
+	// quit is closed by Close: held calls and sockets give up.
+	quit chan struct{}
+	// holds keep REST calls unanswered until released; heldCalls counts
+	// the calls each hold keeps now.
+	holds     []*hold
+	heldCalls map[holdKey]int
+	// socketHold, while not nil, keeps new gateway sockets waiting.
+	socketHold  chan struct{}
+	heldSockets int
+	// limitedUntil is when an enforced rate limit of a channel passes;
+	// early counts the writes to a channel refused before it did.
+	limitedUntil map[string]time.Time
+	early        int
 }
 
 // NewServer starts a fake Discord whose bot is "hermes" (id
@@ -75,6 +90,10 @@ func NewServer(t testing.TB) *Server {
 		dms:            map[string]string{},
 		contentIntent:  true,
 		commandsSignal: make(chan struct{}),
+		changed:        make(chan struct{}),
+		quit:           make(chan struct{}),
+		heldCalls:      map[holdKey]int{},
+		limitedUntil:   map[string]time.Time{},
 	}
 	s.hs = httptest.NewServer(s.routes())
 	if t != nil {
@@ -98,6 +117,7 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
+	close(s.quit) // held calls and sockets give up
 	conns := slices.Clone(s.conns)
 	if s.held != nil {
 		close(s.held) // Close waits for every request being served
@@ -303,6 +323,7 @@ func compareIDs(a, b string) int {
 
 func cloneMessage(m *Message) Message {
 	c := *m
+	c.History = slices.Clone(m.History)
 	c.Mentions = slices.Clone(m.Mentions)
 	c.Attachments = slices.Clone(m.Attachments)
 	c.Buttons = make([][]Button, len(m.Buttons))
@@ -313,6 +334,35 @@ func cloneMessage(m *Message) Message {
 		c.Buttons = nil
 	}
 	return c
+}
+
+// WaitFor blocks until cond holds, checking it now and after every
+// change the fake sees (a REST call arriving or answered, an event, a
+// socket opened or closed, a call held or let go), or until timeout
+// passes; it reports whether cond held. cond may call the Server's
+// methods.
+func (s *Server) WaitFor(timeout time.Duration, cond func() bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		if cond() {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return cond()
+		}
+	}
+}
+
+// notifyLocked wakes everything waiting for a change.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // writeJSON answers with a JSON body.

@@ -102,6 +102,9 @@ var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return
 // serveGateway runs one gateway websocket: HELLO, then IDENTIFY or
 // RESUME, heartbeats, and the session's events.
 func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
+	if !s.waitSocket(r) {
+		return
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
@@ -109,6 +112,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := &conn{n: len(s.conns) + 1, ws: ws, out: make(chan frame, 4096), quit: make(chan struct{})}
 	s.conns = append(s.conns, c)
+	s.notifyLocked()
 	interval := s.interval
 	closed := s.closed
 	s.mu.Unlock()
@@ -144,6 +148,7 @@ func (s *Server) connEnded(c *conn, err error) {
 	_ = c.ws.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.notifyLocked()
 	if s.session == nil || s.session.conn != c {
 		return
 	}
@@ -158,6 +163,7 @@ func (s *Server) onOp(c *conn, op int, d json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ops = append(s.ops, Op{Conn: c.n, Op: op, Data: d})
+	s.notifyLocked()
 	switch op {
 	case 1:
 		if !c.noAcks.Load() {
@@ -255,6 +261,7 @@ func (s *Server) Dispatch(eventType string, data any) {
 }
 
 func (s *Server) dispatchRawLocked(typ string, raw json.RawMessage) {
+	s.notifyLocked()
 	sess := s.session
 	if sess == nil {
 		s.backlog = append(s.backlog, event{typ: typ, data: raw})
@@ -295,6 +302,7 @@ func (s *Server) Drop() {
 	if c := s.currentLocked(); c != nil {
 		s.session.conn = nil
 		c.drop()
+		s.notifyLocked()
 	}
 }
 
