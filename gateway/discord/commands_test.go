@@ -182,9 +182,15 @@ func TestMenuRegistrationAfterReadyIsRetriedWhenDiscordFails(t *testing.T) {
 	run(t, a)
 	registered(t, updated)
 	var statuses []int
-	for _, req := range srv.RequestsTo(http.MethodPut, path) {
-		statuses = append(statuses, req.Status)
-	}
+	// The fake records a request's status once its answer is written,
+	// just after the menu changed.
+	srv.WaitFor(10*time.Second, func() bool {
+		statuses = statuses[:0]
+		for _, req := range srv.RequestsTo(http.MethodPut, path) {
+			statuses = append(statuses, req.Status)
+		}
+		return !slices.Contains(statuses, 0)
+	})
 	if !slices.Equal(statuses, []int{500, 200}) {
 		t.Fatalf("bulk overwrites answered %v, want a 500 then a 200", statuses)
 	}
