@@ -211,6 +211,7 @@ type fixture struct {
 	home  string
 	stop  func()
 	done  chan error
+	opts  gateway.Options
 	// A reply whose text starts with "HOLD:" waits for release; its
 	// request is sent on held first.
 	held    chan *llmtest.Request
@@ -281,6 +282,7 @@ func newFixtureOn(t testing.TB, modelURL string, tweak func(*gateway.Options), c
 	if tweak != nil {
 		tweak(&o)
 	}
+	f.opts = o
 	f.gw, err = gateway.New(o)
 	if err != nil {
 		t.Fatal(err)

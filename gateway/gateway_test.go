@@ -451,3 +451,30 @@ func TestAFullConversationIsCompressedBeforeTheTurn(t *testing.T) {
 		t.Fatalf("no compression before the turn: %q", log)
 	}
 }
+
+// A chat continues its conversation after the gateway restarts: the
+// store, not memory, says which session is the chat's.
+func TestAChatContinuesAcrossARestart(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{Text: "noted: blue"}, llmtest.Reply{Text: "it was blue"})
+	f.a.dm(t, "alice", "my colour is blue")
+	eventually(t, "the first answer", func() bool { return lastText(f.a.messages("dm-alice")) == "noted: blue" })
+	f.stop()
+
+	a := newMemAdapter("mem")
+	o := f.opts
+	o.Adapters = []gateway.Adapter{a}
+	g, err := gateway.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	a.dm(t, "alice", "what was my colour?")
+	eventually(t, "the answer after the restart", func() bool { return lastText(a.messages("dm-alice")) == "it was blue" })
+	if got := userTexts(f.modelRequests()[1]); len(got) != 2 || got[0] != "my colour is blue" {
+		t.Fatalf("after the restart the model saw %q", got)
+	}
+}
