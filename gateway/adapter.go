@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -217,4 +218,28 @@ func AsSendError(err error) (*SendError, bool) {
 type KV interface {
 	Get(ctx context.Context, key string) (value string, ok bool, err error)
 	Set(ctx context.Context, key, value string) error
+}
+
+// MemoryKV is a KV held in memory, for an adapter run without the
+// gateway's store (its state is lost with the process).
+type MemoryKV struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// NewMemoryKV returns an empty MemoryKV.
+func NewMemoryKV() *MemoryKV { return &MemoryKV{m: map[string]string{}} }
+
+func (k *MemoryKV) Get(_ context.Context, key string) (string, bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	v, ok := k.m[key]
+	return v, ok, nil
+}
+
+func (k *MemoryKV) Set(_ context.Context, key, value string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[key] = value
+	return nil
 }

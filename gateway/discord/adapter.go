@@ -133,7 +133,7 @@ func New(o Options) (*Adapter, error) {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if a.kv == nil {
-		a.kv = &memoryKV{m: map[string]string{}}
+		a.kv = gateway.NewMemoryKV()
 	}
 	a.seen = newLastSeen(a.kv, a.log)
 	a.hc = rewritingClient(o.HTTPClient, base)
@@ -182,24 +182,4 @@ func (a *Adapter) Platform() string { return "discord" }
 // messages, custom_id up to 100 characters.
 func (a *Adapter) Limits() gateway.Limits {
 	return gateway.Limits{MaxText: 2000, Format: "markdown", Edits: true, MaxButtonData: 100}
-}
-
-// memoryKV keeps resume state for an adapter without a store.
-type memoryKV struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (k *memoryKV) Get(_ context.Context, key string) (string, bool, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	v, ok := k.m[key]
-	return v, ok, nil
-}
-
-func (k *memoryKV) Set(_ context.Context, key, value string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.m[key] = value
-	return nil
 }

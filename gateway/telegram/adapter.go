@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -140,7 +138,7 @@ func New(o Options) (*Adapter, error) {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if a.kv == nil {
-		a.kv = &memoryKV{m: map[string]string{}}
+		a.kv = gateway.NewMemoryKV()
 	}
 	b, err := bot.New(o.Token,
 		bot.WithServerURL(a.api),
@@ -173,24 +171,4 @@ func (a *Adapter) Platform() string { return "telegram" }
 // callback data, editable messages.
 func (a *Adapter) Limits() gateway.Limits {
 	return gateway.Limits{MaxText: 4096, Format: "html", MaxButtonData: 64, Edits: true}
-}
-
-// memoryKV keeps the offset when the gateway gives no store.
-type memoryKV struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (k *memoryKV) Get(_ context.Context, key string) (string, bool, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	v, ok := k.m[key]
-	return v, ok, nil
-}
-
-func (k *memoryKV) Set(_ context.Context, key, value string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.m[key] = value
-	return nil
 }
