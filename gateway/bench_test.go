@@ -54,13 +54,18 @@ func BenchmarkGatewayTenThousandChats(b *testing.B) {
 		for i := range busy {
 			f.a.dm(b, "warm"+strconv.Itoa(i), "hello")
 		}
-		eventually(b, "the warm-up answers", func() bool { return f.delivered(b) == busy })
+		eventually(b, "the warm-up answers", func() bool { return f.a.answered.Load() == int64(busy) })
 		quiet := func() int {
 			eventually(b, "no chat at work", func() bool { return f.gw.Chats() == 0 })
 			f.gw.ReleaseMemory(b.Context()) // what the gateway does once quiet
 			return settledRSS()
 		}
 		before := quiet()
+		if p := os.Getenv("HERMES_BENCH_HEAP"); p != "" {
+			fh, _ := os.Create(p + ".before")
+			pprof.WriteHeapProfile(fh)
+			fh.Close()
+		}
 		resetPeak()
 		b.ResetTimer()
 		var elapsed time.Duration
@@ -70,7 +75,7 @@ func BenchmarkGatewayTenThousandChats(b *testing.B) {
 			for i := range chats {
 				f.a.dm(b, fmt.Sprintf("user%d-%d", burst, i), fmt.Sprintf("message number %d, please remember it", i))
 			}
-			within(b, 10*time.Minute, "every answer", func() bool { return f.delivered(b) == busy+(burst+1)*chats })
+			within(b, 10*time.Minute, "every answer", func() bool { return f.a.answered.Load() == int64(busy+(burst+1)*chats) })
 			elapsed += time.Since(start)
 			after = append(after, quiet())
 		}
@@ -93,6 +98,9 @@ func BenchmarkGatewayTenThousandChats(b *testing.B) {
 		f.stop()
 	}
 }
+
+// leanAnswer is what the lean model answers.
+const leanAnswer = "Noted, thank you."
 
 // leanModel answers every chat completion with one short streamed
 // answer after modelLatency, keeping nothing but how many requests it
@@ -124,22 +132,6 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, head+`{"content":"thank you."},"finish_reason":null}]}`+"\n\n")
 	io.WriteString(w, head+`{},"finish_reason":"stop"}]}`+"\n\n")
 	io.WriteString(w, `data: {"id":"chatcmpl-lean","object":"chat.completion.chunk","created":1,"model":"test-model","choices":[],"usage":{"prompt_tokens":500,"completion_tokens":4,"total_tokens":504}}`+"\n\ndata: [DONE]\n\n")
-}
-
-// delivered counts the answers the ledger delivered (not the notes
-// telling a chat to wait for a turn).
-func (f *fixture) delivered(t testing.TB) int {
-	ds, err := f.store.Deliveries(t.Context(), "mem", gateway.DeliveryDelivered)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, d := range ds {
-		if strings.Contains(d.Text, "thank you") {
-			n++
-		}
-	}
-	return n
 }
 
 // settledRSS is the resident set once garbage is collected and returned.
