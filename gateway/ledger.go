@@ -173,9 +173,9 @@ func (s *Store) delivery(ctx context.Context, id int64) (Delivery, error) {
 
 // dueDeliveries returns up to limit pending rows of platform, oldest
 // first, whatever their NotBefore.
-func (s *Store) dueDeliveries(ctx context.Context, platform string, limit int) ([]Delivery, error) {
+func (s *Store) dueDeliveries(ctx context.Context, platform string, after int64, limit int) ([]Delivery, error) {
 	return s.queryDeliveries(ctx, s.r, `SELECT `+deliveryColumns+` FROM deliveries
-		WHERE platform = ? AND state = 'pending' ORDER BY id LIMIT ?`, platform, limit)
+		WHERE platform = ? AND state = 'pending' AND id > ? ORDER BY id LIMIT ?`, platform, after, limit)
 }
 
 // recoverDeliveries runs when a Sender starts: rows of platform left in

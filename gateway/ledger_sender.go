@@ -256,45 +256,56 @@ func (s *Sender) dispatch(ctx, base context.Context, busy map[string]bool, done 
 	if err := s.store.pruneIfDue(ctx); err != nil {
 		s.log.Warn("pruning the delivery ledger", "err", err)
 	}
-	rows, err := s.store.dueDeliveries(ctx, s.platform, 1000)
-	if err != nil {
-		return time.Time{}, err
-	}
 	now := s.store.now()
 	held := map[string]bool{} // chats whose first pending row was seen
-	for _, d := range rows {
-		chat := d.Chat.ChatID
-		if busy[chat] || held[chat] {
-			continue
-		}
-		if now.Sub(d.Created) > s.o.Stale {
-			why := fmt.Sprintf("stale: not delivered within %s of being written", staleAge(s.o.Stale))
-			if err := s.store.markFailed(ctx, d.ID, why); err != nil {
-				return time.Time{}, err
-			}
-			s.log.Error("reply not delivered: stale", "delivery", d.ID, "chat", chat, "created", d.Created, "last_err", d.LastError)
-			s.finished(d.ID)
-			continue
-		}
-		held[chat] = true
-		if d.NotBefore.After(now) {
-			if wake.IsZero() || d.NotBefore.Before(wake) {
-				wake = d.NotBefore
-			}
-			continue
-		}
-		if len(busy) >= s.o.Workers {
-			break // a worker's end starts the next pass
-		}
-		if err := s.store.markSending(ctx, d.ID); err != nil {
+	// Pages of the oldest pending rows, read until every worker is busy:
+	// a backlog of thousands of replies costs a page per pass, not all of
+	// it.
+	const page = 64
+	var after int64
+	for {
+		rows, err := s.store.dueDeliveries(ctx, s.platform, after, page)
+		if err != nil {
 			return time.Time{}, err
 		}
-		d.State, d.Attempts = DeliverySending, d.Attempts+1
-		busy[chat] = true
-		go func() {
-			s.attempt(base, d)
-			done <- chat
-		}()
+		for _, d := range rows {
+			after = d.ID
+			chat := d.Chat.ChatID
+			if busy[chat] || held[chat] {
+				continue
+			}
+			if now.Sub(d.Created) > s.o.Stale {
+				why := fmt.Sprintf("stale: not delivered within %s of being written", staleAge(s.o.Stale))
+				if err := s.store.markFailed(ctx, d.ID, why); err != nil {
+					return time.Time{}, err
+				}
+				s.log.Error("reply not delivered: stale", "delivery", d.ID, "chat", chat, "created", d.Created, "last_err", d.LastError)
+				s.finished(d.ID)
+				continue
+			}
+			held[chat] = true
+			if d.NotBefore.After(now) {
+				if wake.IsZero() || d.NotBefore.Before(wake) {
+					wake = d.NotBefore
+				}
+				continue
+			}
+			if len(busy) >= s.o.Workers {
+				return wake, nil // a worker's end starts the next pass
+			}
+			if err := s.store.markSending(ctx, d.ID); err != nil {
+				return time.Time{}, err
+			}
+			d.State, d.Attempts = DeliverySending, d.Attempts+1
+			busy[chat] = true
+			go func() {
+				s.attempt(base, d)
+				done <- chat
+			}()
+		}
+		if len(rows) < page {
+			break
+		}
 	}
 	return wake, nil
 }
