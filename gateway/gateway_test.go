@@ -478,3 +478,23 @@ func TestAChatContinuesAcrossARestart(t *testing.T) {
 		t.Fatalf("after the restart the model saw %q", got)
 	}
 }
+
+// A message leaves the queue when its turn starts, so a crash during the
+// turn never runs it (and its tools) a second time on restart; the
+// message itself is in the session by then.
+func TestARunningTurnIsNoLongerQueued(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{Text: "HOLD:done"})
+	f.a.dm(t, "alice", "a long job")
+	<-f.held
+	q, err := f.store.Queued(context.Background(), "mem:dm:alice")
+	if err != nil || len(q) != 0 {
+		t.Fatalf("while its turn runs the message is still queued: %+v %v", q, err)
+	}
+	keys, err := f.store.QueuedKeys(context.Background())
+	if err != nil || len(keys) != 0 {
+		t.Fatalf("queued chats while the turn runs: %q %v", keys, err)
+	}
+	f.release <- struct{}{}
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "done" })
+}
