@@ -46,6 +46,7 @@ type memAdapter struct {
 	edits   []memEdit
 	uploads []gateway.File
 	answers []string // replies to clicks
+	menu    []gateway.Command
 	fail    []error  // errors the next sends return, in order
 }
 
@@ -142,6 +143,13 @@ func (a *memAdapter) Upload(_ context.Context, chat gateway.ChatRef, f gateway.F
 }
 
 func (a *memAdapter) Typing(context.Context, gateway.ChatRef) error { return nil }
+
+func (a *memAdapter) SetCommands(_ context.Context, cmds []gateway.Command) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.menu = append([]gateway.Command(nil), cmds...)
+	return nil
+}
 
 // messages are the bot's messages in chat, as a person sees them now.
 func (a *memAdapter) messages(chat string) []memMessage {

@@ -105,12 +105,13 @@ type Gateway struct {
 	asks   map[string]*ask // approval and clarify questions by id
 	// files are the attachments of queued messages, by message id: the
 	// queue stores what they are, not how to fetch them.
-	files   map[string][]Attachment
-	wg      sync.WaitGroup  // chat workers
-	ctx     context.Context // Run's context for workers; nil before Run
-	closed  bool
-	started time.Time
-	idling  bool // a wait for quiet runs
+	files     map[string][]Attachment
+	wg        sync.WaitGroup  // chat workers
+	ctx       context.Context // Run's context for workers; nil before Run
+	closed    bool
+	started   time.Time
+	idling    bool            // a wait for quiet runs
+	announced map[string]bool // platforms whose command menu was set
 }
 
 // New checks the options and builds a gateway; Run serves it.
@@ -146,6 +147,7 @@ func New(o Options) (*Gateway, error) {
 		adapters: map[string]Adapter{}, senders: map[string]*Sender{},
 		slots: make(chan struct{}, o.MaxConcurrentTurns),
 		chats: map[string]*chat{}, states: map[string]State{}, asks: map[string]*ask{}, files: map[string][]Attachment{},
+		announced: map[string]bool{},
 	}
 	for _, a := range o.Adapters {
 		p := a.Platform()
@@ -177,7 +179,6 @@ func (g *Gateway) Run(ctx context.Context) error {
 	for _, s := range g.senders {
 		bg.Go(func() { s.Run(work) })
 	}
-	g.announceCommands(ctx)
 	g.resumeQueues(work)
 
 	errs := make(chan error, len(g.adapters))
@@ -267,7 +268,16 @@ func (g *Gateway) State(s State) {
 	g.mu.Lock()
 	prev := g.states[s.Platform]
 	g.states[s.Platform] = s
+	announce := s.Connected && !g.announced[s.Platform] && g.ctx != nil
+	if announce {
+		g.announced[s.Platform] = true
+	}
+	ctx := g.ctx
 	g.mu.Unlock()
+	if announce {
+		// The menu once the platform answers: at start it may not.
+		go g.announceCommands(ctx, s.Platform)
+	}
 	if prev.Connected != s.Connected || prev.Detail != s.Detail {
 		if s.Connected {
 			g.log.Info("platform connected", "platform", s.Platform, "detail", s.Detail)
@@ -310,21 +320,24 @@ func (g *Gateway) writeStatus() {
 	}
 }
 
-// announceCommands fills the platforms' command menus with what anyone
-// allowed may use.
-func (g *Gateway) announceCommands(ctx context.Context) {
+// announceCommands fills a platform's command menu with what anyone
+// allowed may use, once it first connects.
+func (g *Gateway) announceCommands(ctx context.Context, platform string) {
+	m, ok := g.adapters[platform].(Commands)
+	if !ok {
+		return
+	}
 	var cmds []Command
 	for _, c := range g.commands.Commands() {
 		if safeCommand(c) {
 			cmds = append(cmds, Command{Name: c.Name, Description: c.Summary})
 		}
 	}
-	for _, a := range g.adapters {
-		if m, ok := a.(Commands); ok {
-			if err := m.SetCommands(ctx, cmds); err != nil {
-				g.log.Warn("command menu", "platform", a.Platform(), "err", err)
-			}
-		}
+	if err := m.SetCommands(ctx, cmds); err != nil {
+		g.log.Warn("command menu", "platform", platform, "err", err)
+		g.mu.Lock()
+		g.announced[platform] = false // tried again when it next connects
+		g.mu.Unlock()
 	}
 }
 

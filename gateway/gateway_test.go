@@ -498,3 +498,29 @@ func TestARunningTurnIsNoLongerQueued(t *testing.T) {
 	f.release <- struct{}{}
 	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "done" })
 }
+
+// Once a platform connects, its command menu holds what every allowed
+// user may run: not the admins' commands, never /yolo.
+func TestTheCommandMenuHoldsTheSafeSet(t *testing.T) {
+	f := newFixture(t, nil)
+	var names []string
+	eventually(t, "the menu", func() bool {
+		f.a.mu.Lock()
+		defer f.a.mu.Unlock()
+		names = names[:0]
+		for _, c := range f.a.menu {
+			names = append(names, c.Name)
+		}
+		return len(names) > 0
+	})
+	for _, want := range []string{"new", "stop", "status", "approve", "deny", "usage"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("the menu lacks /%s: %q", want, names)
+		}
+	}
+	for _, not := range []string{"model", "resume", "sessions", "yolo", "exit"} {
+		if slices.Contains(names, not) {
+			t.Errorf("the menu offers /%s: %q", not, names)
+		}
+	}
+}
