@@ -47,7 +47,7 @@ type memAdapter struct {
 	uploads []gateway.File
 	answers []string // replies to clicks
 	menu    []gateway.Command
-	fail    []error  // errors the next sends return, in order
+	fail    []error // errors the next sends return, in order
 }
 
 type memMessage struct {
