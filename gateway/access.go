@@ -158,11 +158,13 @@ func safeCommand(c slash.Command) bool {
 	return false
 }
 
-// commandName is the slash command a line starts, "" for text.
+// commandName is the slash command a line starts, "" for text; a
+// command addressed to the bot by name (/new@hermes_bot) is the command.
 func commandName(text string) (name, args string) {
 	n, a, ok := slash.Parse(strings.TrimSpace(text))
 	if !ok {
 		return "", ""
 	}
+	n, _, _ = strings.Cut(n, "@")
 	return n, a
 }

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/hermes-go/hermes/app"
@@ -132,9 +131,6 @@ func (h *host) Exit()               {}
 // returns the message of a turn the command asked for (/retry, a skill).
 func (c *chat) command(ctx context.Context, m Inbound, running *app.Conversation) (next string) {
 	name, args := commandName(m.Text)
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i]
-	}
 	h := &host{c: c, m: m, ctx: ctx, conv: running}
 	if running == nil {
 		conv, err := c.open(ctx, app.ConversationOptions{}, nil)

@@ -311,9 +311,9 @@ func (g *Gateway) writeStatus() {
 	if g.o.StatusPath == "" {
 		return
 	}
-	f := StatusFile{PID: os.Getpid(), StartedAt: g.started, UpdatedAt: g.o.Now()}
+	f := StatusFile{PID: os.Getpid(), StartedAt: g.started}
 	for _, s := range g.States() {
-		f.Platforms = append(f.Platforms, PlatformStatus{Platform: s.Platform, Enabled: true, Connected: s.Connected, Detail: s.Detail, Since: s.Since})
+		f.Apply(s, g.o.Now())
 	}
 	if err := WriteStatus(g.o.StatusPath, f); err != nil {
 		g.log.Error("status file", "path", g.o.StatusPath, "err", err)

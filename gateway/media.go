@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -30,7 +31,7 @@ func (g *Gateway) input(ctx context.Context, m Inbound, vision bool) (in agent.I
 	in.Message = m.Text
 	var lines []string
 	for _, at := range m.Attachments {
-		name := cmpName(at)
+		name := cmp.Or(at.Name, at.Kind)
 		if at.Open == nil {
 			notes = append(notes, fmt.Sprintf("I could not read %s: the platform gave no way to fetch it.", name))
 			continue
@@ -59,7 +60,7 @@ func (g *Gateway) input(ctx context.Context, m Inbound, vision bool) (in agent.I
 			lines = append(lines, fmt.Sprintf("[The user sent an image %q, saved at %s; you cannot see images: use vision_analyze on that path to read it]", name, path))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("[The user sent a %s file %q (%s, %d bytes), saved at %s]", at.Kind, name, cmpMIME(at), len(b), path))
+		lines = append(lines, fmt.Sprintf("[The user sent a %s file %q (%s, %d bytes), saved at %s]", at.Kind, name, cmp.Or(at.MIME, "unknown type"), len(b), path))
 	}
 	if len(lines) > 0 {
 		in.Message = strings.TrimSpace(in.Message + "\n\n" + strings.Join(lines, "\n"))
@@ -84,20 +85,6 @@ func fetch(ctx context.Context, at Attachment) ([]byte, error) {
 		return nil, fmt.Errorf("over %d MB", maxAttachment>>20)
 	}
 	return b, nil
-}
-
-func cmpName(at Attachment) string {
-	if at.Name != "" {
-		return at.Name
-	}
-	return at.Kind
-}
-
-func cmpMIME(at Attachment) string {
-	if at.MIME != "" {
-		return at.MIME
-	}
-	return "unknown type"
 }
 
 // save writes a received file under the cache, private to the user.

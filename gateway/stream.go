@@ -95,25 +95,11 @@ func (s *stream) draft() {
 		return
 	}
 	s.lastEdit = now
-	ctx := context.Background()
-	var err error
-	if s.draftID == "" {
-		var sent Sent
-		sent, err = s.c.a.Send(ctx, Outbound{Chat: s.m.Chat, Text: text, ReplyTo: s.replyTo()})
-		s.draftID = sent.MessageID
-	} else {
-		err = s.c.a.Edit(ctx, s.m.Chat, s.draftID, Outbound{Chat: s.m.Chat, Text: text})
-	}
-	if se, ok := AsSendError(err); ok && se.NotModified {
-		err = nil
-	}
-	if err != nil {
-		if se, ok := AsSendError(err); ok && se.RetryAfter > 0 {
-			s.pause = g.o.Now().Add(se.RetryAfter) // from the answer: the platform began its wait before it
-			return
+	if err := s.post(&s.draftID, Outbound{Chat: s.m.Chat, Text: text, ReplyTo: s.replyTo()}); err != nil {
+		if se, ok := AsSendError(err); !ok || se.RetryAfter == 0 {
+			g.log.Info("draft stopped", "chat", s.c.key, "err", err)
+			s.off = true
 		}
-		g.log.Info("draft stopped", "chat", s.c.key, "err", err)
-		s.off = true
 		return
 	}
 	s.drafted = text
@@ -141,22 +127,34 @@ func (s *stream) progress(name string) {
 		return
 	}
 	s.statusAt = now
-	ctx := context.Background()
-	var err error
-	if s.statusID == "" {
-		var sent Sent
-		sent, err = s.c.a.Send(ctx, Outbound{Chat: s.m.Chat, Text: line, Plain: true})
-		s.statusID = sent.MessageID
-	} else {
-		err = s.c.a.Edit(ctx, s.m.Chat, s.statusID, Outbound{Chat: s.m.Chat, Text: line, Plain: true})
-	}
-	if se, ok := AsSendError(err); ok && se.RetryAfter > 0 {
-		s.pause = g.o.Now().Add(se.RetryAfter) // from the answer: the platform began its wait before it
-		return
-	}
-	if err == nil {
+	if err := s.post(&s.statusID, Outbound{Chat: s.m.Chat, Text: line, Plain: true}); err == nil {
 		s.status = line
 	}
+}
+
+// post sends out as a new message when *id is empty, keeping the id it
+// gets, or edits message *id. An edit that changes nothing is no error.
+// A rate limit pauses the drafts and the status line until it ends,
+// counted from the platform's answer (its wait began before it). s.mu
+// is held.
+func (s *stream) post(id *string, out Outbound) error {
+	ctx := context.Background()
+	var err error
+	if *id == "" {
+		var sent Sent
+		sent, err = s.c.a.Send(ctx, out)
+		*id = sent.MessageID
+	} else {
+		err = s.c.a.Edit(ctx, out.Chat, *id, out)
+	}
+	se, ok := AsSendError(err)
+	switch {
+	case ok && se.NotModified:
+		return nil
+	case ok && se.RetryAfter > 0:
+		s.pause = s.c.g.o.Now().Add(se.RetryAfter)
+	}
+	return err
 }
 
 // toolLine is "terminal ×3 · read_file": each tool once, in order of
