@@ -65,9 +65,6 @@ func (c *chat) forget() {
 // for the model, which busy mode decides about while a turn runs.
 func (c *chat) receive(ctx context.Context, m Inbound, isAdmin bool) error {
 	name, args := commandName(m.Text)
-	if i := strings.IndexByte(name, '@'); i > 0 {
-		name = name[:i] // /new@hermes_bot
-	}
 	if name == "" && c.answerText(ctx, m) {
 		return nil
 	}
@@ -234,7 +231,11 @@ func (c *chat) open(ctx context.Context, o app.ConversationOptions, obs agent.Ob
 	t := g.o.Conversation
 	t.Resume, t.Fork, t.SessionID, t.Model = o.Resume, o.Fork, o.SessionID, o.Model
 	if t.Model == "" {
-		if m, ok, err := g.store.Get(ctx, "model:"+c.key); err == nil && ok {
+		m, ok, err := g.store.Get(ctx, "model:"+c.key)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: the chat's model: %w", err)
+		}
+		if ok {
 			t.Model = m
 		}
 	}
@@ -245,12 +246,15 @@ func (c *chat) open(ctx context.Context, o app.ConversationOptions, obs agent.Ob
 	t.Observer = obs
 	t.Yolo = false // --yolo does not exist here
 	t.SystemPrompt = strings.TrimSpace(t.SystemPrompt + "\n\n" + mediaHint)
-	if t.Resume == "" && t.Fork == "" && t.SessionID == "" {
-		id, err := g.store.Session(ctx, c.key)
-		if err != nil {
+	// The chat's own session, unless a command names another (whose
+	// Swap records it).
+	stored, own := "", t.Resume == "" && t.Fork == "" && t.SessionID == ""
+	if own {
+		var err error
+		if stored, err = g.store.Session(ctx, c.key); err != nil {
 			return nil, fmt.Errorf("gateway: the chat's session: %w", err)
 		}
-		t.Resume = id
+		t.Resume = stored
 	}
 	conv, err := g.rt.Open(ctx, t)
 	if err != nil && t.Resume != "" && errors.Is(err, session.ErrNotFound) {
@@ -266,9 +270,11 @@ func (c *chat) open(ctx context.Context, o app.ConversationOptions, obs agent.Ob
 	if err != nil {
 		return nil, err
 	}
-	if err := g.store.SetSession(ctx, c.key, conv.SessionID()); err != nil {
-		conv.Close()
-		return nil, fmt.Errorf("gateway: the chat's session: %w", err)
+	if own && conv.SessionID() != stored {
+		if err := g.store.SetSession(ctx, c.key, conv.SessionID()); err != nil {
+			conv.Close()
+			return nil, fmt.Errorf("gateway: the chat's session: %w", err)
+		}
 	}
 	return conv, nil
 }
