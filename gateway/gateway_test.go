@@ -282,7 +282,9 @@ func TestCommandsForAdminsOnly(t *testing.T) {
 	f.a.dm(t, "alice", "/model other")
 	eventually(t, "the refusal", func() bool { return strings.Contains(lastText(f.a.messages("dm-alice")), "for the bot's admins") })
 	f.a.dm(t, "alice", "/yolo")
-	eventually(t, "an unknown command", func() bool { return strings.Contains(lastText(f.a.messages("dm-alice")), "yolo") })
+	eventually(t, "an unknown command", func() bool {
+		return strings.Contains(lastText(f.a.messages("dm-alice")), "unknown command /yolo")
+	})
 	if n := len(f.llm.Requests()); n != 0 {
 		t.Fatalf("commands reached the model: %d requests", n)
 	}
@@ -522,5 +524,27 @@ func TestTheCommandMenuHoldsTheSafeSet(t *testing.T) {
 		if slices.Contains(names, not) {
 			t.Errorf("the menu offers /%s: %q", not, names)
 		}
+	}
+}
+
+// The requester's next message answers an open clarify question, as a
+// button would.
+func TestClarifyIsAnsweredByTheRequestersNextMessage(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "clarify", Arguments: `{"question":"Which database?","choices":["Postgres","SQLite"]}`}}},
+		llmtest.Reply{Text: "DuckDB it is"})
+	f.a.dm(t, "alice", "set up a database")
+	eventually(t, "the question", func() bool {
+		msgs := f.a.messages("dm-alice")
+		return len(msgs) > 0 && strings.Contains(msgs[0].Text, "Which database?")
+	})
+	f.a.dm(t, "alice", "DuckDB, actually")
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("dm-alice")) == "DuckDB it is" })
+	reqs := f.modelRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests: the answer started a turn of its own", len(reqs))
+	}
+	if msgs := reqs[1].Messages(); !strings.Contains(msgs[len(msgs)-1].Content, "DuckDB, actually") {
+		t.Fatalf("the model was not given the typed answer: %q", msgs[len(msgs)-1].Content)
 	}
 }

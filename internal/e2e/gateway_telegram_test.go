@@ -171,3 +171,22 @@ func TestGatewayTelegramConflictShowsInStatus(t *testing.T) {
 		t.Fatalf("after the conflict: exit %d %v", r.code, st)
 	}
 }
+
+// One gateway serves a HERMES_HOME: a second one started on the same
+// home is refused with the first's pid, and the first goes on serving.
+func TestGatewayIsOnePerHome(t *testing.T) {
+	m := newScriptedModel(t)
+	m.begin(t)
+	f := startTelegramFake(t).(*telegramFake)
+	c := &gwCase{t: t, platform: "telegram", fake: f, m: m, home: t.TempDir(), work: t.TempDir()}
+	c.config()
+	g := c.start()
+	r := hermesRun(t, f.env(), "", c.home, c.work, "gateway", "--provider", "custom", "--base-url", m.srv.URL(), "--api-key", "x", "--model", "m")
+	if r.code == 0 || !contains(r.stderr, "another hermes gateway (pid "+strconv.Itoa(g.cmd.Process.Pid)+") is running") {
+		t.Fatalf("a second gateway on the same home: exit %d, stderr %q", r.code, r.stderr)
+	}
+	m.reply(llmtest.Reply{Text: "still here"})
+	dm := f.dm(alice)
+	f.say(t, alice, dm, "hello?")
+	c.waitLast(dm, "still here")
+}
