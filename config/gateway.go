@@ -56,7 +56,10 @@ type Platform struct {
 	// or replied to (nil: true); Channels overrides it per channel.
 	RequireMention *bool              `yaml:"require_mention"`
 	Channels       map[string]Channel `yaml:"channels"`
-	// HomeChannel is the chat that messages with no origin go to.
+	// HomeChannel is the chat that messages with no origin go to (a
+	// cron job's or a webhook run's answer delivered to the platform
+	// alone): "CHAT" or "CHAT:THREAD" (TELEGRAM_HOME_CHANNEL and the like
+	// win). /sethome in a chat overrides it.
 	HomeChannel string `yaml:"home_channel"`
 }
 

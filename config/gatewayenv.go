@@ -17,16 +17,19 @@ var gatewayVars = []struct{ name, platform, key string }{
 	{"TELEGRAM_ADMIN_USERS", "telegram", "admin_users"},
 	{"TELEGRAM_API_URL", "telegram", "api_url"},
 	{"TELEGRAM_WEBHOOK_URL", "telegram", "webhook_url"},
+	{"TELEGRAM_HOME_CHANNEL", "telegram", "home_channel"},
 	{"SLACK_BOT_TOKEN", "slack", "bot_token"},
 	{"SLACK_APP_TOKEN", "slack", "app_token"},
 	{"SLACK_SIGNING_SECRET", "slack", "signing_secret"},
 	{"SLACK_ALLOWED_USERS", "slack", "allowed_users"},
 	{"SLACK_ADMIN_USERS", "slack", "admin_users"},
 	{"SLACK_API_URL", "slack", "api_url"},
+	{"SLACK_HOME_CHANNEL", "slack", "home_channel"},
 	{"DISCORD_BOT_TOKEN", "discord", "token"},
 	{"DISCORD_ALLOWED_USERS", "discord", "allowed_users"},
 	{"DISCORD_ADMIN_USERS", "discord", "admin_users"},
 	{"DISCORD_API_URL", "discord", "api_url"},
+	{"DISCORD_HOME_CHANNEL", "discord", "home_channel"},
 }
 
 // GatewayVariable names the environment variable that sets

@@ -14,8 +14,8 @@ import (
 
 // newRegistry is the chat commands: the shared registry without what
 // has no meaning in a chat (/exit, /clear, /image: images are sent as
-// images) or must not exist here (/yolo), with /status, /approve and
-// /deny, and one command per installed skill.
+// images) or must not exist here (/yolo), with /status, /approve,
+// /deny and /sethome, and one command per installed skill.
 func newRegistry(rt *app.Runtime) *slash.Registry {
 	r := slash.Builtin()
 	for _, n := range []string{"exit", "clear", "yolo", "image"} {
@@ -25,6 +25,7 @@ func newRegistry(rt *app.Runtime) *slash.Registry {
 		slash.Command{Name: "status", Summary: "what this chat is doing: its session, model and queue", WhileBusy: true, Run: runStatus},
 		slash.Command{Name: "approve", Args: "[session|always]", Summary: "run the command waiting for approval", WhileBusy: true, Run: answeredElsewhere},
 		slash.Command{Name: "deny", Summary: "refuse the command waiting for approval", WhileBusy: true, Run: answeredElsewhere},
+		slash.Command{Name: "sethome", Summary: "make this chat where cron jobs and webhook runs deliver", WhileBusy: true, Run: runSetHome},
 	)
 	slash.RegisterSkills(r, rt)
 	return r
@@ -47,6 +48,15 @@ func runStatus(ctx context.Context, h slash.Host, _ string) error {
 		state = "a turn is running"
 	}
 	h.Print(slash.Info, fmt.Sprintf("Session %s · %s on %s · %s · %d message(s) queued", c.SessionID(), model, prov, state, len(q)))
+	return nil
+}
+
+func runSetHome(ctx context.Context, h slash.Host, _ string) error {
+	ch := h.(*host)
+	if err := SetHome(ctx, ch.c.g.store, ch.m.Platform, ch.m.Chat); err != nil {
+		return fmt.Errorf("setting the home channel: %w", err)
+	}
+	h.Print(slash.Info, fmt.Sprintf("This chat is now the %s home channel: cron jobs and webhook runs that name no chat deliver here.", ch.m.Platform))
 	return nil
 }
 

@@ -9,7 +9,7 @@
 // and nothing they send reaches the model; in a group they are ignored.
 // Admins may use every slash command; other allowed users get the safe
 // set (help, new, stop, retry, undo, compress, usage, title, context,
-// status, approve, deny and the skills). /yolo does not exist here. In
+// status, approve, deny and the skills); /sethome is an admin's. /yolo does not exist here. In
 // groups the bot answers when addressed (mentioned or replied to) unless
 // Access says otherwise for the chat.
 //
@@ -59,4 +59,14 @@
 // Run drains when its context ends: the adapters stop, running turns get
 // DrainTimeout, their replies are delivered. Once no chat has worked for
 // IdleAfter, the stores' caches are handed back (ReleaseMemory).
+//
+// Messages that answer no chat (a cron job's answer, a webhook run's)
+// go out through an Outbox: to a named chat, or to the platform's home
+// channel (home_channel in config.yaml, or the chat where an admin sent
+// /sethome). They are rows of the same ledger. The gateway's Outbox uses
+// its senders; a process beside it (hermes cron daemon) makes its own,
+// whose senders deliver only the rows it wrote. The ledger is shared
+// safely: a row is claimed before it is sent, so two processes never send
+// it twice, and with LedgerPoll the gateway sends what another process
+// left owed.
 package gateway

@@ -59,6 +59,10 @@ type Options struct {
 	// ToolProgress is display.tool_progress: off, or a status line of the
 	// tools a turn called.
 	ToolProgress string
+	// LedgerPoll, when set, makes the senders read the delivery ledger at
+	// least this often, to send what another process wrote there (a
+	// delivery hermes cron daemon could not finish).
+	LedgerPoll time.Duration
 	// ApprovalTimeout denies a command nobody answered for (default 300 s).
 	ApprovalTimeout time.Duration
 	// Conversation is the template every chat's conversation is opened
@@ -155,7 +159,7 @@ func New(o Options) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: platform %s is enabled twice", p)
 		}
 		g.adapters[p] = a
-		g.senders[p] = NewSender(o.Store, a, SenderOptions{Logger: o.Logger, After: o.After, Plain: plainOf(a.Limits().Format)})
+		g.senders[p] = NewSender(o.Store, a, SenderOptions{Logger: o.Logger, After: o.After, Plain: plainOf(a.Limits().Format), Poll: o.LedgerPoll})
 		g.states[p] = State{Platform: p, Detail: "starting", Since: o.Now()}
 	}
 	g.commands = newRegistry(o.Runtime)

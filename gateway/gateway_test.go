@@ -548,3 +548,34 @@ func TestClarifyIsAnsweredByTheRequestersNextMessage(t *testing.T) {
 		t.Fatalf("the model was not given the typed answer: %q", msgs[len(msgs)-1].Content)
 	}
 }
+
+// /sethome (admins only) names the chat that cron jobs and webhook runs
+// with no chat of their own deliver to, through the gateway's ledger.
+func TestSetHomeNamesWhereUnattendedRunsDeliver(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	ob := f.gw.Outbox(gateway.OutboxOptions{After: f.clock.After})
+	ctx := context.Background()
+	if err := ob.Deliver(ctx, "mem", "", "", "morning report"); err == nil || !strings.Contains(err.Error(), "/sethome") {
+		t.Fatalf("no home channel yet: %v", err)
+	}
+	f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "team"}, ChatType: gateway.Group, UserID: "alice", Text: "/sethome", Addressed: true})
+	eventually(t, "the refusal", func() bool { return strings.Contains(lastText(f.a.messages("team")), "for the bot's admins") })
+	f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "team"}, ChatType: gateway.Group, UserID: "root", Text: "/sethome", Addressed: true})
+	eventually(t, "the confirmation", func() bool { return strings.Contains(lastText(f.a.messages("team")), "home channel") })
+
+	if err := ob.Deliver(ctx, "mem", "", "", "morning report"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastText(f.a.messages("team")); got != "morning report" {
+		t.Fatalf("the home channel got %q", got)
+	}
+	if err := ob.Deliver(ctx, "mem", "dm-bob", "", "for bob"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastText(f.a.messages("dm-bob")); got != "for bob" {
+		t.Fatalf("bob got %q", got)
+	}
+	if n := len(f.llm.Requests()); n != 0 {
+		t.Fatalf("deliveries reached the model: %d requests", n)
+	}
+}

@@ -45,6 +45,14 @@ type SenderOptions struct {
 	// Plain turns a row's text into plain text when the platform refuses
 	// its formatting (nil: the text is resent as it is, unformatted).
 	Plain func(text string) string
+	// Poll, when set, makes Run read the ledger at least this often and
+	// Wait read its row as often: rows written, or delivered, by another
+	// process (hermes cron daemon beside hermes gateway) are seen.
+	Poll time.Duration
+	// Own limits the Sender to the rows its Add wrote, and leaves the
+	// recovery of rows left in sending to the gateway: the sender of a
+	// process that delivers beside the gateway, not for it.
+	Own bool
 }
 
 // Sender delivers one platform's rows of the ledger, in order per chat.
@@ -79,6 +87,7 @@ type Sender struct {
 
 	mu      sync.Mutex
 	waiters map[int64][]chan struct{}
+	owned   map[int64]bool // with Own: the rows Add wrote and not yet finished
 }
 
 // NewSender returns the Sender of a's rows of the ledger in store.
@@ -109,6 +118,7 @@ func NewSender(store *Store, a Adapter, opts SenderOptions) *Sender {
 		log:     opts.Logger.With("platform", a.Platform()),
 		notify:  make(chan struct{}, 1),
 		waiters: map[int64][]chan struct{}{},
+		owned:   map[int64]bool{},
 	}
 }
 
@@ -124,6 +134,11 @@ func (s *Sender) Add(ctx context.Context, d Delivery) (int64, error) {
 	id, err := s.store.AddDelivery(ctx, d)
 	if err != nil {
 		return 0, err
+	}
+	if s.o.Own {
+		s.mu.Lock()
+		s.owned[id] = true
+		s.mu.Unlock()
 	}
 	s.Notify()
 	return id, nil
@@ -154,12 +169,19 @@ func (s *Sender) Wait(ctx context.Context, id int64) (Delivery, error) {
 		case err != nil:
 			return d, err
 		case d.State == DeliveryDelivered:
+			s.disown(id)
 			return d, nil
 		case d.State == DeliveryFailed:
+			s.disown(id)
 			return d, fmt.Errorf("delivery %d to %s %s: %w: %s", id, d.Platform, d.Chat.ChatID, ErrDeliveryFailed, d.LastError)
+		}
+		var poll <-chan time.Time
+		if s.o.Poll > 0 {
+			poll = s.o.After(s.o.Poll)
 		}
 		select {
 		case <-ch:
+		case <-poll:
 		case <-ctx.Done():
 			return d, ctx.Err()
 		}
@@ -187,6 +209,7 @@ func (s *Sender) unwait(id int64, ch chan struct{}) {
 func (s *Sender) finished(id int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.owned, id)
 	for _, ch := range s.waiters[id] {
 		select {
 		case ch <- struct{}{}:
@@ -199,8 +222,10 @@ func (s *Sender) finished(id int64) {
 // in flight (each bounded by SendTimeout) and returns nil. It returns an
 // error only when the ledger cannot be read at start.
 func (s *Sender) Run(ctx context.Context) error {
-	if err := s.recover(ctx); err != nil {
-		return err
+	if !s.o.Own {
+		if err := s.recover(ctx); err != nil {
+			return err
+		}
 	}
 	// Sends in flight finish and record their outcome even after ctx
 	// ends: cutting one short would leave a row whose fate is unknown.
@@ -212,6 +237,9 @@ func (s *Sender) Run(ctx context.Context) error {
 		if err != nil && ctx.Err() == nil { // a read cut short by the stop is no failure
 			s.log.Error("delivery ledger unreadable; trying again", "err", err, "in", s.o.Backoff)
 			wake = s.store.now().Add(s.o.Backoff)
+		}
+		if poll := s.store.now().Add(s.o.Poll); s.o.Poll > 0 && (wake.IsZero() || poll.Before(wake)) {
+			wake = poll
 		}
 		var timer <-chan time.Time
 		if !wake.IsZero() {
@@ -271,7 +299,7 @@ func (s *Sender) dispatch(ctx, base context.Context, busy map[string]bool, done 
 		for _, d := range rows {
 			after = d.ID
 			chat := d.Chat.ChatID
-			if busy[chat] || held[chat] {
+			if busy[chat] || held[chat] || !s.mine(d.ID) {
 				continue
 			}
 			if now.Sub(d.Created) > s.o.Stale {
@@ -293,7 +321,9 @@ func (s *Sender) dispatch(ctx, base context.Context, busy map[string]bool, done 
 			if len(busy) >= s.o.Workers {
 				return wake, nil // a worker's end starts the next pass
 			}
-			if err := s.store.markSending(ctx, d.ID); err != nil {
+			if err := s.store.markSending(ctx, d.ID); errors.Is(err, ErrDeliveryNotFound) {
+				continue // another process's Sender took it since the read
+			} else if err != nil {
 				return time.Time{}, err
 			}
 			d.State, d.Attempts = DeliverySending, d.Attempts+1
@@ -308,6 +338,24 @@ func (s *Sender) dispatch(ctx, base context.Context, busy map[string]bool, done 
 		}
 	}
 	return wake, nil
+}
+
+// disown forgets a finished row another process's Sender delivered.
+func (s *Sender) disown(id int64) {
+	s.mu.Lock()
+	delete(s.owned, id)
+	s.mu.Unlock()
+}
+
+// mine reports whether the Sender delivers row id: any row, or with Own
+// the rows its Add wrote.
+func (s *Sender) mine(id int64) bool {
+	if !s.o.Own {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owned[id]
 }
 
 // attempt hands one row to the platform and records the outcome.
