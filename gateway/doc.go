@@ -9,9 +9,9 @@
 // and nothing they send reaches the model; in a group they are ignored.
 // Admins may use every slash command; other allowed users get the safe
 // set (help, new, stop, retry, undo, compress, usage, title, context,
-// status, approve, deny and the skills); /sethome is an admin's. /yolo does not exist here. In
-// groups the bot answers when addressed (mentioned or replied to) unless
-// Access says otherwise for the chat.
+// status, approve, deny and the skills); /sethome is an admin's. /yolo
+// does not exist here. In groups the bot answers when addressed
+// (mentioned or replied to) unless Access says otherwise for the chat.
 //
 // Chats: direct chats are keyed by user, groups by chat, thread and
 // (unless GroupSessionsPerUser is off) user. The store maps each chat to
