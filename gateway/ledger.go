@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -178,13 +179,20 @@ func (s *Store) dueDeliveries(ctx context.Context, platform string, after int64,
 		WHERE platform = ? AND state = 'pending' AND id > ? ORDER BY id LIMIT ?`, platform, after, limit)
 }
 
-// recoverDeliveries runs when a Sender starts: rows of platform left in
-// sending go back to pending marked recovered; rows (sending or pending)
-// older than stale are failed instead. It returns the rows it changed, as
-// they now are.
-func (s *Store) recoverDeliveries(ctx context.Context, platform string, stale time.Duration) ([]Delivery, error) {
+// orphanAge is how long a row may stay in sending before any Sender
+// takes it for one a crash left behind, whoever wrote it: no send lasts
+// that long (SenderOptions.SendTimeout).
+const orphanAge = 30 * time.Minute
+
+// recoverDeliveries makes the rows of platform that a dead process left
+// in sending pending again, marked recovered; rows (sending or pending)
+// older than stale are failed instead. A row's sender is dead when its
+// process no longer runs, is this process at start (its previous life,
+// as in a container where the gateway is always pid 1), or has held it
+// past orphanAge. It returns the rows it changed, as they now are.
+func (s *Store) recoverDeliveries(ctx context.Context, platform string, stale time.Duration, atStart bool) ([]Delivery, error) {
 	t := s.now()
-	now, staleBefore := t.UnixNano(), t.Add(-stale)
+	now, staleBefore, orphanBefore := t.UnixNano(), t.Add(-stale), t.Add(-orphanAge).UnixNano()
 	var changed []Delivery
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		stale, err := s.queryDeliveries(ctx, tx, `UPDATE deliveries SET state = 'failed', updated_at = ?,
@@ -194,19 +202,50 @@ func (s *Store) recoverDeliveries(ctx context.Context, platform string, stale ti
 		if err != nil {
 			return err
 		}
-		recovered, err := s.queryDeliveries(ctx, tx, `UPDATE deliveries SET state = 'pending', recovered = 1, updated_at = ?
-			WHERE platform = ? AND state = 'sending'
-			RETURNING `+deliveryColumns, now, platform)
+		changed = stale
+		rows, err := tx.QueryContext(ctx, `SELECT id, sender, updated_at FROM deliveries WHERE platform = ? AND state = 'sending'`, platform)
 		if err != nil {
 			return err
 		}
-		changed = append(stale, recovered...)
+		var dead []int64
+		for rows.Next() {
+			var id, updated int64
+			var sender int
+			if err := rows.Scan(&id, &sender, &updated); err != nil {
+				rows.Close()
+				return err
+			}
+			switch {
+			case updated < orphanBefore,
+				atStart && (sender == s.pid || sender == 0),
+				sender != s.pid && sender != 0 && !s.alive(sender):
+				dead = append(dead, id)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, id := range dead {
+			d, err := s.queryDeliveries(ctx, tx, `UPDATE deliveries SET state = 'pending', recovered = 1, sender = 0, updated_at = ?
+				WHERE id = ? RETURNING `+deliveryColumns, now, id)
+			if err != nil {
+				return err
+			}
+			changed = append(changed, d...)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gateway store: recover deliveries of %s: %w", platform, err)
 	}
 	return changed, nil
+}
+
+// processAlive reports whether process pid still runs (one of another
+// user counts: it exists).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func staleAge(d time.Duration) string {
@@ -219,8 +258,8 @@ func staleAge(d time.Duration) string {
 // markSending records that the row is being handed to the platform, and
 // counts the attempt. It fails unless the row was pending.
 func (s *Store) markSending(ctx context.Context, id int64) error {
-	return s.updateDelivery(ctx, id, `UPDATE deliveries SET state = 'sending', attempts = attempts + 1, updated_at = ?
-		WHERE id = ? AND state = 'pending'`, s.now().UnixNano(), id)
+	return s.updateDelivery(ctx, id, `UPDATE deliveries SET state = 'sending', sender = ?, attempts = attempts + 1, updated_at = ?
+		WHERE id = ? AND state = 'pending'`, s.pid, s.now().UnixNano(), id)
 }
 
 // markDelivered records the platform's id for what was sent.

@@ -61,7 +61,9 @@ type SenderOptions struct {
 // delivered, with the platform's message id, after. At start, Run finds
 // the rows left in sending by a crash: they go back to pending marked
 // Recovered and are sent once more with RecoveredMark before their text;
-// unsent rows older than Stale (a day) are failed as stale instead.
+// unsent rows older than Stale (a day) are failed as stale instead. A row
+// another live process is sending is left to it; with Poll, the rows of
+// a process that died meanwhile are recovered while Run runs.
 //
 // Outcomes: a rate limit (SendError.RetryAfter) holds the row and every
 // later row to the same chat until it has passed (NotBefore), while other
@@ -223,16 +225,25 @@ func (s *Sender) finished(id int64) {
 // error only when the ledger cannot be read at start.
 func (s *Sender) Run(ctx context.Context) error {
 	if !s.o.Own {
-		if err := s.recover(ctx); err != nil {
+		if err := s.recover(ctx, true); err != nil {
 			return err
 		}
 	}
+	var recovered time.Time // the last look for rows a dead process left in sending
 	// Sends in flight finish and record their outcome even after ctx
 	// ends: cutting one short would leave a row whose fate is unknown.
 	base := context.WithoutCancel(ctx)
 	busy := map[string]bool{} // chats with a send in flight
 	done := make(chan string)
 	for {
+		// With Poll, rows another process died sending are taken up
+		// while the gateway runs, not only at its next start.
+		if now := s.store.now(); !s.o.Own && s.o.Poll > 0 && now.Sub(recovered) >= s.o.Poll {
+			recovered = now
+			if err := s.recover(ctx, false); err != nil && ctx.Err() == nil {
+				s.log.Error("delivery ledger: looking for rows left in sending", "err", err)
+			}
+		}
 		wake, err := s.dispatch(ctx, base, busy, done)
 		if err != nil && ctx.Err() == nil { // a read cut short by the stop is no failure
 			s.log.Error("delivery ledger unreadable; trying again", "err", err, "in", s.o.Backoff)
@@ -259,10 +270,11 @@ func (s *Sender) Run(ctx context.Context) error {
 	}
 }
 
-// recover makes the rows a previous run left in sending pending again,
-// marked recovered, and fails the stale ones.
-func (s *Sender) recover(ctx context.Context) error {
-	rows, err := s.store.recoverDeliveries(ctx, s.platform, s.o.Stale)
+// recover makes the rows a dead process (at start: this one's previous
+// run too) left in sending pending again, marked recovered, and fails the
+// stale ones.
+func (s *Sender) recover(ctx context.Context, atStart bool) error {
+	rows, err := s.store.recoverDeliveries(ctx, s.platform, s.o.Stale, atStart)
 	if err != nil {
 		return err
 	}

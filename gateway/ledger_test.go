@@ -616,3 +616,55 @@ func TestLedgerWaitReportsAnUnknownRow(t *testing.T) {
 		t.Fatal("a sender took another platform's row")
 	}
 }
+
+// A row another process is sending is left to it, even by a Sender that
+// starts meanwhile; once that process dies, a polling Sender takes it up
+// while it runs, once, marked recovered.
+func TestLedgerLeavesARowAnotherLiveProcessIsSending(t *testing.T) {
+	other := exec.Command("sleep", "600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+
+	clock := newStoreClock()
+	st := openTestStore(t, filepath.Join(t.TempDir(), "gateway.db"), clock)
+	ctx := context.Background()
+	id, err := st.AddDelivery(ctx, Delivery{Platform: "fake", Chat: ChatRef{ChatID: "c"}, Text: "cron answer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the other process's markSending wrote.
+	if _, err := st.w.ExecContext(ctx, `UPDATE deliveries SET state = 'sending', sender = ?, attempts = 1 WHERE id = ?`, other.Process.Pid, id); err != nil {
+		t.Fatal(err)
+	}
+	a := &ledgerAdapter{clock: clock}
+	s, _ := runSender(t, st, a, SenderOptions{After: clock.After, Poll: time.Second})
+	// A later reply to another chat goes out: the Sender has started and
+	// passed the row by.
+	waitDelivered(t, s, addRow(t, s, "d", "probe"))
+	clock.Advance(time.Second)
+	waitDelivered(t, s, addRow(t, s, "d", "probe 2"))
+	if got := a.chat("c"); len(got) != 0 {
+		t.Fatalf("a row a live process is sending was sent again: %+v", got)
+	}
+
+	other.Process.Kill()
+	other.Wait()
+	stop := make(chan struct{})
+	go func() { // the Sender's next looks, whenever it arms them
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				clock.Advance(time.Second)
+			}
+		}
+	}()
+	d := waitDelivered(t, s, id)
+	close(stop)
+	if got := callTexts(a.chat("c")); len(got) != 1 || got[0] != RecoveredMark+"cron answer" || !d.Recovered {
+		t.Fatalf("after the other process died: %q %+v", got, d)
+	}
+}

@@ -34,6 +34,11 @@ type Store struct {
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
+
+	// pid is this process's id, written on the rows it sends; alive
+	// says whether another process still runs.
+	pid   int
+	alive func(pid int) bool
 }
 
 // Errors callers branch on; each is returned wrapped with the file's name.
@@ -79,7 +84,7 @@ func OpenStore(path string, now func() time.Time) (*Store, error) {
 	if err := createStoreFile(path); err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, now: now}
+	s := &Store{path: path, now: now, pid: os.Getpid(), alive: processAlive}
 	if err := s.inspect(); err != nil {
 		return nil, err
 	}

@@ -92,6 +92,9 @@ CREATE TABLE pairing_lockouts (
 	locked_until INTEGER NOT NULL
 );
 `,
+	// 2: the process sending a row, so a row another live process is
+	// sending is not taken for one a crash left behind.
+	`ALTER TABLE deliveries ADD COLUMN sender INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // inspect checks, through a read-only connection, that an existing file
