@@ -579,3 +579,21 @@ func TestSetHomeNamesWhereUnattendedRunsDeliver(t *testing.T) {
 		t.Fatalf("deliveries reached the model: %d requests", n)
 	}
 }
+
+// A cron job's answer to a chat whose turn is running is delivered at
+// once, not dropped or held behind the turn.
+func TestADeliveryReachesAChatWhileItsTurnRuns(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{Text: "HOLD:alice done"})
+	f.a.dm(t, "alice", "a long task")
+	<-f.held
+	ob := f.gw.Outbox(gateway.OutboxOptions{After: f.clock.After})
+	if err := ob.Deliver(context.Background(), "mem", "dm-alice", "", "nightly report: all green"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastText(f.a.messages("dm-alice")); got != "nightly report: all green" {
+		t.Fatalf("during the turn the chat got %q", got)
+	}
+	f.release <- struct{}{}
+	eventually(t, "the turn's answer", func() bool { return lastText(f.a.messages("dm-alice")) == "alice done" })
+}
