@@ -32,10 +32,10 @@ const DefaultTimeout = 10 * time.Minute
 // the output file, the delivery, and the history row that says how it
 // ended.
 type Runner struct {
-	Store    *Store
-	Exec     Executor
-	Deliver  *Deliverer
-	Home     string
+	Store   *Store
+	Exec    Executor
+	Deliver *Deliverer
+	Home    string
 	// Timeout is a run's time limit unless the job has its own (default
 	// DefaultTimeout).
 	Timeout time.Duration

@@ -29,9 +29,9 @@ type Scheduler struct {
 	// Logf reports what the scheduler does (nil: nothing).
 	Logf func(format string, args ...any)
 
-	once    sync.Once
-	slots   chan struct{}
-	wg      sync.WaitGroup
+	once  sync.Once
+	slots chan struct{}
+	wg    sync.WaitGroup
 }
 
 func (s *Scheduler) init() {
