@@ -30,13 +30,13 @@ type Options struct {
 
 type args struct {
 	Action   string   `json:"action" jsonschema:"create, list, pause, resume or remove"`
-	Name     string   `json:"name,omitempty" jsonschema:"create: the job's name (unique)"`
-	Schedule string   `json:"schedule,omitempty" jsonschema:"create: when it runs, e.g. every day at 9am"`
-	Prompt   string   `json:"prompt,omitempty" jsonschema:"create: what the run does, self-contained"`
-	Deliver  string   `json:"deliver,omitempty" jsonschema:"create: local (default), PLATFORM, PLATFORM:CHAT[:THREAD] or an https URL"`
-	Skills   []string `json:"skills,omitempty" jsonschema:"create: skills to preload into each run"`
-	Repeat   int      `json:"repeat,omitempty" jsonschema:"create: number of runs, 0 for forever"`
-	Job      string   `json:"job,omitempty" jsonschema:"pause, resume, remove: the job's id or name"`
+	Name     string   `json:"name,omitempty"`
+	Schedule string   `json:"schedule,omitempty"`
+	Prompt   string   `json:"prompt,omitempty"`
+	Deliver  string   `json:"deliver,omitempty" jsonschema:"local (default), PLATFORM, PLATFORM:CHAT[:THREAD] or a URL"`
+	Skills   []string `json:"skills,omitempty"`
+	Repeat   int      `json:"repeat,omitempty" jsonschema:"runs, 0 forever"`
+	Job      string   `json:"job,omitempty"`
 }
 
 type cronTool struct{ o Options }
