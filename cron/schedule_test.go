@@ -28,7 +28,7 @@ func TestParseScheduleForms(t *testing.T) {
 		{"every saturday noon", cron.Cron, time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC)},
 		{"0 9 * * 1-5", cron.Cron, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)},
 		{"CRON_TZ=Europe/Paris 0 9 * * 1-5", cron.Cron, time.Date(2026, 3, 3, 9, 0, 0, 0, paris)}, // 08:00 UTC is 09:00 in Paris: the next is tomorrow
-		{"2026-03-01T09:00:00+01:00", cron.Once, time.Time{}}, // past: no next fire
+		{"2026-03-01T09:00:00+01:00", cron.Once, time.Time{}},                                     // past: no next fire
 		{"2026-04-01 09:00", cron.Once, time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)},
 	} {
 		s, err := cron.ParseSchedule(c.in, now, time.UTC)

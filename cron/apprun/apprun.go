@@ -12,6 +12,7 @@ package apprun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/tool"
+	"github.com/hermes-go/hermes/tool/approval"
 )
 
 // Unattended is what the model reads when a command needed approval.
@@ -53,9 +55,19 @@ func (e Executor) Execute(ctx context.Context, job cron.Job) (cron.Outcome, erro
 		Skills:       job.Skills,
 		Workdir:      job.Workdir,
 		SystemPrompt: systemNote,
-		Unattended:   Unattended,
+		// Nobody answers: the command is noted and denied, and the model
+		// reads Unattended as the reason.
+		Approve: func(_ context.Context, p approval.Prompt) (approval.Choice, error) {
+			mu.Lock()
+			denied = append(denied, p.Command)
+			mu.Unlock()
+			return approval.Deny, errors.New(Unattended)
+		},
+		// Commands refused outright (the hardline list) never reach
+		// Approve; their results say so.
 		Observer: func(ev agent.Event) {
-			if ev.Kind == agent.EventToolFinished && ev.Tool != nil && ev.Tool.Status == tool.StatusBlocked {
+			if ev.Kind == agent.EventToolFinished && ev.Tool != nil && ev.Tool.Status == tool.StatusBlocked &&
+				strings.Contains(ev.Tool.Result, "BLOCKED") {
 				mu.Lock()
 				denied = append(denied, firstLine(ev.Tool.Result))
 				mu.Unlock()
