@@ -79,7 +79,7 @@ func (s *Store) claim(ctx context.Context, j Job, now, staleCut time.Time) (*Run
 		if !runIt {
 			reasonLast = fmt.Sprintf("missed by %s, outside the grace window of %s (half the period, at least %s, at most %s)",
 				late.Round(time.Second), grace, MinGrace, MaxGrace)
-		} else if id, busy, err := s.running(ctx, tx, j.ID, staleCut); err != nil {
+		} else if id, busy, err := s.running(ctx, tx, j.ID, staleCut, now); err != nil {
 			return err
 		} else if busy {
 			runIt = false

@@ -3,7 +3,10 @@ package cron
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 )
 
@@ -61,9 +64,27 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// insertRun writes a history row; a running one carries this process's
+// pid, so a run left by a process that died can be told from a live one.
 func insertRun(ctx context.Context, x execer, r Run) error {
-	_, err := x.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?)`, runArgs(r)...)
+	pid := 0
+	if r.Status == StatusRunning {
+		pid = os.Getpid()
+	}
+	_, err := x.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`, pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, append(runArgs(r), pid)...)
 	return err
+}
+
+// pidAlive reports whether a process with that pid runs on this host.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // History lists a job's runs and skipped fires, newest first, at most
@@ -126,16 +147,38 @@ func (s *Store) FinishRun(ctx context.Context, r Run) error {
 	return nil
 }
 
-// Running reports the job's run still marked running that started after
-// since, if any.
-func (s *Store) running(ctx context.Context, q queryer, jobID string, since time.Time) (string, bool, error) {
-	var id string
-	err := q.QueryRowContext(ctx, `SELECT id FROM runs WHERE job_id = ? AND status = 'running' AND started_at >= ? LIMIT 1`,
-		jobID, millis(since)).Scan(&id)
-	if err == sql.ErrNoRows {
-		return "", false, nil
+// running reports the job's run still going: marked running, started
+// after since, by a process still alive. A run whose process died is
+// marked failed on the way, so it does not hold the job back.
+func (s *Store) running(ctx context.Context, tx *sql.Tx, jobID string, since, now time.Time) (string, bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, pid FROM runs WHERE job_id = ? AND status = 'running' AND started_at >= ?`, jobID, millis(since))
+	if err != nil {
+		return "", false, err
 	}
-	return id, err == nil, err
+	type row struct {
+		id  string
+		pid int
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.pid); err != nil {
+			rows.Close()
+			return "", false, err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	for _, r := range all {
+		if pidAlive(r.pid) {
+			return r.id, true, nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status='failed', ended_at=?, error=? WHERE id=?`, millis(now),
+			fmt.Sprintf("the process running it (pid %d) stopped before the run ended", r.pid), r.id); err != nil {
+			return "", false, err
+		}
+	}
+	return "", false, nil
 }
 
 // AbandonRuns marks the runs still "running" that started before cut as

@@ -2,13 +2,17 @@ package cron_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hermes-go/hermes/cron"
+
+	_ "modernc.org/sqlite"
 )
 
 func TestOneSecondJobRunsUnderAFakeClockAndDeliversToPlatformAndLocalFile(t *testing.T) {
@@ -266,5 +270,35 @@ func TestAPausedJobDoesNotFire(t *testing.T) {
 	r, err := st.Resume(context.Background(), "p", clk.Now())
 	if err != nil || !r.NextRunAt.After(clk.Now()) {
 		t.Fatalf("resume: %+v %v", r, err)
+	}
+}
+
+// A run left "running" by a process that died does not hold the job
+// back: it is marked failed and the next fire runs.
+func TestARunLeftByADeadProcessDoesNotBlockTheJob(t *testing.T) {
+	home, clk := t.TempDir(), newClock()
+	st := openStore(t, home)
+	j := addJob(t, st, clk, "pulse", "every 1s", "local")
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", storeFile(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO runs (id, job_id, started_at, status, created_at, pid) VALUES ('orphan', ?, ?, 'running', ?, ?)`,
+		j.ID, clk.Now().UnixMilli(), clk.Now().UnixMilli(), dead.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{answer: "x"}
+	s := newScheduler(st, home, clk, fx, nil)
+	clk.Advance(time.Second)
+	s.Tick(context.Background())
+	s.Wait()
+	h := history(t, st, j.ID)
+	if fx.count() != 1 || len(byStatus(h, cron.StatusFailed)) != 1 || !strings.Contains(byStatus(h, cron.StatusFailed)[0].Error, "stopped") {
+		t.Fatalf("runs %d, history %+v", fx.count(), h)
 	}
 }

@@ -82,6 +82,7 @@ CREATE TABLE runs (
 	output       TEXT NOT NULL DEFAULT '',
 	session_id   TEXT NOT NULL DEFAULT '',
 	delivery     TEXT NOT NULL DEFAULT '',
+	pid          INTEGER NOT NULL DEFAULT 0,
 	created_at   INTEGER NOT NULL
 );
 CREATE INDEX runs_by_job ON runs (job_id, created_at);
