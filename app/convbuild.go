@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tool/approval"
 	"github.com/hermes-go/hermes/tools/clarify"
+	"github.com/hermes-go/hermes/tools/cronjob"
 	"github.com/hermes-go/hermes/tools/sessionsearch"
 	"github.com/hermes-go/hermes/tools/todo"
 )
@@ -204,7 +205,7 @@ func (c *Conversation) newCompressor(window int) *compress.Compressor {
 }
 
 // agentToolsets are the toolsets of the tools agentTools adds.
-var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "delegation"}
+var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "delegation", "cronjob"}
 
 // agentTools are the tools that keep a conversation's state: memory,
 // todo, session_search and clarify (delegate_task is added over the
@@ -222,6 +223,11 @@ func (c *Conversation) agentTools() []tool.Tool {
 	}
 	if c.toolsetOn("clarify") {
 		out = append(out, clarify.New(c.opts.Clarify))
+	}
+	// A cron run never schedules runs: the tool is left out of them.
+	if c.toolsetOn("cronjob") && cmp.Or(c.opts.Source, c.rt.opts.Source) != "cron" {
+		loc, _ := c.rt.cfg.Cron.Location() // checked when config.yaml was read
+		out = append(out, cronjob.New(cronjob.Options{Home: c.rt.cfg.Home, Workdir: c.Workdir, Location: loc, Now: c.rt.opts.Now}))
 	}
 	return out
 }

@@ -36,6 +36,7 @@ type Config struct {
 	Web           Web           `yaml:"web"`
 	Display       Display       `yaml:"display"`
 	Streaming     Streaming     `yaml:"streaming"`
+	Cron          Cron          `yaml:"cron"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`

