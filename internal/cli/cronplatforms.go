@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/gateway"
 )
 
@@ -47,7 +48,7 @@ func homeChannels(cfg *config.Config) map[string]string {
 // cronPlatforms returns the chat platforms of a process beside the
 // gateway, and the function that finishes the sends in flight and
 // closes them.
-func cronPlatforms(cfg *config.Config, log *slog.Logger) (*outbox, func()) {
+func cronPlatforms(cfg *config.Config, log *slog.Logger) (cron.Platforms, func()) {
 	o := &outbox{cfg: cfg, log: log}
 	return o, o.close
 }
@@ -65,7 +66,7 @@ func (o *outbox) open() {
 		return
 	}
 	o.store = store
-	o.ob = gateway.NewOutbox(store, adapters, gateway.OutboxOptions{Home: homeChannels(o.cfg), Logger: o.log})
+	o.ob = gateway.NewOutbox(store, adapters, gateway.OutboxOptions{Home: homeChannels(o.cfg), Logger: o.log, Wait: o.cfg.Cron.Delivery()})
 	ctx, cancel := context.WithCancel(context.Background())
 	o.stop, o.done = cancel, make(chan struct{})
 	go func() {

@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/cron/apprun"
+	"github.com/hermes-go/hermes/internal/netguard"
 )
 
 // cronRuntimes hands each job the runtime of its endpoint: the one
@@ -27,6 +28,10 @@ type cronRuntimes struct {
 	f   *runFlags
 	cfg *config.Config
 
+	// shared, when set, is the runtime of jobs on the configured
+	// endpoint (hermes gateway's own); it is not closed here.
+	shared *app.Runtime
+
 	mu  sync.Mutex
 	rts map[string]*app.Runtime
 }
@@ -35,6 +40,9 @@ func (c *cronRuntimes) get(ctx context.Context, j cron.Job) (*app.Runtime, error
 	key := j.Provider + "\x00" + j.BaseURL + "\x00" + j.APIKey
 	if j.Provider == "" && j.BaseURL == "" && j.APIKey == "" {
 		key = ""
+	}
+	if key == "" && c.shared != nil {
+		return c.shared, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -84,10 +92,19 @@ func cronRunner(e *env, f *runFlags, cfg *config.Config, st *cron.Store, platfor
 	return &cron.Runner{
 		Store:   st,
 		Exec:    apprun.Executor{Runtime: rts.get},
-		Deliver: &cron.Deliverer{Platforms: platforms, Timeout: cfg.Cron.Delivery()},
+		Deliver: cronDeliverer(cfg, platforms),
 		Home:    cfg.Home,
 		Timeout: cfg.Cron.RunTimeout(),
 	}, rts
+}
+
+// cronDeliverer delivers unattended runs' answers: to chats through
+// platforms, to webhook URLs through the web tools' guard (a job the
+// agent scheduled must not reach private addresses unless
+// web.allow_private says so).
+func cronDeliverer(cfg *config.Config, platforms cron.Platforms) *cron.Deliverer {
+	g := &netguard.Guard{AllowPrivate: cfg.Web.AllowPrivate}
+	return &cron.Deliverer{Platforms: platforms, Timeout: cfg.Cron.Delivery(), HTTPClient: g.Client(netguard.ClientOptions{})}
 }
 
 func newCronRunCmd(e *env, f *runFlags) *cobra.Command {
@@ -107,10 +124,7 @@ func newCronRunCmd(e *env, f *runFlags) *cobra.Command {
 			if err != nil {
 				return cronErr(err)
 			}
-			platforms, closePlatforms, err := cronPlatformsFallback(ctx, cfg, slog.New(slog.NewTextHandler(e.stderr, nil)))
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
+			platforms, closePlatforms := cronPlatforms(cfg, slog.New(slog.NewTextHandler(e.stderr, nil)))
 			defer closePlatforms()
 			runner, rts := cronRunner(e, f, cfg, st, platforms)
 			defer rts.Close()
@@ -151,10 +165,7 @@ func newCronDaemonCmd(e *env, f *runFlags) *cobra.Command {
 			ctx, stop := signal.NotifyContext(ensureCtx(cmd.Context()), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-			platforms, closePlatforms, err := cronPlatformsFallback(ctx, cfg, log)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
+			platforms, closePlatforms := cronPlatforms(cfg, log)
 			defer closePlatforms()
 			runner, rts := cronRunner(e, f, cfg, st, platforms)
 			defer rts.Close()

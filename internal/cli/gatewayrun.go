@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/apiserver"
 )
@@ -68,6 +69,7 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 
 	done := make(chan error, 2)
 	running := 0
+	var deliver cron.Platforms
 	if api.Enabled {
 		running++
 		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr) }()
@@ -88,10 +90,21 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
+		deliver = g.Outbox(gateway.OutboxOptions{Home: homeChannels(cfg), Wait: cfg.Cron.Delivery(), Logger: log})
 		running++
 		fmt.Fprintf(e.stderr, "hermes: gateway serving %s (model %s, workspace %s)\n", strings.Join(platforms, ", "), rt.Endpoint().Model, rt.Workdir())
 		go func() { done <- g.Run(ctx) }()
 	}
+	if deliver == nil {
+		p, closeP := cronPlatforms(cfg, log)
+		defer closeP()
+		deliver = p
+	}
+	stopCron, err := startCron(ctx, e, f, cfg, rt, deliver, log)
+	if err != nil {
+		return err
+	}
+	defer stopCron()
 	var first error
 	for range running {
 		if err := <-done; err != nil && first == nil {
@@ -104,6 +117,34 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		return &exitError{code: exitFailed, err: first}
 	}
 	return nil
+}
+
+// startCron runs the cron scheduler beside the gateway's platforms, so
+// jobs fire while the gateway is up (or wait for the lock while hermes
+// cron daemon holds it), delivering through deliver. The returned
+// function waits for it after ctx ends.
+func startCron(ctx context.Context, e *env, f *runFlags, cfg *config.Config, rt *app.Runtime, deliver cron.Platforms, log *slog.Logger) (func(), error) {
+	st, err := cron.Open(cron.StorePath(cfg.Home))
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	runner, rts := cronRunner(e, f, cfg, st, deliver)
+	rts.shared = rt
+	s := &cron.Scheduler{Store: st, Runner: runner, Home: cfg.Home, MaxParallel: cfg.Cron.Parallel(), Poll: time.Second,
+		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		// A scheduler that cannot run leaves the chats served.
+		if err := s.Run(ctx); err != nil {
+			log.Error("cron: the scheduler stopped; jobs do not fire until hermes gateway or hermes cron daemon runs again", "err", err)
+		}
+	}()
+	return func() {
+		<-stopped
+		rts.Close()
+		st.Close()
+	}, nil
 }
 
 // gatewayOptions are the gateway's settings from cfg.
@@ -132,6 +173,7 @@ func gatewayOptions(cfg *config.Config, f *runFlags, rt *app.Runtime, store *gat
 		Conversation:         app.ConversationOptions{Toolsets: f.toolsetList(), Sandbox: f.sandbox},
 		CacheDir:             filepath.Join(cfg.Home, "cache"),
 		StatusPath:           gateway.StatusPath(cfg.Home),
+		LedgerPoll:           10 * time.Second,
 		Logger:               log,
 	}
 }

@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-go/hermes/llm/llmtest"
+)
+
+// Cron jobs deliver to chat platforms on every platform of the suite:
+// from inside hermes gateway, from hermes cron run with no gateway up
+// (to the home channel), and, when the platform is not taking messages,
+// through the ledger the gateway then delivers from.
+func TestCronDeliversToChatPlatforms(t *testing.T) {
+	for _, p := range chatPlatforms {
+		t.Run(p.name, func(t *testing.T) {
+			fake := p.start(t)
+			srv := llmtest.NewServer(t)
+			srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+				if texts := userTexts(r); len(texts) > 0 && strings.Contains(texts[len(texts)-1], "pulse") {
+					return llmtest.Reply{Text: "Pulse: all green"}
+				}
+				return llmtest.Reply{Text: "Report: 3 open PRs"}
+			})
+			home, work := t.TempDir(), t.TempDir()
+			team := string(fake.group())
+			env := append(fake.env(), strings.ToUpper(p.name)+"_HOME_CHANNEL="+team)
+			if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("cron:\n  delivery_timeout: 1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			count := func(what string) int {
+				n := 0
+				for _, m := range fake.messages(fake.group()) {
+					if strings.Contains(m.Text, what) {
+						n++
+					}
+				}
+				return n
+			}
+			reports := func() int { return count("Report: 3 open PRs") }
+
+			// hermes cron run, no gateway up: the home channel gets it.
+			r := hermesEnv(t, env, home, work, "cron", "add", "--name", "home", "--schedule", "every 1h", "--prompt", "summarise the PRs", "--deliver", p.name)
+			homeJob := strings.TrimSpace(r.stdout)
+			if r.code != 0 {
+				t.Fatalf("add: %d %s", r.code, r.stderr)
+			}
+			r = hermesEnv(t, env, home, work, append([]string{"cron", "run", homeJob}, cronModel(srv)...)...)
+			if r.code != 0 || !strings.Contains(r.stdout, ": ok") {
+				t.Fatalf("cron run to the home channel: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if n := reports(); n != 1 {
+				t.Fatalf("the home channel got %d reports, want 1", n)
+			}
+
+			// The platform rate limits past the delivery timeout: the run
+			// is delivery_failed, its answer kept, and the row stays owed
+			// in the ledger.
+			fake.rateLimitNextSend(2)
+			r = hermesEnv(t, env, home, work, append([]string{"cron", "run", homeJob}, cronModel(srv)...)...)
+			if r.code == 0 || !strings.Contains(r.stdout, "delivery_failed") {
+				t.Fatalf("a delivery held by a rate limit: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			outs, _ := filepath.Glob(filepath.Join(home, "cron", "output", homeJob, "*.md"))
+			if len(outs) != 2 {
+				t.Fatalf("output files %v", outs)
+			}
+
+			// A job on a 1-second schedule, to a chat: hermes gateway runs
+			// the scheduler, and its ledger also sends the owed report.
+			r = hermesEnv(t, env, home, work, "cron", "add", "--name", "pulse", "--schedule", "every 1s", "--prompt", "pulse", "--deliver", p.name+":"+team)
+			if r.code != 0 {
+				t.Fatalf("add: %d %s", r.code, r.stderr)
+			}
+			pulse := strings.TrimSpace(r.stdout)
+			g := startGateway(t, home, work, srv.URL(), p.name, env)
+			if !fake.waitFor(gatewayWait, func() bool { return reports() == 2 && count("Pulse: all green") >= 2 }) {
+				t.Fatalf("the team got %d reports (want the first and the owed one) and %d pulses (want 2 or more)", reports(), count("Pulse: all green"))
+			}
+			if fake.earlyRetries() != 0 {
+				t.Fatalf("%d sends before the rate limit had passed", fake.earlyRetries())
+			}
+			if code := g.stop(t); code != 0 {
+				t.Fatalf("gateway exit %d", code)
+			}
+			if n := reports(); n != 2 {
+				t.Fatalf("after the gateway stopped the team had %d reports, want 2", n)
+			}
+			r = hermesEnv(t, env, home, work, "cron", "history", pulse, "--json")
+			var runs []map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &runs); err != nil || len(runs) == 0 {
+				t.Fatalf("history: %v %q %s", err, r.stdout, r.stderr)
+			}
+			ok := 0
+			for _, run := range runs {
+				if run["status"] == "ok" {
+					ok++
+				}
+			}
+			if ok == 0 {
+				t.Fatalf("no run of the 1-second job was ok: %v", runs)
+			}
+			var recovered int
+			for _, m := range fake.messages(fake.group()) {
+				if strings.HasPrefix(m.Text, "(recovered)") {
+					recovered++
+				}
+			}
+			if recovered != 0 {
+				t.Fatalf("%d reports marked recovered: nothing crashed", recovered)
+			}
+		})
+	}
+}
