@@ -36,6 +36,7 @@ type Config struct {
 	Web           Web           `yaml:"web"`
 	Display       Display       `yaml:"display"`
 	Streaming     Streaming     `yaml:"streaming"`
+	Webhooks      Webhooks      `yaml:"webhooks"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
@@ -443,6 +444,7 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		a.Enabled = true
 	}
 	c.Gateway.applyEnv(getenv)
+	c.Webhooks.applyEnv(getenv)
 }
 
 func (c *Config) fillDefaults() {

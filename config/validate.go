@@ -135,6 +135,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		}
 	}
 	c.validateMCP(bad)
+	c.validateWebhooks(bad)
 	if len(problems) == 0 {
 		return nil
 	}
