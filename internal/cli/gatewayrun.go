@@ -27,7 +27,8 @@ import (
 func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) error {
 	platforms := cfg.GatewayPlatforms()
 	api := cfg.Gateway.APIServer
-	if len(platforms) == 0 && !api.Enabled {
+	hooks := cfg.Webhooks.Any() // served by the API server
+	if len(platforms) == 0 && !api.Enabled && !hooks {
 		return &exitError{code: exitUsage, err: errors.New("no gateway platform is enabled: set a bot token (TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, " +
 			"DISCORD_BOT_TOKEN) or gateway.platforms.<name> in config.yaml (hermes gateway setup PLATFORM), or gateway.api_server.enabled: true")}
 	}
@@ -35,11 +36,11 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		return &exitError{code: exitUsage, err: err}
 	}
 	apiAddr := net.JoinHostPort(api.Host, strconv.Itoa(api.Port))
-	if api.Enabled {
+	if api.Enabled || hooks {
 		if err := apiserver.CheckAddr(apiAddr, api.AllowPublic); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		if api.Key == "" {
+		if api.Key == "" && !hooks {
 			return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
 		}
 	}
@@ -68,7 +69,7 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 
 	done := make(chan error, 2)
 	running := 0
-	if api.Enabled {
+	if api.Enabled || hooks {
 		running++
 		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr) }()
 	}

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/apiserver"
 )
 
@@ -87,7 +91,7 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 	if err := apiserver.CheckAddr(addr, allowPublic); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if a.Key == "" {
+	if a.Key == "" && !cfg.Webhooks.Any() {
 		return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
 	}
 	transport := apiTransport(a.MaxConcurrentRuns)
@@ -120,6 +124,11 @@ func apiTransport(n int) *http.Transport {
 // serveAPIOn serves the API server of cfg on addr over rt until ctx ends.
 func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Transport, cfg *config.Config, addr string) error {
 	a := cfg.Gateway.APIServer
+	hooks, closeHooks, err := webhookOptions(cfg)
+	if err != nil {
+		return err
+	}
+	defer closeHooks()
 	srv, err := apiserver.New(apiserver.Options{
 		Runtime: rt, Key: a.Key, ModelName: a.ModelName, CORSOrigins: a.CORSOrigins,
 		MaxConcurrentRuns: a.MaxConcurrentRuns, QueueTimeout: config.Seconds(a.QueueTimeout),
@@ -130,7 +139,8 @@ func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Tr
 				e.warn(err)
 			}
 		},
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:   slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Webhooks: hooks.Webhooks, Deliveries: hooks.Deliveries, MaxWebhookBody: hooks.MaxWebhookBody, Deliver: hooks.Deliver,
 	})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -140,6 +150,12 @@ func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Tr
 		return &exitError{code: exitFailed, err: fmt.Errorf("listen %s: %w", addr, err)}
 	}
 	ep := rt.Endpoint()
+	if len(hooks.Webhooks) > 0 {
+		fmt.Fprintf(e.stderr, "hermes: webhooks (POST /webhooks/NAME): %s\n", strings.Join(slices.Sorted(maps.Keys(hooks.Webhooks)), ", "))
+		if a.Key == "" {
+			e.warn("no API key (API_SERVER_KEY or gateway.api_server.key): serving only webhooks and /health; every other request gets 401")
+		}
+	}
 	fmt.Fprintf(e.stderr, "hermes: API server listening on http://%s (model %s via %s/%s, %d concurrent runs, workspace %s)\n",
 		ln.Addr(), a.ModelName, ep.Provider, ep.Model, a.MaxConcurrentRuns, rt.Workdir())
 	start := time.Now()
@@ -149,4 +165,35 @@ func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Tr
 		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
+}
+
+// webhookOptions are the API server's webhook settings from cfg: its
+// routes (refused when a secret is missing), the gateway store that
+// remembers their deliveries, and the deliverer of their answers.
+func webhookOptions(cfg *config.Config) (apiserver.Options, func(), error) {
+	var o apiserver.Options
+	if !cfg.Webhooks.Any() {
+		return o, func() {}, nil
+	}
+	if err := cfg.CheckWebhooks(); err != nil {
+		return o, nil, &exitError{code: exitUsage, err: err}
+	}
+	store, err := gateway.OpenStore(gateway.StorePath(cfg.Home), time.Now)
+	if err != nil {
+		return o, nil, &exitError{code: exitFailed, err: fmt.Errorf("webhooks: %w", err)}
+	}
+	o.Webhooks = make(map[string]apiserver.WebhookRoute, len(cfg.Webhooks.Routes))
+	for name, r := range cfg.Webhooks.Routes {
+		o.Webhooks[name] = apiserver.WebhookRoute{Secret: r.Secret, Prompt: r.Prompt, Events: r.Events, Toolsets: r.Toolsets,
+			Deliver: r.Deliver, Model: r.Model}
+	}
+	o.Deliveries, o.MaxWebhookBody, o.Deliver = store, cfg.Webhooks.MaxBody(), webhookDeliver
+	return o, func() { store.Close() }, nil
+}
+
+// webhookDeliver delivers a webhook run's answer to its route's target.
+// The targets are cron's; until its deliverer is wired here, a delivery
+// fails and the run records why (its answer stays on the run).
+func webhookDeliver(ctx context.Context, target, runID, text string) error {
+	return fmt.Errorf("delivery to %s is not available in this build; the answer stays on run %s (GET /v1/runs/%s)", target, runID, runID)
 }
