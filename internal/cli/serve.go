@@ -44,7 +44,10 @@ func newServeCmd(e *env) *cobra.Command {
 			"Every request needs \"Authorization: Bearer <key>\" with the key of API_SERVER_KEY (environment or\n" +
 			"$HERMES_HOME/.env) or gateway.api_server.key; without one the server does not start. It listens on\n" +
 			apiserver.DefaultAddr + " unless --listen (or gateway.api_server.host/port) says otherwise; an address other\n" +
-			"than loopback also needs --allow-public. Commands that need approval are denied (approvals.unattended_mode).",
+			"than loopback also needs --allow-public. Commands that need approval are denied (approvals.unattended_mode).\n\n" +
+			"POST /webhooks/NAME serves the routes of config.yaml's webhooks block: a delivery signed with its route's secret\n" +
+			"(X-Hub-Signature-256 or X-Hermes-Signature: sha256=<hex>) starts an unattended run, 202 with its id; a delivery id\n" +
+			"seen before runs nothing. With webhooks but no key, only they and /health are served.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd.Context(), e, f, sf, cmd.Flags().Changed("listen"))
