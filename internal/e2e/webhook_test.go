@@ -1,15 +1,20 @@
 package e2e
 
 import (
+	"bufio"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -136,5 +141,58 @@ func TestHermesServeWebhooks(t *testing.T) {
 	}
 	if !strings.Contains(s.stderr.String(), "webhooks (POST /webhooks/NAME): github") {
 		t.Fatalf("the server's log:\n%s", s.stderr)
+	}
+}
+
+// hermes gateway with webhooks and no chat platform serves the API
+// server for them: a signed delivery runs and is followed with the key.
+func TestHermesGatewayServesWebhooks(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "seen from the gateway"})
+	home, work := t.TempDir(), t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte(webhookConfig+fmt.Sprintf("gateway:\n  api_server:\n    port: %d\n", port)), 0o600)
+	cmd := exec.Command(hermesBin, "gateway", "--provider", "custom", "--base-url", srv.URL(), "--api-key", "x", "--model", "m")
+	cmd.Dir = work
+	cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none",
+		"API_SERVER_KEY=sk-serve-test", "GITHUB_HOOK_SECRET=gw-secret"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &served{cmd: cmd, stderr: &strings.Builder{}}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		s.stderr.WriteString(sc.Text() + "\n")
+		if addr, ok := strings.CutPrefix(sc.Text(), "hermes: API server listening on http://"); ok {
+			s.addr, _, _ = strings.Cut(addr, " ")
+			break
+		}
+	}
+	if s.addr == "" {
+		t.Fatalf("hermes gateway did not serve the webhooks:\n%s", s.stderr)
+	}
+	go io.Copy(io.Discard, pipe)
+
+	push := `{"repository":{"full_name":"octo/gw"},"head_commit":{"message":"m"}}`
+	resp, body := hookPost(t, s, "github", "gw-secret", push, "X-GitHub-Event", "push", "X-GitHub-Delivery", "gw-1")
+	id, _ := body["id"].(string)
+	if resp.StatusCode != http.StatusAccepted || id == "" {
+		t.Fatalf("signed push: %d %v", resp.StatusCode, body)
+	}
+	serveCall(t, s, http.MethodGet, "/v1/runs/"+id+"/events", "")
+	resp, b := serveCall(t, s, http.MethodGet, "/v1/runs/"+id, "")
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"output":"seen from the gateway"`) {
+		t.Fatalf("the run: %d %s", resp.StatusCode, b)
 	}
 }
