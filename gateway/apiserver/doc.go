@@ -10,7 +10,8 @@
 // Runs API below, GET /v1/capabilities (feature flags, endpoints and
 // limits), GET /health/detailed (runtime ready, store reachable,
 // active runs, max_concurrent_runs; 503 when the store does not answer)
-// and POST /webhooks/{name} (below).
+// and POST /webhooks/{name} (below; the capabilities say "webhooks":
+// true when a route is configured).
 // Errors have OpenAI's shape ({"error": {"message", "type", "param",
 // "code"}}) and status codes.
 //

@@ -374,6 +374,9 @@ func TestWebhooksPassTheKeyAndNothingElseDoes(t *testing.T) {
 	if n := len(f.llm.Requests()); n != 0 {
 		t.Fatalf("the model got %d requests", n)
 	}
+	if _, b := f.do(t, http.MethodGet, "/v1/capabilities", nil); decodeJSON(t, b)["features"].(map[string]any)["webhooks"] != true {
+		t.Fatalf("capabilities %s", b)
+	}
 
 	// No key at all.
 	done := make(chan deliveredAnswer, 1)

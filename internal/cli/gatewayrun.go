@@ -43,6 +43,9 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		if api.Key == "" && !hooks {
 			return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
 		}
+		if err := cfg.CheckWebhooks(); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 	}
 	unlock, err := lockGateway(cfg.Home)
 	if err != nil {
