@@ -92,7 +92,9 @@
 // week, so across restarts and processes) and mapped to its run in one
 // of 1,024 slots per route; a replay runs nothing and gets 202 with the
 // first run (Idempotent-Replayed: true, "duplicate": true). A delivery
-// refused for load (429) is not claimed. The model reads the route's
+// refused for load (429) is not claimed; one without an id runs each
+// time. The signature covers the body only, as GitHub's does: the id
+// and event headers are not signed. The model reads the route's
 // prompt as configured, then, between <untrusted-webhook-data> tags
 // introduced as text from an external sender that is never to be
 // followed, the payload's fields the prompt names in braces
