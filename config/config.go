@@ -37,6 +37,7 @@ type Config struct {
 	Display       Display       `yaml:"display"`
 	Streaming     Streaming     `yaml:"streaming"`
 	Cron          Cron          `yaml:"cron"`
+	Webhooks      Webhooks      `yaml:"webhooks"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`
@@ -444,6 +445,7 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		a.Enabled = true
 	}
 	c.Gateway.applyEnv(getenv)
+	c.Webhooks.applyEnv(getenv)
 }
 
 func (c *Config) fillDefaults() {

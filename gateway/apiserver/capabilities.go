@@ -45,6 +45,7 @@ func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) {
 			"conversations":      true,
 			"jobs_api":           false,
 			"sessions_api":       false,
+			"webhooks":           len(s.opts.Webhooks) > 0,
 		},
 		"endpoints": endpoints,
 		"limits": map[string]any{

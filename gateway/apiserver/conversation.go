@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,12 @@ type conversation struct {
 	// observer receives the agent's events as they are delivered, before
 	// any approval prompt that follows them.
 	observer agent.Observer
+	// source names the surface in a new session (default api_server);
+	// toolsets and model narrow the tools and pick the model (a webhook
+	// route's); unattended is why nobody can approve a command (default
+	// the API server's).
+	source, model, unattended string
+	toolsets                  []string
 }
 
 // httpError is a failure with the status and OpenAI error it maps to.
@@ -89,9 +96,10 @@ func (s *Server) open(ctx context.Context, c conversation) (*app.Conversation, e
 		}
 		c.resume = id
 	}
-	opts := app.ConversationOptions{Resume: c.resume, Source: source, Platform: "api", SystemPrompt: c.system,
-		Unattended: "nobody can approve commands on this API server (approvals.unattended_mode: deny); " +
-			"do not retry it: do without it, or tell the user it needs their approval", Approve: c.approve, Observer: c.observer}
+	opts := app.ConversationOptions{Resume: c.resume, Source: cmp.Or(c.source, source), Platform: "api", SystemPrompt: c.system,
+		Unattended: cmp.Or(c.unattended, "nobody can approve commands on this API server (approvals.unattended_mode: deny); "+
+			"do not retry it: do without it, or tell the user it needs their approval"), Approve: c.approve, Observer: c.observer,
+		Toolsets: c.toolsets, Model: c.model}
 	if s.opts.AllowUnattended {
 		opts.Yolo = true
 	}

@@ -8,8 +8,10 @@
 // (previous_response_id and named conversations; streamed or not),
 // GET and DELETE /v1/responses/{id}, GET /v1/models, GET /health, the
 // Runs API below, GET /v1/capabilities (feature flags, endpoints and
-// limits) and GET /health/detailed (runtime ready, store reachable,
-// active runs, max_concurrent_runs; 503 when the store does not answer).
+// limits), GET /health/detailed (runtime ready, store reachable,
+// active runs, max_concurrent_runs; 503 when the store does not answer)
+// and POST /webhooks/{name} (below; the capabilities say "webhooks":
+// true when a route is configured).
 // Errors have OpenAI's shape ({"error": {"message", "type", "param",
 // "code"}}) and status codes.
 //
@@ -74,9 +76,50 @@
 // no images: the request is refused with a 400. Other part types
 // (input_audio, file, input_file) are refused with a 400 naming the part.
 //
+// Webhooks: POST /webhooks/{name} serves the routes of
+// Options.Webhooks. A delivery carries its route's signature instead of
+// the key: the HMAC-SHA256 of the body with the route's secret, hex, as
+// "X-Hub-Signature-256: sha256=<hex>" (GitHub) or "X-Hermes-Signature:
+// sha256=<hex>", compared in constant time; missing or wrong, the answer
+// is 401 and nothing runs. New refuses a route without a secret. A
+// signed delivery starts an unattended run, answered 202 with the run
+// object like POST /v1/runs (Location /v1/runs/{id}) and followed with
+// the Runs API; the run object's "webhook" has route, delivery_id,
+// event, injection_suspected (injection_patterns) and delivery {target,
+// status: pending, delivered, failed or skipped, error}. A delivery id
+// (X-GitHub-Delivery, X-Hermes-Delivery or X-Request-Id) runs once: it
+// is claimed in Options.Deliveries (the gateway store's Seen, kept a
+// week, so across restarts and processes) and mapped to its run in one
+// of 1,024 slots per route; a replay runs nothing and gets 202 with the
+// first run (Idempotent-Replayed: true, "duplicate": true). A delivery
+// refused for load (429) is not claimed; one without an id runs each
+// time. The signature covers the body only, as GitHub's does: the id
+// and event headers are not signed. The model reads the route's
+// prompt as configured, then, between <untrusted-webhook-data> tags
+// introduced as text from an external sender that is never to be
+// followed, the payload's fields the prompt names in braces
+// ({repository.full_name}, {commits.0.message}, {__raw__}, {event_type})
+// as JSON, or the whole payload when it names none; payload text never
+// enters the instructions. A body that is not JSON is a 400 for a prompt
+// naming fields, and quoted as text otherwise. The quoted text is
+// scanned for prompt injection (untrusted.ScanContext): the model is
+// warned and the run records the patterns; invisible characters are
+// shown and the closing tag defused. Sessions of webhook runs have the
+// source "webhook"; commands needing approval are denied (or run, with
+// approvals.unattended_mode: allow). Events the route does not list
+// (Events) and GitHub's ping get 200 and run nothing; an unknown route
+// is a 404, another method a 405, a body over MaxWebhookBody (1 MiB) a
+// 413. Once a run has completed, Options.Deliver sends its answer to the
+// route's target before the run ends (delivery.completed or
+// delivery.failed precedes run.completed); a failure is logged and
+// recorded on the run, whose answer stays.
+//
 // Auth fails closed: every request, from loopback too, needs
-// "Authorization: Bearer <key>" (compared in constant time); New refuses
-// a server without a key. CORS is off unless origins are listed.
+// "Authorization: Bearer <key>" (compared in constant time), except the
+// webhooks, which carry their signature. New refuses a server with
+// neither a key nor webhooks; one with webhooks and no key serves them
+// and /health, and answers anything else 401 saying how to set the key.
+// CORS is off unless origins are listed.
 //
 // Conversations live in the session store, never in memory: a request
 // opens a conversation over the runtime's shared parts

@@ -54,6 +54,9 @@ type run struct {
 	// ("approvals": "client") instead of denied.
 	askClient bool
 	seq       uint64 // registration order, for listing
+	// hook describes a run a webhook delivery started (nil for others);
+	// its delivery outcome changes under mu.
+	hook *webhookRun
 
 	mu        sync.Mutex
 	status    string
@@ -233,6 +236,9 @@ func (r *run) body() map[string]any {
 	}
 	if r.errText != "" {
 		b["error"] = map[string]any{"code": r.errCode, "message": r.errText}
+	}
+	if r.hook != nil {
+		b["webhook"] = r.hook.fields()
 	}
 	return b
 }

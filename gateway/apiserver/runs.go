@@ -172,31 +172,36 @@ func (s *Server) execute(rn *run, t *turnRun, message string) {
 	// it can be resumed (hermes --resume) at once.
 	finished = true
 	t.end()
+	status, out, finish, usage, code, text := runCompleted, "", "", usageOf(res), "", ""
 	switch {
 	case stopNow || (res != nil && res.Interrupted):
-		out := ""
 		if res != nil {
 			out = res.FinalResponse
 		}
-		rn.end(runCancelled, out, "", usageOf(res), "cancelled", "The run was stopped.", nowTime())
+		status, code, text = runCancelled, "cancelled", "The run was stopped."
 	case runErr != nil:
-		code, text := "server_error", runErr.Error()
+		code, text = "server_error", runErr.Error()
 		var he *httpError
 		if errors.As(runErr, &he) {
 			code, text = he.code, he.text
 		} else {
 			s.opts.Logger.Error("api server: run", "run", rn.id, "err", runErr)
 		}
-		rn.end(runFailed, "", "", nil, code, text, nowTime())
+		status, usage = runFailed, nil
 	case res == nil:
-		rn.end(runFailed, "", "", nil, "server_error", "The run ended without a result.", nowTime())
+		status, usage, code, text = runFailed, nil, "server_error", "The run ended without a result."
 	default:
+		out = res.FinalResponse
 		if he := exitStatus(res); he != nil {
-			rn.end(runFailed, res.FinalResponse, "", usageOf(res), he.code, he.text, nowTime())
+			status, code, text = runFailed, he.code, he.text
 		} else {
-			rn.end(runCompleted, res.FinalResponse, finishReason(res), usageOf(res), "", "", nowTime())
+			finish = finishReason(res)
 		}
 	}
+	// A webhook run's answer goes to its route's target before the run
+	// ends, so a run that has ended says how its delivery went.
+	s.deliverWebhook(rn, status, out)
+	rn.end(status, out, finish, usage, code, text, nowTime())
 	s.runReg.ended(rn)
 }
 

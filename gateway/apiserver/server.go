@@ -60,20 +60,46 @@ type Options struct {
 	// seconds, before it returns freed memory to the system: the place to
 	// close idle connections to the model.
 	OnIdle func()
+
+	// Webhooks are the routes of POST /webhooks/NAME, by name. They
+	// carry a signature instead of the key; with webhooks and no Key the
+	// server serves only them and /health.
+	Webhooks map[string]WebhookRoute
+	// Deliveries remembers the webhook delivery ids already run, across
+	// restarts (gateway.Store); required with Webhooks.
+	Deliveries DeliveryStore
+	// MaxWebhookBody bounds a delivery's body (default
+	// DefaultMaxWebhookBody); a larger one gets 413.
+	MaxWebhookBody int64
+	// Deliver sends a completed webhook run's answer (text) to its
+	// route's target and returns once it was delivered; its error is
+	// logged and recorded on the run. Required when a route has a
+	// target.
+	Deliver func(ctx context.Context, target, runID, text string) error
 }
+
+// DefaultMaxWebhookBody bounds a webhook delivery's body by default.
+const DefaultMaxWebhookBody = 1 << 20
 
 // Server is the API server. Create it with New.
 type Server struct {
 	opts   Options
 	runs   *limiter
 	runReg *runRegistry
+	hooks  *deliveries
 	mux    *http.ServeMux
 }
 
-// New returns a server, or ErrNoKey.
+// New returns a server, or ErrNoKey (no key and no webhooks).
 func New(o Options) (*Server, error) {
-	if strings.TrimSpace(o.Key) == "" {
+	if strings.TrimSpace(o.Key) == "" && len(o.Webhooks) == 0 {
 		return nil, ErrNoKey
+	}
+	if err := checkWebhooks(o); err != nil {
+		return nil, err
+	}
+	if o.MaxWebhookBody <= 0 {
+		o.MaxWebhookBody = DefaultMaxWebhookBody
 	}
 	if o.Runtime == nil {
 		return nil, errors.New("apiserver: no runtime")
@@ -87,7 +113,8 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{opts: o, runs: newLimiter(o.MaxConcurrentRuns, o.QueueTimeout), runReg: newRunRegistry(o.RunRetention, o.MaxRetainedRuns)}
+	s := &Server{opts: o, runs: newLimiter(o.MaxConcurrentRuns, o.QueueTimeout), runReg: newRunRegistry(o.RunRetention, o.MaxRetainedRuns),
+		hooks: &deliveries{store: o.Deliveries}}
 	if o.OnIdle != nil {
 		s.runs.release = func() {
 			o.OnIdle()
@@ -116,6 +143,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /v1/runs/{id}/approval", s.answerApproval)
 	m.HandleFunc("GET /v1/capabilities", s.capabilities)
 	m.HandleFunc("GET /health/detailed", s.healthDetailed)
+	m.HandleFunc("POST /webhooks/{name}", s.webhook)
+	m.HandleFunc("/webhooks/{name}", methodNotAllowed)
 	for _, p := range []string{"/v1/chat/completions", "/v1/responses", "/v1/responses/{id}", "/v1/models", "/health",
 		"/v1/runs", "/v1/runs/{id}", "/v1/runs/{id}/events", "/v1/runs/{id}/stop", "/v1/runs/{id}/approval", "/v1/capabilities", "/health/detailed"} {
 		m.HandleFunc(p, methodNotAllowed)

@@ -28,7 +28,8 @@ import (
 func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) error {
 	platforms := cfg.GatewayPlatforms()
 	api := cfg.Gateway.APIServer
-	if len(platforms) == 0 && !api.Enabled {
+	hooks := cfg.Webhooks.Any() // served by the API server
+	if len(platforms) == 0 && !api.Enabled && !hooks {
 		return &exitError{code: exitUsage, err: errors.New("no gateway platform is enabled: set a bot token (TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, " +
 			"DISCORD_BOT_TOKEN) or gateway.platforms.<name> in config.yaml (hermes gateway setup PLATFORM), or gateway.api_server.enabled: true")}
 	}
@@ -36,12 +37,15 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		return &exitError{code: exitUsage, err: err}
 	}
 	apiAddr := net.JoinHostPort(api.Host, strconv.Itoa(api.Port))
-	if api.Enabled {
+	if api.Enabled || hooks {
 		if err := apiserver.CheckAddr(apiAddr, api.AllowPublic); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		if api.Key == "" {
+		if api.Key == "" && !hooks {
 			return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
+		}
+		if err := cfg.CheckWebhooks(); err != nil {
+			return &exitError{code: exitUsage, err: err}
 		}
 	}
 	unlock, err := lockGateway(cfg.Home)
@@ -69,11 +73,7 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 
 	done := make(chan error, 2)
 	running := 0
-	var deliver cron.Platforms
-	if api.Enabled {
-		running++
-		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr) }()
-	}
+	var deliver cron.Platforms // where cron jobs and webhook runs deliver
 	if len(platforms) > 0 {
 		store, err := gateway.OpenStore(gateway.StorePath(cfg.Home), time.Now)
 		if err != nil {
@@ -99,6 +99,10 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		p, closeP := cronPlatforms(cfg, log)
 		defer closeP()
 		deliver = p
+	}
+	if api.Enabled || hooks {
+		running++
+		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr, deliver) }()
 	}
 	stopCron, err := startCron(ctx, e, f, cfg, rt, deliver, log)
 	if err != nil {

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +114,76 @@ func TestCronDeliversToChatPlatforms(t *testing.T) {
 			}
 			if recovered != 0 {
 				t.Fatalf("%d reports marked recovered: nothing crashed", recovered)
+			}
+		})
+	}
+}
+
+// A webhook route whose target is a platform delivers the run's answer
+// to that platform's home channel, from inside hermes gateway, on every
+// platform of the suite.
+func TestWebhookRunsDeliverToChatPlatforms(t *testing.T) {
+	for _, p := range chatPlatforms {
+		t.Run(p.name, func(t *testing.T) {
+			fake := p.start(t)
+			srv := llmtest.NewServer(t)
+			srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "Push to octo/gw: fix the build"} })
+			home, work := t.TempDir(), t.TempDir()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			port := ln.Addr().(*net.TCPAddr).Port
+			ln.Close()
+			conf := strings.Replace(webhookConfig, "      events: [push]\n", "      events: [push]\n      deliver: "+p.name+"\n", 1)
+			if !strings.Contains(conf, "deliver: ") {
+				t.Fatal("the route has no target")
+			}
+			os.WriteFile(filepath.Join(home, "config.yaml"), []byte(conf+fmt.Sprintf("gateway:\n  api_server:\n    port: %d\n", port)), 0o600)
+			env := append(fake.env(), strings.ToUpper(p.name)+"_HOME_CHANNEL="+string(fake.group()),
+				"GITHUB_HOOK_SECRET=gw-secret", "API_SERVER_KEY=sk-serve-test")
+			g := startGateway(t, home, work, srv.URL(), p.name, env)
+			g.waitLog(t, "hermes: API server listening on http://", 1)
+			s := &served{addr: fmt.Sprintf("127.0.0.1:%d", port)}
+
+			push := `{"repository":{"full_name":"octo/gw"},"head_commit":{"message":"fix the build"}}`
+			resp, body := hookPost(t, s, "github", "gw-secret", push, "X-GitHub-Event", "push", "X-GitHub-Delivery", "d-1")
+			id, _ := body["id"].(string)
+			if resp.StatusCode != http.StatusAccepted || id == "" {
+				t.Fatalf("signed push: %d %v", resp.StatusCode, body)
+			}
+			delivered := func() int {
+				n := 0
+				for _, m := range fake.messages(fake.group()) {
+					if strings.Contains(m.Text, "Push to octo/gw: fix the build") {
+						n++
+					}
+				}
+				return n
+			}
+			if !fake.waitFor(gatewayWait, func() bool { return delivered() == 1 }) {
+				t.Fatalf("the home channel got %d answers, want 1", delivered())
+			}
+			serveCall(t, s, http.MethodGet, "/v1/runs/"+id+"/events", "")
+			_, b := serveCall(t, s, http.MethodGet, "/v1/runs/"+id, "")
+			var run struct {
+				Webhook struct {
+					Delivery struct{ Target, Status, Error string } `json:"delivery"`
+				} `json:"webhook"`
+			}
+			if err := json.Unmarshal(b, &run); err != nil || run.Webhook.Delivery.Status != "delivered" || run.Webhook.Delivery.Target != p.name {
+				t.Fatalf("the run's delivery: %v %s", err, b)
+			}
+			// The same delivery again runs nothing and posts nothing.
+			resp, body = hookPost(t, s, "github", "gw-secret", push, "X-GitHub-Event", "push", "X-GitHub-Delivery", "d-1")
+			if resp.StatusCode != http.StatusAccepted || body["id"] != id {
+				t.Fatalf("the replay: %d %v", resp.StatusCode, body)
+			}
+			if code := g.stop(t); code != 0 {
+				t.Fatalf("gateway exit %d", code)
+			}
+			if n := delivered(); n != 1 {
+				t.Fatalf("after the replay the home channel has %d answers", n)
 			}
 		})
 	}
