@@ -227,7 +227,7 @@ func (c *Conversation) agentTools() []tool.Tool {
 	// A cron run never schedules runs: the tool is left out of them.
 	if c.toolsetOn("cronjob") && cmp.Or(c.opts.Source, c.rt.opts.Source) != "cron" {
 		loc, _ := c.rt.cfg.Cron.Location() // checked when config.yaml was read
-		out = append(out, cronjob.New(cronjob.Options{Home: c.rt.cfg.Home, Workdir: c.Workdir, Location: loc, Now: c.rt.opts.Now}))
+		out = append(out, cronjob.New(cronjob.Options{Home: c.rt.cfg.Home, Workdir: c.Workdir, Location: loc, Now: c.rt.opts.Now, Origin: c.opts.Origin}))
 	}
 	return out
 }

@@ -36,6 +36,10 @@ type ConversationOptions struct {
 	// Platform is the platform hint of the system prompt (default
 	// Options.Platform).
 	Platform string
+	// Origin is the chat the conversation's messages come from, as a
+	// delivery target ("telegram:12345", "slack:C01:1712.5"): the cronjob
+	// tool delivers a job there unless told otherwise.
+	Origin string
 
 	// Workdir is the conversation's workspace (default the runtime's). A
 	// directory or sandbox mode other than the runtime's gets a workspace

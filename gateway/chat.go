@@ -241,6 +241,10 @@ func (c *chat) open(ctx context.Context, o app.ConversationOptions, obs agent.Ob
 	}
 	t.Source = c.a.Platform()
 	t.Platform = c.a.Platform()
+	t.Origin = c.a.Platform() + ":" + c.ref.ChatID
+	if c.ref.ThreadID != "" {
+		t.Origin += ":" + c.ref.ThreadID
+	}
 	t.Approve = c.approve
 	t.Clarify = c.clarify
 	t.Observer = obs

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -430,7 +431,7 @@ func TestToolProgressIsOneStatusLine(t *testing.T) {
 // threshold is higher.
 func TestAFullConversationIsCompressedBeforeTheTurn(t *testing.T) {
 	f := newFixtureOn(t, "", func(o *gateway.Options) { o.Streaming = false }, func(c *config.Config) {
-		c.Model.ContextLength = 7400
+		c.Model.ContextLength = 7900
 		c.Compression.Threshold = 0.99
 		c.Compression.ProtectFirstN, c.Compression.ProtectLastN = 1, 2
 	})
@@ -596,4 +597,22 @@ func TestADeliveryReachesAChatWhileItsTurnRuns(t *testing.T) {
 	}
 	f.release <- struct{}{}
 	eventually(t, "the turn's answer", func() bool { return lastText(f.a.messages("dm-alice")) == "alice done" })
+}
+
+// A job the agent schedules from a chat delivers to that chat.
+func TestAJobScheduledInAChatDeliversToIt(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.script(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "cronjob", Arguments: `{"action":"create","name":"standup","schedule":"every day at 9am","prompt":"summarise the open PRs"}`}}},
+		llmtest.Reply{Text: "scheduled"})
+	f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "team", ThreadID: "t1"}, ChatType: gateway.Group, UserID: "alice", Text: "every morning, summarise the PRs here", Addressed: true})
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("team")) == "scheduled" })
+	st, err := cron.Open(cron.StorePath(f.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	j, err := st.Job(context.Background(), "standup")
+	if err != nil || j.Deliver != "mem:team:t1" {
+		t.Fatalf("the job delivers to %q (%v), want the chat's thread", j.Deliver, err)
+	}
 }

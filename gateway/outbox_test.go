@@ -10,6 +10,14 @@ import (
 	"time"
 )
 
+// otherProcess makes other's rows look sent by another live process,
+// as they are when the gateway and hermes cron daemon share a ledger:
+// in one test process both stores would have the same pid.
+func otherProcess(gateway, other *Store) {
+	other.pid = gateway.pid + 1_000_000
+	gateway.alive = func(pid int) bool { return pid == other.pid || processAlive(pid) }
+}
+
 // runOutbox starts an Outbox's own senders until the test ends.
 func runOutbox(t *testing.T, ob *Outbox) {
 	t.Helper()
@@ -131,6 +139,7 @@ func TestOutboxBesideTheGatewaySharesTheLedger(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gateway.db")
 	gwStore := openTestStore(t, path, clock)
 	cronStore := openTestStore(t, path, clock)
+	otherProcess(gwStore, cronStore)
 	ctx := context.Background()
 
 	// A reply the gateway owes a chat, written while it was down.
@@ -186,6 +195,7 @@ func TestTwoSendersOnOneLedgerSendEachRowOnce(t *testing.T) {
 	clock := newStoreClock()
 	path := filepath.Join(t.TempDir(), "gateway.db")
 	st1, st2 := openTestStore(t, path, clock), openTestStore(t, path, clock)
+	otherProcess(st1, st2)
 	a1, a2 := &ledgerAdapter{clock: clock}, &ledgerAdapter{clock: clock}
 	ob := NewOutbox(st2, []Adapter{a2}, OutboxOptions{After: clock.After, Poll: time.Second, Wait: 1000 * time.Hour})
 	runOutbox(t, ob)

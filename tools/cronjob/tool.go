@@ -26,6 +26,10 @@ type Options struct {
 	Location *time.Location
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Origin is the conversation's chat as a delivery target
+	// ("telegram:12345"): a job created without a target, or with
+	// "origin", delivers there. Empty outside chats.
+	Origin string
 }
 
 type args struct {
@@ -33,7 +37,7 @@ type args struct {
 	Name     string   `json:"name,omitempty"`
 	Schedule string   `json:"schedule,omitempty"`
 	Prompt   string   `json:"prompt,omitempty"`
-	Deliver  string   `json:"deliver,omitempty" jsonschema:"local (default), PLATFORM, PLATFORM:CHAT[:THREAD] or a URL"`
+	Deliver  string   `json:"deliver,omitempty" jsonschema:"origin (this chat; the default in a chat), local (the default elsewhere), PLATFORM, PLATFORM:CHAT[:THREAD] or a URL"`
 	Skills   []string `json:"skills,omitempty"`
 	Repeat   int      `json:"repeat,omitempty" jsonschema:"runs, 0 forever"`
 	Job      string   `json:"job,omitempty"`
@@ -105,6 +109,12 @@ func (t cronTool) create(ctx context.Context, st *cron.Store, a args) (any, erro
 	wd := ""
 	if t.o.Workdir != nil {
 		wd = t.o.Workdir()
+	}
+	switch {
+	case a.Deliver == "origin" && t.o.Origin == "":
+		return nil, errors.New(`deliver: this conversation is not in a chat, so there is no origin; use "local", PLATFORM, PLATFORM:CHAT or a URL`)
+	case a.Deliver == "origin", a.Deliver == "" && t.o.Origin != "":
+		a.Deliver = t.o.Origin
 	}
 	return st.Add(ctx, cron.Job{Name: a.Name, Schedule: sched, Prompt: a.Prompt, Deliver: a.Deliver, Skills: a.Skills,
 		Repeat: a.Repeat, Workdir: wd}, t.now())

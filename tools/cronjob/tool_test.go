@@ -80,3 +80,32 @@ func TestTheToolCannotLiftSafetySettings(t *testing.T) {
 		t.Fatalf("job %+v %v", j, err)
 	}
 }
+
+// In a chat, a job delivers to that chat unless told otherwise; outside
+// one, "origin" is refused with what to use instead.
+func TestAJobCreatedInAChatDeliversThere(t *testing.T) {
+	home := t.TempDir()
+	tl := cronjob.New(cronjob.Options{Home: home, Location: time.UTC, Origin: "telegram:-100123:7"})
+	call(t, tl, `{"action":"create","name":"morning","schedule":"every day at 9am","prompt":"p"}`)
+	call(t, tl, `{"action":"create","name":"explicit","schedule":"every day at 9am","prompt":"p","deliver":"origin"}`)
+	call(t, tl, `{"action":"create","name":"file","schedule":"every day at 9am","prompt":"p","deliver":"local"}`)
+	st, err := cron.Open(cron.StorePath(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for name, want := range map[string]string{"morning": "telegram:-100123:7", "explicit": "telegram:-100123:7", "file": "local"} {
+		if j, err := st.Job(context.Background(), name); err != nil || j.Deliver != want {
+			t.Fatalf("%s delivers to %q (%v), want %q", name, j.Deliver, err, want)
+		}
+	}
+
+	bare := cronjob.New(cronjob.Options{Home: home, Location: time.UTC})
+	if r := call(t, bare, `{"action":"create","name":"x","schedule":"every 1h","prompt":"p","deliver":"origin"}`); !r.IsError || !strings.Contains(r.Content, "not in a chat") {
+		t.Fatalf("origin outside a chat: %+v", r)
+	}
+	call(t, bare, `{"action":"create","name":"y","schedule":"every 1h","prompt":"p"}`)
+	if j, _ := st.Job(context.Background(), "y"); j.Deliver != "local" && j.Deliver != "" {
+		t.Fatalf("outside a chat the default target is %q", j.Deliver)
+	}
+}
