@@ -24,7 +24,7 @@ var toolsetBytes = map[string]int{
 	"terminal":   1750,
 	"skills":     685,
 	"web":        516,
-	"cronjob":    977,
+	"cronjob":    1034,
 }
 
 func TestToolDefinitionsStayWithinTheirPinnedSizePerToolset(t *testing.T) {
