@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hermes-go/hermes/agent"
@@ -224,12 +225,22 @@ func (c *Conversation) agentTools() []tool.Tool {
 	if c.toolsetOn("clarify") {
 		out = append(out, clarify.New(c.opts.Clarify))
 	}
-	// A cron run never schedules runs: the tool is left out of them.
-	if c.toolsetOn("cronjob") && cmp.Or(c.opts.Source, c.rt.opts.Source) != "cron" {
+	if c.cronjobOffered() {
 		loc, _ := c.rt.cfg.Cron.Location() // checked when config.yaml was read
 		out = append(out, cronjob.New(cronjob.Options{Home: c.rt.cfg.Home, Workdir: c.Workdir, Location: loc, Now: c.rt.opts.Now, Origin: c.opts.Origin}))
 	}
 	return out
+}
+
+// cronjobOffered says whether the conversation gets the cronjob tool: in
+// a chat (a job delivers where it was asked for), or where its toolsets
+// name it; not elsewhere, where its schema would weigh on every request
+// of runs that schedule nothing. A cron run never schedules runs.
+func (c *Conversation) cronjobOffered() bool {
+	if !toolsetEnabled(c.rt.cfg, "cronjob") || cmp.Or(c.opts.Source, c.rt.opts.Source) == "cron" {
+		return false
+	}
+	return c.opts.Origin != "" || slices.Contains(c.opts.Toolsets, "cronjob") || slices.Contains(c.opts.Toolsets, "all")
 }
 
 // currentSession is the conversation's session id, "" before its agent

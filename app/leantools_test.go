@@ -57,3 +57,26 @@ func TestToolsARunCannotUseAreOfferedOnceUsable(t *testing.T) {
 		t.Errorf("session_search guidance must follow the tool:\nfirst:\n%s\nsecond:\n%s", reqs[0].System(), reqs[1].System())
 	}
 }
+
+// The cronjob tool is offered in chats (a conversation with an origin)
+// and where the toolsets name it, not in every run.
+func TestTheCronjobToolIsOfferedInChatsAndWhenNamed(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{})
+	for _, o := range []app.ConversationOptions{{}, {Origin: "slack:C1"}, {Toolsets: []string{"cronjob", "terminal"}}} {
+		if _, err := open(t, rt, o).Run(context.Background(), agent.Input{Message: "go"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []bool
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.System(), "title") {
+			continue
+		}
+		got = append(got, slices.Contains(names(r.Tools()), "cronjob"))
+	}
+	if len(got) != 3 || got[0] || !got[1] || !got[2] {
+		t.Fatalf("cronjob offered (plain run, chat, named): %v", got)
+	}
+}

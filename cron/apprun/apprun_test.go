@@ -86,11 +86,12 @@ func TestADangerousCommandInACronRunIsDenied(t *testing.T) {
 	}
 }
 
-// The cronjob tool is offered in a conversation, never in a cron run.
+// The cronjob tool is offered in a chat, never in a cron run, even one
+// whose toolsets name it.
 func TestTheCronjobToolIsNotOfferedInCronRuns(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	rt, _ := runtimeFor(t, srv.URL())
-	chat, err := rt.Open(context.Background(), app.ConversationOptions{Source: "cli"})
+	chat, err := rt.Open(context.Background(), app.ConversationOptions{Source: "telegram", Origin: "telegram:42"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestTheCronjobToolIsNotOfferedInCronRuns(t *testing.T) {
 	}
 	srv.Enqueue(llmtest.Reply{Text: "ok"})
 	exec := apprun.Executor{Runtime: func(context.Context, cron.Job) (*app.Runtime, error) { return rt, nil }}
-	if _, err := exec.Execute(context.Background(), cron.Job{Name: "x", Prompt: "hi"}); err != nil {
+	if _, err := exec.Execute(context.Background(), cron.Job{Name: "x", Prompt: "hi", Toolsets: []string{"cronjob", "terminal"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range srv.Requests()[0].Tools() {
