@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -47,6 +48,9 @@ func (s *Server) addRunTools() {
 				o.Workdir = in.Workdir
 				if !filepath.IsAbs(o.Workdir) {
 					o.Workdir = filepath.Join(s.rt.Workdir(), o.Workdir)
+				}
+				if st, err := os.Stat(o.Workdir); err != nil || !st.IsDir() {
+					return nil, RunOut{}, fmt.Errorf("workdir %s is not a directory", o.Workdir)
 				}
 			}
 			return s.run(ctx, req, o, in.Prompt)
