@@ -71,52 +71,71 @@ func canElicit(ss *sdk.ServerSession) bool {
 	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }
 
-// asker is the Approve callback of a run started by a request of ss: the
-// first of the client's elicitation answer and permissions_respond
-// decides; the run ending first denies.
+// asker is the Approve callback of a run started by a request of ss on
+// a protocol that lets the server send requests while serving one: it
+// elicits the answer directly.
 func (a *approvals) asker(ss *sdk.ServerSession) func(ctx context.Context, p approval.Prompt) (approval.Choice, error) {
 	return func(ctx context.Context, p approval.Prompt) (approval.Choice, error) {
-		pa := &pendingApproval{answer: make(chan answer, 1), Approval: Approval{ID: newApprovalID(), SessionID: p.SessionID,
-			Command: p.Command, Description: p.Description(), Tool: p.Tool, CallID: p.CallID, CreatedAt: stamp(a.now())}}
-		a.mu.Lock()
-		a.open[pa.ID] = pa
-		a.mu.Unlock()
-		a.events.add(Event{Type: "approval_requested", SessionID: pa.SessionID, ApprovalID: pa.ID, Command: pa.Command, Description: pa.Description})
-
-		ectx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			res, err := ss.Elicit(ectx, &sdk.ElicitParams{
-				Message: fmt.Sprintf("Hermes wants to run a command that needs approval (%s):\n\n%s\n\n"+
-					"Accept runs it once; decline refuses it.", pa.Description, pa.Command),
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-			})
+		return a.wait(ctx, p, func(ctx context.Context, pa *pendingApproval) {
+			res, err := ss.Elicit(ctx, elicitation(pa))
 			switch {
-			case ectx.Err() != nil: // answered otherwise, or the run ended
+			case ctx.Err() != nil: // answered otherwise, or the run ended
 			case err != nil:
 				pa.offer(answer{choice: approval.Deny, by: "error", err: err})
-			case res.Action == "accept":
-				pa.offer(answer{choice: approval.Once, by: "client"})
-			default: // decline, cancel
-				pa.offer(answer{choice: approval.Deny, by: "client"})
+			default:
+				pa.offer(elicited(res))
 			}
-		}()
-		var ans answer
-		select {
-		case ans = <-pa.answer:
-		case <-ctx.Done():
-			ans = answer{choice: approval.Deny, by: "cancelled"}
-		}
-		a.mu.Lock()
-		delete(a.open, pa.ID)
-		a.mu.Unlock()
-		a.events.add(Event{Type: "approval_resolved", SessionID: pa.SessionID, ApprovalID: pa.ID, Command: pa.Command,
-			Decision: decisionName(ans.choice), ResolvedBy: ans.by})
-		if ans.err != nil {
-			return approval.Deny, fmt.Errorf("asking the MCP client for approval: %w", ans.err)
-		}
-		return ans.choice, nil
+		})
 	}
+}
+
+// wait lists the approval p as open, lets ask put it to the client (ask
+// offers the client's answer), and returns the first answer: the
+// client's, or permissions_respond's. ctx ending first denies it.
+func (a *approvals) wait(ctx context.Context, p approval.Prompt, ask func(context.Context, *pendingApproval)) (approval.Choice, error) {
+	pa := &pendingApproval{answer: make(chan answer, 1), Approval: Approval{ID: newApprovalID(), SessionID: p.SessionID,
+		Command: p.Command, Description: p.Description(), Tool: p.Tool, CallID: p.CallID, CreatedAt: stamp(a.now())}}
+	a.mu.Lock()
+	a.open[pa.ID] = pa
+	a.mu.Unlock()
+	a.events.add(Event{Type: "approval_requested", SessionID: pa.SessionID, ApprovalID: pa.ID, Command: pa.Command, Description: pa.Description})
+
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go ask(actx, pa)
+	var ans answer
+	select {
+	case ans = <-pa.answer:
+	case <-ctx.Done():
+		ans = answer{choice: approval.Deny, by: "cancelled"}
+	}
+	a.mu.Lock()
+	delete(a.open, pa.ID)
+	a.mu.Unlock()
+	a.events.add(Event{Type: "approval_resolved", SessionID: pa.SessionID, ApprovalID: pa.ID, Command: pa.Command,
+		Decision: decisionName(ans.choice), ResolvedBy: ans.by})
+	if ans.err != nil {
+		return approval.Deny, fmt.Errorf("asking the MCP client for approval: %w", ans.err)
+	}
+	return ans.choice, nil
+}
+
+// elicitation is the question put to the client about pa.
+func elicitation(pa *pendingApproval) *sdk.ElicitParams {
+	return &sdk.ElicitParams{
+		Message: fmt.Sprintf("Hermes wants to run a command that needs approval (%s):\n\n%s\n\n"+
+			"Accept runs it once; decline refuses it.", pa.Description, pa.Command),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	}
+}
+
+// elicited is the client's answer: accept approves once, decline and
+// cancel deny.
+func elicited(res *sdk.ElicitResult) answer {
+	if res != nil && res.Action == "accept" {
+		return answer{choice: approval.Once, by: "client"}
+	}
+	return answer{choice: approval.Deny, by: "client"}
 }
 
 // list is the approvals still waiting, oldest first.

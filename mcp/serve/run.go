@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,13 +73,25 @@ func (s *Server) addRunTools() {
 
 // run opens the conversation, runs one turn on prompt with its progress
 // sent to the client, and returns the answer. The request's context
-// ending (the client cancelled it) interrupts the turn.
+// ending (the client cancelled it) interrupts the turn. A client on a
+// protocol with multi round-trip requests gets its approvals as input
+// requests of the tool call (jobs.go).
 func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, o app.ConversationOptions, prompt string) (*sdk.CallToolResult, RunOut, error) {
-	if canElicit(req.Session) {
+	p := &progress{s: s}
+	p.attach(req)
+	switch {
+	case roundTrips(req.Session):
+		return s.startJob(ctx, req, o, prompt, p)
+	case canElicit(req.Session):
 		o.Approve = s.approvals.asker(req.Session)
-	} else {
+	default:
 		o.Unattended = unattended
 	}
+	return s.execute(ctx, o, prompt, p)
+}
+
+// execute runs the turn.
+func (s *Server) execute(ctx context.Context, o app.ConversationOptions, prompt string, p *progress) (*sdk.CallToolResult, RunOut, error) {
 	c, err := s.rt.Open(ctx, o)
 	if err != nil {
 		return nil, RunOut{}, fmt.Errorf("opening the conversation: %w", err)
@@ -88,7 +101,6 @@ func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, o app.Conver
 			s.opts.Logger.Warn("mcp serve: closing the conversation", "session", c.SessionID(), "err", err)
 		}
 	}()
-	p := progress{s: s, ss: req.Session, token: req.Params.GetProgressToken()}
 	var res *agent.Result
 	for e, err := range c.Stream(ctx, agent.Input{Message: prompt}) {
 		if err != nil {
@@ -131,18 +143,25 @@ func status(res *agent.Result) string {
 }
 
 // progress sends a run's events to the client as progress notifications
-// of its request, when the request carried a progress token.
+// of its request, when the request carried a progress token. A run
+// that spans requests (jobs.go) reports to the latest.
 type progress struct {
-	s     *Server
+	s *Server
+
+	mu    sync.Mutex
 	ss    *sdk.ServerSession
 	token any
 	n     float64
 }
 
+// attach makes req the request the progress goes to.
+func (p *progress) attach(req *sdk.CallToolRequest) {
+	p.mu.Lock()
+	p.ss, p.token = req.Session, req.Params.GetProgressToken()
+	p.mu.Unlock()
+}
+
 func (p *progress) forward(ctx context.Context, e agent.Event) {
-	if p.token == nil || p.ss == nil {
-		return
-	}
 	var msg string
 	switch e.Kind {
 	case agent.EventTextDelta:
@@ -157,14 +176,17 @@ func (p *progress) forward(ctx context.Context, e agent.Event) {
 		msg = fmt.Sprintf("tool finished: %s (%s)", e.Tool.Name, outcome)
 	case agent.EventWarning, agent.EventFallback, agent.EventCompression:
 		msg = fmt.Sprintf("[%s] %s", e.Kind, e.Text)
-	default:
-		return
 	}
-	if msg == "" {
+	p.mu.Lock()
+	ss, token := p.ss, p.token
+	if msg == "" || token == nil || ss == nil {
+		p.mu.Unlock()
 		return
 	}
 	p.n++
-	if err := p.ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg}); err != nil && ctx.Err() == nil {
+	n := p.n
+	p.mu.Unlock()
+	if err := ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg}); err != nil && ctx.Err() == nil {
 		p.s.opts.Logger.Warn("mcp serve: progress notification", "err", err)
 	}
 }

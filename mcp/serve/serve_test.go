@@ -102,15 +102,25 @@ func (c *client) waitProgress(t *testing.T, want string) []string {
 // connect connects an in-process go-sdk client to the server.
 func (f *fixture) connect(t *testing.T, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	return f.connectVersion(t, opts, "")
+}
+
+// connectVersion is connect on a protocol version ("" the latest).
+func (f *fixture) connectVersion(t *testing.T, opts *sdk.ClientOptions, version string) *sdk.ClientSession {
+	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := f.srv.MCP().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, opts).Connect(context.Background(), ct,
+		&sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if version != "" && ss.InitializeParams().ProtocolVersion != version {
+		t.Fatalf("negotiated %s, want %s", ss.InitializeParams().ProtocolVersion, version)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs

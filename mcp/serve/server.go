@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,9 @@ type Server struct {
 	mcp       *sdk.Server
 	events    *events
 	approvals *approvals
+
+	jobsMu sync.Mutex
+	jobs   map[string]*job // runs waiting on a client's answer, by request state
 }
 
 // New builds the server and its tools. The event queue starts now: the
@@ -58,7 +62,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.PollInterval <= 0 {
 		o.PollInterval = 500 * time.Millisecond
 	}
-	s := &Server{opts: o, rt: o.Runtime, store: o.Runtime.Store()}
+	s := &Server{opts: o, rt: o.Runtime, store: o.Runtime.Store(), jobs: map[string]*job{}}
 	s.events = newEvents(s.store, o.Now)
 	if err := s.events.baseline(ctx); err != nil {
 		return nil, err
