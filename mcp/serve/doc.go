@@ -40,8 +40,15 @@
 // approver would ask a person about is asked of the client that made the
 // request, with an elicitation, when that client declared the
 // elicitation capability: accept runs it once, decline or cancel refuses
-// it. While it waits it is listed by permissions_list_open, and
-// permissions_respond (from any client of this server) answers it too.
+// it. Up to protocol 2025-11-25 the server sends the elicitation while
+// serving the call, and withdraws it when the approval is answered
+// otherwise; from 2026-07-28, which forbids that, the call's result is an
+// input request (multi round-trip, SEP-2322) and the client's next call,
+// carrying the run's request state, answers it and waits on (jobs.go;
+// a run ended while its client was away is kept for that call, up to
+// 100 of them). While it waits it is listed by permissions_list_open, and
+// permissions_respond (from any client of this server) answers it too;
+// no answer within approvals.timeout denies it.
 // A client without the capability cannot be asked: the command is
 // denied and the model is told that nobody can approve it. The hardline
 // list and the sandbox apply either way.
