@@ -20,10 +20,10 @@ import (
 )
 
 // newMCPCmd is `hermes mcp list|add|remove|test`: the MCP servers of
-// config.yaml.
+// config.yaml; and `hermes mcp serve`: hermes as an MCP server.
 func newMCPCmd(e *env) *cobra.Command {
-	root := &cobra.Command{Use: "mcp", Short: "List, add, remove and test the MCP servers of config.yaml"}
-	root.AddCommand(newMCPListCmd(e), newMCPTestCmd(e), newMCPAddCmd(e), newMCPRemoveCmd(e))
+	root := &cobra.Command{Use: "mcp", Short: "List, add, remove and test the MCP servers of config.yaml; serve hermes over MCP"}
+	root.AddCommand(newMCPListCmd(e), newMCPTestCmd(e), newMCPAddCmd(e), newMCPRemoveCmd(e), newMCPServeCmd(e))
 	return root
 }
 
