@@ -48,7 +48,8 @@
 // a run ended while its client was away is kept for that call, up to
 // 100 of them). While it waits it is listed by permissions_list_open, and
 // permissions_respond (from any client of this server) answers it too;
-// no answer within approvals.timeout denies it.
+// the runtime's approver (package tool/approval) denies it when nobody
+// answers within approvals.timeout.
 // A client without the capability cannot be asked: the command is
 // denied and the model is told that nobody can approve it. The hardline
 // list and the sandbox apply either way.
