@@ -3,7 +3,10 @@ package cron
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/hermes-go/hermes/config"
 )
 
 // TargetKind is where a target delivers.
@@ -66,6 +69,10 @@ func ParseTarget(s string) (Target, error) {
 	name := strings.ToLower(parts[0])
 	if name == "" || strings.ContainsAny(name, " /") {
 		return Target{}, fmt.Errorf("delivery target %q: use local, PLATFORM, PLATFORM:CHAT[:THREAD] or an http(s) URL", s)
+	}
+	if !slices.Contains(config.GatewayPlatformNames(), name) {
+		return Target{}, fmt.Errorf("delivery target %q: %s is not a platform hermes delivers to (%s); use local, PLATFORM, PLATFORM:CHAT[:THREAD] or an http(s) URL",
+			s, name, strings.Join(config.GatewayPlatformNames(), ", "))
 	}
 	t := Target{Kind: Platform, Platform: name}
 	if len(parts) > 1 {
