@@ -232,10 +232,11 @@ func (c *Conversation) agentTools() []tool.Tool {
 	return out
 }
 
-// cronjobOffered says whether the conversation gets the cronjob tool: in
-// a chat (a job delivers where it was asked for), or where its toolsets
-// name it; not elsewhere, where its schema would weigh on every request
-// of runs that schedule nothing. A cron run never schedules runs.
+// cronjobOffered says whether the conversation gets the cronjob tool:
+// where it has an origin (a chat, or a person at the terminal; a job
+// delivers there by default), or where its toolsets name it; not in
+// one-shot runs, the API or batch, where its schema would weigh on every
+// request of runs that schedule nothing. A cron run never schedules runs.
 func (c *Conversation) cronjobOffered() bool {
 	if !toolsetEnabled(c.rt.cfg, "cronjob") || cmp.Or(c.opts.Source, c.rt.opts.Source) == "cron" {
 		return false

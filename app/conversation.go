@@ -36,9 +36,10 @@ type ConversationOptions struct {
 	// Platform is the platform hint of the system prompt (default
 	// Options.Platform).
 	Platform string
-	// Origin is the chat the conversation's messages come from, as a
-	// delivery target ("telegram:12345", "slack:C01:1712.5"): the cronjob
-	// tool delivers a job there unless told otherwise.
+	// Origin is where the conversation's messages come from, as a
+	// delivery target: a chat ("telegram:12345", "slack:C01:1712.5"), or
+	// "local" for a person at the terminal. The cronjob tool is offered
+	// where it is set, and delivers a job there unless told otherwise.
 	Origin string
 
 	// Workdir is the conversation's workspace (default the runtime's). A

@@ -112,6 +112,11 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		OnWarning: func(s string) { e.warn(s) },
 	}
 	rt.own = app.ConversationOptions{IgnoreRules: f.ignoreRules, Skills: f.skills}
+	if bo.interactive {
+		// Someone is at the terminal: the agent may schedule jobs, whose
+		// answers it keeps in their output files unless told otherwise.
+		rt.own.Origin = "local"
+	}
 	if rt.lines != nil {
 		rt.own.Approve, rt.own.Clarify = rt.askApproval, rt.askClarify
 	}
@@ -144,7 +149,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 // /resume open theirs here too.
 func (rt *runtime) open(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error) {
 	o.Approve, o.Clarify = rt.own.Approve, rt.own.Clarify
-	o.Skills, o.IgnoreRules = rt.own.Skills, rt.own.IgnoreRules
+	o.Skills, o.IgnoreRules, o.Origin = rt.own.Skills, rt.own.IgnoreRules, rt.own.Origin
 	return rt.Open(ctx, o)
 }
 

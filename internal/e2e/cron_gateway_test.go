@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
@@ -186,5 +187,52 @@ func TestWebhookRunsDeliverToChatPlatforms(t *testing.T) {
 				t.Fatalf("after the replay the home channel has %d answers", n)
 			}
 		})
+	}
+}
+
+// In the terminal's chat the agent may schedule a job; its answers are
+// kept locally unless asked otherwise. A one-shot run is not offered the
+// tool.
+func TestTheAgentSchedulesAJobFromTheTerminal(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		msgs := r.Messages()
+		switch last := msgs[len(msgs)-1]; {
+		case last.Role == llm.RoleTool:
+			return llmtest.Reply{Text: "Scheduled."}
+		case strings.Contains(last.Content, "every morning, report the disk usage"):
+			return llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "cronjob", Arguments: `{"action":"create","name":"disk","schedule":"every day at 8am","prompt":"report the disk usage"}`}}}
+		}
+		return llmtest.Reply{Text: "a title, or the one-shot's answer"}
+	})
+	home, work := t.TempDir(), t.TempDir()
+	model := []string{"--provider", "custom", "--base-url", srv.URL(), "--model", "m"}
+	r := hermesIn(t, "every morning, report the disk usage\n", home, work, append([]string{"chat"}, model...)...)
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "Scheduled.") {
+		t.Fatalf("chat: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = hermes(t, home, work, "cron", "list", "--json")
+	var jobs []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &jobs); err != nil || len(jobs) != 1 || jobs[0]["name"] != "disk" || jobs[0]["deliver"] != "local" {
+		t.Fatalf("the scheduled job: %v %s", err, r.stdout)
+	}
+	r = hermes(t, home, work, append([]string{"-z", "hi"}, model...)...)
+	if r.code != 0 {
+		t.Fatalf("one-shot: %d %s", r.code, r.stderr)
+	}
+	oneShot := 0
+	for _, req := range srv.Requests() {
+		if u := userTexts(req); len(u) == 0 || u[len(u)-1] != "hi" {
+			continue
+		}
+		oneShot++
+		for _, d := range req.Tools() {
+			if d.Name == "cronjob" {
+				t.Fatal("a one-shot run was offered cronjob")
+			}
+		}
+	}
+	if oneShot == 0 {
+		t.Fatal("the one-shot run's request was not found")
 	}
 }
