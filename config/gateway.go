@@ -27,14 +27,20 @@ type Gateway struct {
 
 // Platforms holds gateway.platforms.*: one block per chat platform.
 type Platforms struct {
-	Telegram Telegram `yaml:"telegram"`
-	Slack    Slack    `yaml:"slack"`
-	Discord  Discord  `yaml:"discord"`
+	Telegram   Telegram   `yaml:"telegram"`
+	Slack      Slack      `yaml:"slack"`
+	Discord    Discord    `yaml:"discord"`
+	Matrix     Matrix     `yaml:"matrix"`
+	Email      Email      `yaml:"email"`
+	Signal     Signal     `yaml:"signal"`
+	Mattermost Mattermost `yaml:"mattermost"`
 }
 
 // GatewayPlatformNames are the chat platforms this build has, in the
 // order every listing uses.
-func GatewayPlatformNames() []string { return []string{"telegram", "slack", "discord"} }
+func GatewayPlatformNames() []string {
+	return []string{"telegram", "slack", "discord", "matrix", "email", "signal", "mattermost"}
+}
 
 // Platform holds the settings every chat platform has.
 type Platform struct {
@@ -105,6 +111,62 @@ type Discord struct {
 	Token string `yaml:"token"`
 }
 
+// Matrix holds gateway.platforms.matrix.*: a bot account on a
+// homeserver, logged in by access token.
+type Matrix struct {
+	Platform `yaml:",inline"`
+	// Homeserver is the homeserver's URL, https://matrix.example.org
+	// (MATRIX_HOMESERVER wins).
+	Homeserver string `yaml:"homeserver"`
+	// AccessToken is the bot account's token (MATRIX_ACCESS_TOKEN wins).
+	AccessToken string `yaml:"access_token"`
+}
+
+// Email holds gateway.platforms.email.*: a mailbox read over IMAP and
+// answered over SMTP. Its allowed_users are sender addresses.
+type Email struct {
+	Platform `yaml:",inline"`
+	// IMAPURL is imaps://host[:993] (or imap://host:143, upgraded with
+	// STARTTLS) (EMAIL_IMAP_URL wins); SMTPURL is smtps://host[:465] or
+	// smtp://host:587 (STARTTLS) (EMAIL_SMTP_URL wins).
+	IMAPURL string `yaml:"imap_url"`
+	SMTPURL string `yaml:"smtp_url"`
+	// User and Password log in to both (EMAIL_USER, EMAIL_PASSWORD win).
+	User     string `yaml:"user"`
+	Password string `yaml:"password"`
+	// Address is the bot's own address, the From of its replies
+	// (default User).
+	Address string `yaml:"address"`
+	// Folder is the folder watched (default INBOX).
+	Folder string `yaml:"folder"`
+	// PollInterval is how often a server without IDLE is asked for new
+	// mail, in seconds (default 60).
+	PollInterval int `yaml:"poll_interval"`
+}
+
+// Signal holds gateway.platforms.signal.*: a signal-cli daemon's HTTP
+// interface (signal-cli daemon --http), JSON-RPC to send, server-sent
+// events to receive.
+type Signal struct {
+	Platform `yaml:",inline"`
+	// HTTPURL is the daemon's address, http://127.0.0.1:8080
+	// (SIGNAL_HTTP_URL wins).
+	HTTPURL string `yaml:"http_url"`
+	// Account is the bot's number, +15551234567 (SIGNAL_ACCOUNT wins).
+	Account string `yaml:"account"`
+}
+
+// Mattermost holds gateway.platforms.mattermost.*: a bot account's
+// token on a Mattermost server (REST API and websocket).
+type Mattermost struct {
+	Platform `yaml:",inline"`
+	// URL is the server, https://mattermost.example.com (MATTERMOST_URL
+	// wins).
+	URL string `yaml:"url"`
+	// Token is the bot's access token (MATTERMOST_TOKEN wins).
+	Token string `yaml:"token"`
+}
+
 // Default listen addresses of the platforms' webhooks.
 const (
 	DefaultTelegramWebhookListen = "127.0.0.1:8443"
@@ -121,6 +183,14 @@ func (p *Platforms) Settings(name string) *Platform {
 		return &p.Slack.Platform
 	case "discord":
 		return &p.Discord.Platform
+	case "matrix":
+		return &p.Matrix.Platform
+	case "email":
+		return &p.Email.Platform
+	case "signal":
+		return &p.Signal.Platform
+	case "mattermost":
+		return &p.Mattermost.Platform
 	}
 	return nil
 }
@@ -134,6 +204,14 @@ func (p *Platforms) token(name string) string {
 		return p.Slack.BotToken
 	case "discord":
 		return p.Discord.Token
+	case "matrix":
+		return p.Matrix.AccessToken
+	case "email":
+		return p.Email.Password
+	case "signal":
+		return p.Signal.Account
+	case "mattermost":
+		return p.Mattermost.Token
 	}
 	return ""
 }

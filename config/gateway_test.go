@@ -206,14 +206,14 @@ func TestGatewayValuesOutOfRangeAreErrors(t *testing.T) {
 
 // The keys every platform shares are checked for typos like its own.
 func TestGatewayUnknownKeysAreWarned(t *testing.T) {
-	c, err := loadDoc(t, "gateway:\n  platforms:\n    telegram:\n      tokne: x\n      allowed_user: [1]\n    matrix: {}\n", nil)
+	c, err := loadDoc(t, "gateway:\n  platforms:\n    telegram:\n      tokne: x\n      allowed_user: [1]\n    irc: {}\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		`config.yaml:4: unknown key "gateway.platforms.telegram.tokne" ignored (did you mean "gateway.platforms.telegram.token"?)`,
 		`config.yaml:5: unknown key "gateway.platforms.telegram.allowed_user" ignored (did you mean "gateway.platforms.telegram.allowed_users"?)`,
-		`config.yaml:6: unknown key "gateway.platforms.matrix" ignored`,
+		`config.yaml:6: unknown key "gateway.platforms.irc" ignored`,
 	}
 	if len(c.Warnings) != len(want) {
 		t.Fatalf("warnings %q", c.Warnings)
@@ -256,7 +256,30 @@ func TestPlatformAccessAndMentions(t *testing.T) {
 	if !sl.IsAllowed("U999") || sl.IsAdmin("U999") || sl.MentionRequired("C2") || !sl.MentionRequired("C1") {
 		t.Fatalf("slack %+v", sl)
 	}
-	if c.Gateway.Platforms.Settings("matrix") != nil || c.CheckPlatform("matrix") == nil {
+	if c.Gateway.Platforms.Settings("irc") != nil || c.CheckPlatform("irc") == nil {
 		t.Fatal("an unknown platform has settings")
+	}
+}
+
+func TestUserIDFormsOfEveryPlatform(t *testing.T) {
+	for _, c := range []struct {
+		platform  string
+		good, bad []string
+	}{
+		{"matrix", []string{"@alice:example.org", "@bot:matrix.example.org:8448"}, []string{"alice", "@alice", "alice:example.org", "@:x"}},
+		{"email", []string{"alice@example.org"}, []string{"alice", "alice@localhost", "Alice <alice@example.org>"}},
+		{"signal", []string{"+15551234567", "0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"}, []string{"15551234567", "+1 555", "alice"}},
+		{"mattermost", []string{"8ztqqqhj3jbkjxkjhx9kaxaqqo"}, []string{"@alice", "8ZTQQQHJ3JBKJXKJHX9KAXAQQO", "short"}},
+	} {
+		for _, id := range c.good {
+			if err := ValidUserID(c.platform, id); err != nil {
+				t.Errorf("%s %q refused: %v", c.platform, id, err)
+			}
+		}
+		for _, id := range c.bad {
+			if err := ValidUserID(c.platform, id); err == nil {
+				t.Errorf("%s %q accepted", c.platform, id)
+			}
+		}
 	}
 }

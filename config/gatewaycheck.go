@@ -25,6 +25,22 @@ func userIDForm(platform, id string) (ok bool, want string) {
 			"a Slack member id such as U012ABCDEF"
 	case "discord":
 		return id != "" && onlyOf(id, "0123456789"), "a Discord user id, a number"
+	case "matrix":
+		local, server, ok := strings.Cut(strings.TrimPrefix(id, "@"), ":")
+		return ok && strings.HasPrefix(id, "@") && local != "" && server != "" && !strings.ContainsAny(id, " \t"),
+			"a Matrix user id such as @alice:example.org"
+	case "email":
+		local, domain, ok := strings.Cut(id, "@")
+		return ok && local != "" && strings.Contains(domain, ".") && !strings.ContainsAny(id, " \t<>,;"),
+			"an email address such as alice@example.org"
+	case "signal":
+		// A phone number in international form, or an account's UUID.
+		phone := len(id) > 4 && id[0] == '+' && onlyOf(id[1:], "0123456789")
+		uuid := len(id) == 36 && onlyOf(id, "0123456789abcdef-")
+		return phone || uuid, "a Signal number such as +15551234567 (or the account's UUID)"
+	case "mattermost":
+		return len(id) == 26 && onlyOf(id, "abcdefghijklmnopqrstuvwxyz0123456789"),
+			"a Mattermost user id, 26 lowercase letters and digits (not @name)"
 	}
 	return false, "a user id"
 }
@@ -179,6 +195,20 @@ func (c *Config) CheckPlatform(name string) error {
 		}
 	case "discord":
 		need("token", p.Discord.Token, "bot token")
+	case "matrix":
+		need("homeserver", p.Matrix.Homeserver, "homeserver URL")
+		need("access_token", p.Matrix.AccessToken, "access token")
+	case "email":
+		need("imap_url", p.Email.IMAPURL, "IMAP server URL")
+		need("smtp_url", p.Email.SMTPURL, "SMTP server URL")
+		need("user", p.Email.User, "user to log in as")
+		need("password", p.Email.Password, "password")
+	case "signal":
+		need("http_url", p.Signal.HTTPURL, "signal-cli daemon URL")
+		need("account", p.Signal.Account, "account number")
+	case "mattermost":
+		need("url", p.Mattermost.URL, "server URL")
+		need("token", p.Mattermost.Token, "bot token")
 	}
 	return joinProblems(texts)
 }

@@ -155,7 +155,7 @@ func TestSetGatewayPlatformRefusesWhatItCannotEditSafely(t *testing.T) {
 		{"gateway: {api_server: {enabled: true}}\n", "gateway is written in {braces}", telegramSettings("1"), "telegram"},
 		{"gateway:\n  platforms: [telegram]\n", "gateway.platforms is not a mapping", telegramSettings("1"), "telegram"},
 		{"gateway:\n  platforms:\n    telegram: on\n", "gateway.platforms.telegram is not a mapping", telegramSettings("1"), "telegram"},
-		{"model: m\n", `no platform "matrix"`, telegramSettings("1"), "matrix"},
+		{"model: m\n", `no platform "irc"`, telegramSettings("1"), "irc"},
 		{"model: m\n", `gateway.platforms.slack has no key "tokne"`, []Setting{{"tokne", "x"}}, "slack"},
 		{"model: m\n", "a value of type int", []Setting{{"mode", 3}}, "slack"},
 	} {

@@ -31,16 +31,8 @@ type outbox struct {
 // homeChannels is each enabled platform's configured home channel.
 func homeChannels(cfg *config.Config) map[string]string {
 	home := map[string]string{}
-	ps := cfg.Gateway.Platforms
 	for _, name := range cfg.GatewayPlatforms() {
-		switch name {
-		case "telegram":
-			home[name] = ps.Telegram.HomeChannel
-		case "slack":
-			home[name] = ps.Slack.HomeChannel
-		case "discord":
-			home[name] = ps.Discord.HomeChannel
-		}
+		home[name] = cfg.Gateway.Platforms.Settings(name).HomeChannel
 	}
 	return home
 }
