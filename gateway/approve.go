@@ -116,9 +116,14 @@ func (c *chat) approve(ctx context.Context, p approval.Prompt) (approval.Choice,
 		"once": "✅ Approved once.", "session": "✅ Approved for this session.", "always": "✅ Approved for good.",
 		"deny": "❌ Denied.", "timeout": "⌛ No answer within " + humanDuration(wait) + ": denied.", "stopped": "⏹ The turn stopped: not run.",
 	}[verdict]
-	// The card loses its buttons and says what was decided.
+	// The card loses its buttons and says what was decided; where
+	// messages cannot be edited, the decision answers the card.
 	if sent, err := g.senders[c.a.Platform()].Wait(context.WithoutCancel(ctx), row); err == nil && sent.SentID != "" {
-		g.deliver(context.WithoutCancel(ctx), Delivery{Platform: c.a.Platform(), Chat: ref, SessionKey: c.key, EditOf: sent.SentID, Text: text + "\n\n" + note, Plain: true})
+		d := Delivery{Platform: c.a.Platform(), Chat: ref, SessionKey: c.key, EditOf: sent.SentID, Text: text + "\n\n" + note, Plain: true}
+		if !c.a.Limits().Edits {
+			d.EditOf, d.ReplyTo, d.Text = "", sent.SentID, note
+		}
+		g.deliver(context.WithoutCancel(ctx), d)
 	}
 	if verdict == "timeout" {
 		return approval.Deny, errors.New("nobody answered the approval in time")

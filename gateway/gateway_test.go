@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/config"
-	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
@@ -599,20 +598,56 @@ func TestADeliveryReachesAChatWhileItsTurnRuns(t *testing.T) {
 	eventually(t, "the turn's answer", func() bool { return lastText(f.a.messages("dm-alice")) == "alice done" })
 }
 
-// A job the agent schedules from a chat delivers to that chat.
+// A job the agent schedules from a chat delivers to that chat: the
+// cronjob tool is given the chat's thread as its target. (The test's
+// platform, mem, is no platform cron delivers to, so the store refuses
+// the job, naming the target it was given.)
 func TestAJobScheduledInAChatDeliversToIt(t *testing.T) {
 	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
 	f.script(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "cronjob", Arguments: `{"action":"create","name":"standup","schedule":"every day at 9am","prompt":"summarise the open PRs"}`}}},
 		llmtest.Reply{Text: "scheduled"})
 	f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "team", ThreadID: "t1"}, ChatType: gateway.Group, UserID: "alice", Text: "every morning, summarise the PRs here", Addressed: true})
 	eventually(t, "the answer", func() bool { return lastText(f.a.messages("team")) == "scheduled" })
-	st, err := cron.Open(cron.StorePath(f.home))
-	if err != nil {
-		t.Fatal(err)
+	reqs := f.modelRequests()
+	msgs := reqs[len(reqs)-1].Messages()
+	if result := msgs[len(msgs)-1].Content; !strings.Contains(result, `delivery target "mem:team:t1"`) {
+		t.Fatalf("the cronjob tool was not given the chat's thread: %q", result)
 	}
-	defer st.Close()
-	j, err := st.Job(context.Background(), "standup")
-	if err != nil || j.Deliver != "mem:team:t1" {
-		t.Fatalf("the job delivers to %q (%v), want the chat's thread", j.Deliver, err)
+}
+
+// Where messages cannot be edited, the decision on an approval answers
+// the card in a new message; another user's /approve is refused.
+func TestApprovalOnAPlatformWithoutEdits(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+	f.a.limits.Edits = false
+	victim := filepath.Join(f.work, "victim")
+	os.MkdirAll(victim, 0o755)
+	f.script(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: dangerous}}}, llmtest.Reply{Text: "deleted"})
+	team := gateway.ChatRef{ChatID: "team"}
+	f.a.push(t, gateway.Inbound{Chat: team, ChatType: gateway.Group, UserID: "alice", Text: "delete victim", Addressed: true})
+	eventually(t, "the approval card", func() bool { return len(f.a.messages("team")) == 1 })
+	card := f.a.messages("team")[0]
+	f.a.push(t, gateway.Inbound{Chat: team, ChatType: gateway.Group, UserID: "bob", Text: "/approve", Addressed: true})
+	// bob has his own conversation in the group: alice's approval is not his to answer.
+	eventually(t, "bob's refusal", func() bool { return strings.Contains(lastText(f.a.messages("team")), "No command is waiting for approval") })
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatal("bob's /approve ran the command")
+	}
+	f.a.push(t, gateway.Inbound{Chat: team, ChatType: gateway.Group, UserID: "alice", Text: "/approve", Addressed: true})
+	eventually(t, "the answer", func() bool { return lastText(f.a.messages("team")) == "deleted" })
+	var decision *memMessage
+	for _, m := range f.a.messages("team") {
+		if strings.Contains(m.Text, "Approved once") {
+			decision = &m
+		}
+	}
+	if decision == nil || decision.ReplyTo != card.ID || strings.Contains(decision.Text, "needs your approval") {
+		t.Fatalf("the decision: %+v (card %s)", decision, card.ID)
+	}
+	f.a.mu.Lock()
+	edits := len(f.a.edits)
+	f.a.mu.Unlock()
+	if edits != 0 {
+		t.Fatalf("%d edits on a platform without them", edits)
 	}
 }

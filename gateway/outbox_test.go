@@ -164,7 +164,7 @@ func TestOutboxBesideTheGatewaySharesTheLedger(t *testing.T) {
 	// the gateway's sender, polling, delivers its row and Deliver sees it.
 	idle := NewOutbox(cronStore, []Adapter{&ledgerAdapter{clock: clock}}, OutboxOptions{After: clock.After, Poll: time.Second})
 	gwSide := &ledgerAdapter{clock: clock}
-	runSender(t, gwStore, gwSide, SenderOptions{After: clock.After, Poll: time.Second})
+	gwSender, _ := runSender(t, gwStore, gwSide, SenderOptions{After: clock.After, Poll: time.Second})
 	done := make(chan error, 1)
 	go func() { done <- idle.Deliver(ctx, "fake", "c2", "", "written by cron, sent by the gateway") }()
 	deadline := time.After(10 * time.Second)
@@ -184,6 +184,7 @@ func TestOutboxBesideTheGatewaySharesTheLedger(t *testing.T) {
 	if got := callTexts(gwSide.chat("c2")); len(got) != 1 {
 		t.Fatalf("the gateway sent c2 %q", got)
 	}
+	waitDelivered(t, gwSender, owed)
 	if got := callTexts(gwSide.chat("g1")); len(got) != 1 || got[0] != "owed reply" {
 		t.Fatalf("the gateway sent g1 %q", got)
 	}
