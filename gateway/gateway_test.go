@@ -629,7 +629,9 @@ func TestApprovalOnAPlatformWithoutEdits(t *testing.T) {
 	card := f.a.messages("team")[0]
 	f.a.push(t, gateway.Inbound{Chat: team, ChatType: gateway.Group, UserID: "bob", Text: "/approve", Addressed: true})
 	// bob has his own conversation in the group: alice's approval is not his to answer.
-	eventually(t, "bob's refusal", func() bool { return strings.Contains(lastText(f.a.messages("team")), "No command is waiting for approval") })
+	eventually(t, "bob's refusal", func() bool {
+		return strings.Contains(lastText(f.a.messages("team")), "No command is waiting for approval")
+	})
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatal("bob's /approve ran the command")
 	}
