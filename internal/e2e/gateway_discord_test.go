@@ -220,3 +220,5 @@ func TestGatewayDiscordSlashCommand(t *testing.T) {
 		t.Fatalf("exit %d after SIGTERM", code)
 	}
 }
+
+func (f *discordFake) edits() bool { return true }

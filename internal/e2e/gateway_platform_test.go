@@ -81,6 +81,10 @@ type chatFake interface {
 	// waitFor waits until cond holds, waking on each change to the fake;
 	// it reports whether cond held before the timeout.
 	waitFor(timeout time.Duration, cond func() bool) bool
+	// edits says whether the bot can edit a message it sent: streaming
+	// by edits needs it, and an approval card is closed by an edit
+	// (elsewhere the decision answers the card in a new message).
+	edits() bool
 }
 
 // chatPlatform is a platform of the suite: its name in hermes and how to

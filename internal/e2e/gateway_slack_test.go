@@ -136,3 +136,5 @@ func (f *slackFake) waitFor(timeout time.Duration, cond func() bool) bool {
 	defer cancel()
 	return f.srv.Wait(ctx, cond) == nil
 }
+
+func (f *slackFake) edits() bool { return true }

@@ -190,3 +190,5 @@ func TestGatewayIsOnePerHome(t *testing.T) {
 	f.say(t, alice, dm, "hello?")
 	c.waitLast(dm, "still here")
 }
+
+func (f *telegramFake) edits() bool { return true }
