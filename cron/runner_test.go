@@ -116,7 +116,7 @@ func TestParseTarget(t *testing.T) {
 			t.Errorf("ParseTarget(%q) = %+v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"telegram:", "http://", "a b", "ftp://host/x", "matrix:!room"} {
+	for _, bad := range []string{"telegram:", "http://", "a b", "ftp://host/x", "irc:#room"} {
 		if _, err := cron.ParseTarget(bad); err == nil {
 			t.Errorf("ParseTarget(%q) accepted", bad)
 		}
