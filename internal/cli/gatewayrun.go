@@ -30,8 +30,9 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 	api := cfg.Gateway.APIServer
 	hooks := cfg.Webhooks.Any() // served by the API server
 	if len(platforms) == 0 && !api.Enabled && !hooks {
-		return &exitError{code: exitUsage, err: errors.New("no gateway platform is enabled: set a bot token (TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN, " +
-			"DISCORD_BOT_TOKEN) or gateway.platforms.<name> in config.yaml (hermes gateway setup PLATFORM), or gateway.api_server.enabled: true")}
+		return &exitError{code: exitUsage, err: fmt.Errorf("no gateway platform is enabled: run hermes gateway setup PLATFORM (%s), "+
+			"or set a platform's variables (TELEGRAM_BOT_TOKEN, ...), or gateway.api_server.enabled: true, or a webhook route",
+			strings.Join(config.GatewayPlatformNames(), ", "))}
 	}
 	if err := cfg.CheckGateway(); err != nil {
 		return &exitError{code: exitUsage, err: err}

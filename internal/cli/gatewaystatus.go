@@ -154,7 +154,8 @@ func printGatewayStatus(e *env, st gatewayStatus) error {
 		fmt.Fprintf(e.stdout, "gateway not running: %s\n", st.Detail)
 	}
 	if len(st.Platforms) == 0 {
-		_, err := fmt.Fprintln(e.stdout, "no chat platform is enabled: run hermes gateway setup telegram|slack|discord, or set TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN")
+		_, err := fmt.Fprintf(e.stdout, "no chat platform is enabled: run hermes gateway setup PLATFORM (%s), or set its variables (TELEGRAM_BOT_TOKEN, ...)\n",
+			strings.Join(config.GatewayPlatformNames(), ", "))
 		return err
 	}
 	var b strings.Builder
