@@ -70,6 +70,10 @@ type Adapter struct {
 	mu    sync.Mutex
 	cards map[string]card // "chat\x00timestamp" of the bot's messages with buttons
 	order []string        // the cards' keys, oldest first
+	// sending counts the sends of messages with buttons in flight;
+	// settled is closed when it falls to 0.
+	sending int
+	settled chan struct{}
 }
 
 var _ gateway.Adapter = (*Adapter)(nil)
@@ -96,7 +100,7 @@ func New(o Options) (*Adapter, error) {
 	if o.MaxBackoff < o.Backoff {
 		o.MaxBackoff = max(DefaultMaxBackoff, o.Backoff)
 	}
-	a := &Adapter{o: o, base: strings.TrimRight(o.HTTPURL, "/"), client: o.HTTPClient, log: o.Logger, kv: o.KV, cards: map[string]card{}}
+	a := &Adapter{o: o, base: strings.TrimRight(o.HTTPURL, "/"), client: o.HTTPClient, log: o.Logger, kv: o.KV, cards: map[string]card{}, settled: make(chan struct{})}
 	if a.client == nil {
 		a.client = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,

@@ -1,8 +1,10 @@
 package signal
 
 import (
+	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hermes-go/hermes/gateway"
 )
@@ -83,10 +85,44 @@ func (a *Adapter) remember(chat string, ts int64, rows [][]gateway.Button) {
 }
 
 // pressed is the data of the button a reaction picks on the bot's
-// message ts in chat, if it is one.
-func (a *Adapter) pressed(chat string, ts int64, emoji string) (string, bool) {
+// message ts in chat, if it is one. A reaction can come before the
+// daemon has answered the send of its message: while a message with
+// buttons is being sent, an unknown one waits for the sends to end.
+func (a *Adapter) pressed(ctx context.Context, chat string, ts int64, emoji string) (string, bool) {
+	key := chat + "\x00" + strconv.FormatInt(ts, 10)
+	deadline := time.NewTimer(callTimeout)
+	defer deadline.Stop()
+	for {
+		a.mu.Lock()
+		c, known := a.cards[key]
+		pending, settled := a.sending, a.settled
+		a.mu.Unlock()
+		if known || pending == 0 {
+			data, ok := c[bare(emoji)]
+			return data, ok
+		}
+		select {
+		case <-settled:
+		case <-deadline.C:
+			return "", false
+		case <-ctx.Done():
+			return "", false
+		}
+	}
+}
+
+// sendingCard counts a send of a message with buttons until done is
+// called.
+func (a *Adapter) sendingCard() (done func()) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	data, ok := a.cards[chat+"\x00"+strconv.FormatInt(ts, 10)][bare(emoji)]
-	return data, ok
+	a.sending++
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.sending--; a.sending == 0 {
+			close(a.settled)
+			a.settled = make(chan struct{})
+		}
+	}
 }

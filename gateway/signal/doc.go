@@ -6,7 +6,9 @@
 // Receiving. Run keeps the event stream open and reads each event's
 // envelope. A person's dataMessage is an Inbound: in a direct chat the
 // ChatID is the person's number (their UUID when they hide it); in a
-// group it is "group:" + the group id, and the message is Addressed when
+// group it is the group's id (base64, as signal-cli's listGroups shows
+// it; no chat id holds a colon, so any can be a home channel or a
+// delivery target signal:CHAT), and the message is Addressed when
 // it mentions the bot's number (the mention is taken out of the text;
 // other mentions read @name), quotes one of the bot's messages, or
 // starts with a command (/new). MessageID is "sender:timestamp", unique

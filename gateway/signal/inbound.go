@@ -93,13 +93,13 @@ func (r *run) envelope(ctx context.Context, e *envelope) error {
 	dm := e.DataMessage
 	chat, typ := gateway.ChatRef{ChatID: from}, gateway.DM
 	if dm.GroupInfo != nil && dm.GroupInfo.GroupID != "" {
-		chat, typ = gateway.ChatRef{ChatID: groupPrefix + dm.GroupInfo.GroupID}, gateway.Group
+		chat, typ = gateway.ChatRef{ChatID: dm.GroupInfo.GroupID}, gateway.Group
 	}
 	if rc := dm.Reaction; rc != nil {
 		if rc.IsRemove {
 			return nil
 		}
-		if data, ok := r.a.pressed(chat.ChatID, rc.TargetSentTimestamp, rc.Emoji); ok {
+		if data, ok := r.a.pressed(ctx, chat.ChatID, rc.TargetSentTimestamp, rc.Emoji); ok {
 			r.h.Click(ctx, gateway.Click{Platform: r.a.Platform(), Chat: chat, MessageID: strconv.FormatInt(rc.TargetSentTimestamp, 10),
 				UserID: from, Data: data, Answer: r.a.answer(from)})
 		}
@@ -207,9 +207,9 @@ func (a *Adapter) opener(chat gateway.ChatRef, id string) func(context.Context) 
 	return func(ctx context.Context) (io.ReadCloser, error) {
 		// signal-cli asks where the file came from: the group, or the
 		// person who sent it in a direct chat.
-		p := map[string]any{"id": id, "recipient": chat.ChatID}
-		if g, ok := strings.CutPrefix(chat.ChatID, groupPrefix); ok {
-			p = map[string]any{"id": id, "groupId": g}
+		p := map[string]any{"id": id, "groupId": chat.ChatID}
+		if isPerson(chat.ChatID) {
+			p = map[string]any{"id": id, "recipient": chat.ChatID}
 		}
 		var res struct {
 			Data string `json:"data"`

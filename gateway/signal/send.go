@@ -13,9 +13,29 @@ import (
 	"github.com/hermes-go/hermes/gateway"
 )
 
-// groupPrefix marks a group's chat id: "group:" + its base64 group id;
-// any other chat id is a person's number or UUID.
-const groupPrefix = "group:"
+// A person's chat id is their number (+15551234567) or their account's
+// UUID; any other chat id is a group's id (base64, as signal-cli's
+// listGroups shows it). No chat id holds a colon, so it can be a home
+// channel or a delivery target (signal:CHAT).
+func isPerson(id string) bool {
+	if strings.HasPrefix(id, "+") {
+		return true
+	}
+	if len(id) != 36 {
+		return false
+	}
+	for i, r := range id {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", r):
+			return false
+		}
+	}
+	return true
+}
 
 // Send posts a message and returns its timestamp, Signal's id for it.
 // A reply quotes the message it answers; buttons are listed under the
@@ -32,6 +52,9 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 			return gateway.Sent{}, err
 		}
 		p["quoteTimestamp"], p["quoteAuthor"] = ts, author
+	}
+	if len(m.Buttons) > 0 {
+		defer a.sendingCard()() // after remember
 	}
 	ts, err := a.send(ctx, "send", p)
 	if err != nil {
@@ -125,12 +148,12 @@ func (a *Adapter) send(ctx context.Context, method string, p map[string]any) (in
 // recipient for a person.
 func target(c gateway.ChatRef) (map[string]any, error) {
 	switch {
-	case c.ChatID == "", c.ChatID == groupPrefix:
+	case c.ChatID == "":
 		return nil, &gateway.SendError{Permanent: true, Err: fmt.Errorf("signal: no chat id")}
-	case strings.HasPrefix(c.ChatID, groupPrefix):
-		return map[string]any{"groupId": strings.TrimPrefix(c.ChatID, groupPrefix)}, nil
+	case isPerson(c.ChatID):
+		return map[string]any{"recipient": []string{c.ChatID}}, nil
 	}
-	return map[string]any{"recipient": []string{c.ChatID}}, nil
+	return map[string]any{"groupId": c.ChatID}, nil
 }
 
 // messageRef reads a message id: "timestamp" for the bot's own (what

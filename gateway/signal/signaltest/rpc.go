@@ -145,7 +145,7 @@ func chatOf(p map[string]any) (string, *rpcErr) {
 	case g != "" && len(rs) > 0:
 		return "", errorf(CodeUserError, "You cannot specify recipients by phone number and groups at the same time")
 	case g != "":
-		return "group:" + g, nil
+		return g, nil
 	case len(rs) == 1:
 		if r, ok := rs[0].(string); ok && r != "" {
 			return r, nil
@@ -272,7 +272,7 @@ func (s *Server) getAttachment(p map[string]any) (any, *rpcErr) {
 	}
 	from := rcpt
 	if group != "" {
-		from = "group:" + group
+		from = group
 	}
 	s.mu.Lock()
 	f, ok := s.files[id]

@@ -41,7 +41,7 @@ type Chat struct {
 // Ref is the chat's id as the adapter names it.
 func (c Chat) Ref() string {
 	if c.GroupID != "" {
-		return "group:" + c.GroupID
+		return c.GroupID
 	}
 	return c.With.ID()
 }
