@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,7 +120,9 @@ func (f *signalFake) holdSends()     { f.srv.HoldSends() }
 func (f *signalFake) releaseSends()  { f.srv.ReleaseSends() }
 func (f *signalFake) heldSends() int { return f.srv.HeldSends() }
 
-func (f *signalFake) rateLimitNextSend(seconds int) { f.srv.FailNextSend(signaltest.RateLimit(seconds)) }
+func (f *signalFake) rateLimitNextSend(seconds int) {
+	f.srv.FailNextSend(signaltest.RateLimit(seconds))
+}
 
 func (f *signalFake) earlyRetries() int { return f.srv.EarlyRetries() }
 
@@ -149,3 +152,35 @@ func (f *signalFake) waitFor(timeout time.Duration, cond func() bool) bool {
 }
 
 func (f *signalFake) edits() bool { return true }
+
+// hermes gateway setup signal writes the account and the daemon's
+// address (nothing secret, so nothing to .env), and the gateway then
+// counts Signal among its platforms.
+func TestGatewaySetupSignal(t *testing.T) {
+	home := t.TempDir()
+	r := hermes(t, home, home, "gateway", "setup", "signal", "--non-interactive", "--token", "+15550000000", "--allowed-users", "+15550000002, b2222222-2222-4222-8222-222222222222")
+	if r.code != 0 {
+		t.Fatalf("setup: exit %d stderr %q", r.code, r.stderr)
+	}
+	want := `gateway:
+  platforms:
+    signal:
+      enabled: true
+      account: "+15550000000"
+      http_url: http://127.0.0.1:8080
+      allowed_users: ["+15550000002", b2222222-2222-4222-8222-222222222222]
+      admin_users: []
+`
+	if got := readFile(t, filepath.Join(home, "config.yaml")); got != want {
+		t.Fatalf("config.yaml:\n%s\nwant:\n%s", got, want)
+	}
+	m, r := gatewayStatusJSON(t, nil, home)
+	ps := platformsOf(m)
+	if r.code != 1 || len(ps) != 1 || ps[0]["platform"] != "signal" || ps[0]["detail"] != "gateway not running" {
+		t.Fatalf("status after setup: exit %d %v stderr %q", r.code, m, r.stderr)
+	}
+	r = hermes(t, home, home, "gateway", "setup", "signal", "--non-interactive", "--token", "alice")
+	if r.code != 2 || !strings.Contains(r.stderr, "a Signal number such as +15551234567") {
+		t.Fatalf("a name for a number: exit %d stderr %q", r.code, r.stderr)
+	}
+}
