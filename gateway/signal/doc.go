@@ -11,7 +11,10 @@
 // delivery target signal:CHAT), and the message is Addressed when
 // it mentions the bot's number (the mention is taken out of the text;
 // other mentions read @name), quotes one of the bot's messages, or
-// starts with a command (/new). MessageID is "sender:timestamp", unique
+// starts with a command (/new). UserID is the sender's number, or their
+// UUID only when they hide their number: allowed_users and admin_users
+// list people by number, and by UUID those whose number Signal does not
+// show. MessageID is "sender:timestamp", unique
 // on Signal, the gateway's deduplication key. Attachments are fetched
 // from the daemon by getAttachment (base64, with the sender or group
 // signal-cli asks for); a voice note is an audio file without a name.

@@ -75,7 +75,6 @@ func (s *Server) say(from Person, chat Chat, text string, mention bool, quote in
 	env := s.envelope(from, ts)
 	env["dataMessage"] = dm
 	m := Message{From: from, Chat: chat, Timestamp: ts, envelope: env}
-	s.said[m.ID()] = m
 	s.mu.Unlock()
 	s.push(env)
 	return m

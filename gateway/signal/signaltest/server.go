@@ -90,7 +90,6 @@ type Server struct {
 	limitEnd time.Time // a rate limit answered lasts until then
 	early    int
 	files    map[string]file
-	said     map[string]Message // by sender:timestamp
 }
 
 type file struct {
@@ -104,7 +103,7 @@ func NewServer(t testing.TB, o Options) *Server {
 		o.Account = "+15550000000"
 	}
 	s := &Server{t: t, account: o.Account, start: time.Now().UnixMilli(), changed: make(chan struct{}), closed: make(chan struct{}),
-		streams: map[*stream]bool{}, files: map[string]file{}, said: map[string]Message{}}
+		streams: map[*stream]bool{}, files: map[string]file{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v1/rpc", s.rpc)
 	mux.HandleFunc("GET /api/v1/events", s.serveEvents)
