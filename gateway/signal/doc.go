@@ -24,9 +24,10 @@
 // Nothing skipped, nothing handled twice. Each event the handler took is
 // remembered by its id, in Options.KV under "signal:<account>:event";
 // the stream is opened with that id as Last-Event-ID, and the daemon
-// first sends the events it kept after it (signal-cli keeps the last
-// 1,000; for an id of an earlier daemon run it sends them all, and the
-// gateway's deduplication drops those already answered). An event the
+// first sends the events it kept after it (signal-cli's HTTP daemon
+// keeps its last 1,000; for an id of an earlier daemon run it sends them
+// all, and the gateway's deduplication drops those already answered; a
+// daemon too old to keep events sends only new ones). An event the
 // handler refuses ends the stream, which is opened again from the event
 // before it. Messages that came while the stream was down, or while the
 // gateway was stopped, arrive so when the daemon kept running.
