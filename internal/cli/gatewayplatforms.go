@@ -7,6 +7,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord"
+	"github.com/hermes-go/hermes/gateway/signal"
 	"github.com/hermes-go/hermes/gateway/slack"
 	"github.com/hermes-go/hermes/gateway/telegram"
 )
@@ -32,6 +33,9 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 		case "discord":
 			d := ps.Discord
 			a, err = discord.New(discord.Options{Token: d.Token, APIURL: d.APIURL, Logger: l, KV: store})
+		case "signal":
+			s := ps.Signal
+			a, err = signal.New(signal.Options{HTTPURL: s.HTTPURL, Account: s.Account, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}

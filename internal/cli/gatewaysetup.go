@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/gateway/signal"
 )
 
 // setupFlags are hermes gateway setup's flags; for a script, with
@@ -46,6 +48,12 @@ reset the token and turn on the Message Content intent; invite it with the bot a
 applications.commands scopes (Send Messages, Send Messages in Threads, Read Message History,
 Attach Files). User ids: turn on Developer Mode, then right-click a user, Copy User ID.
 `
+	case "signal":
+		return `Signal: register a number for the bot with signal-cli (signal-cli -a +15551234567 register, then
+verify; or link it to a phone with signal-cli link), then keep its daemon running:
+signal-cli -a +15551234567 daemon --http 127.0.0.1:8080. User ids are numbers in international
+form (+15557654321), or an account's UUID.
+`
 	}
 	return ""
 }
@@ -75,7 +83,7 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.BoolVar(&f.nonInteractive, "non-interactive", false, "ask nothing: the flags are the answers")
-	fl.StringVar(&f.token, "token", "", "the bot token (Slack: xoxb-...)")
+	fl.StringVar(&f.token, "token", "", "the bot token (Slack: xoxb-...; Signal: the bot's number)")
 	fl.StringVar(&f.appToken, "app-token", "", "Slack: the app-level token for Socket Mode (xapp-...)")
 	fl.StringVar(&f.signingSecret, "signing-secret", "", "Slack: the signing secret, for the Events API instead of Socket Mode")
 	fl.StringVar(&f.allowed, "allowed-users", "", "user ids allowed to talk to the bot, comma-separated (default: none, pairing only)")
@@ -183,6 +191,25 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "token", Value: ref("DISCORD_BOT_TOKEN")})
+	case "signal":
+		// Nothing secret: the daemon holds the account's keys.
+		account, err := ask.value("token", f.token, changed("token"), "The bot's Signal number, registered in signal-cli (+15551234567)", false, true,
+			func(s string) error { return config.ValidUserID("signal", s) })
+		if err != nil {
+			return a, err
+		}
+		url, err := ask.value("url", "", false, "The signal-cli daemon's HTTP address (Enter: "+signal.DefaultHTTPURL+")", false, false,
+			func(s string) error {
+				if s != "" && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+					return errors.New("the daemon's address is a URL such as " + signal.DefaultHTTPURL)
+				}
+				return nil
+			})
+		if err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "account", Value: account},
+			config.Setting{Key: "http_url", Value: cmp.Or(url, signal.DefaultHTTPURL)})
 	case "slack":
 		if _, err := secret("token", f.token, "Bot token (xoxb-..., OAuth & Permissions)", "SLACK_BOT_TOKEN", true, prefixed("xoxb-", "the bot token")); err != nil {
 			return a, err
