@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ type setupFlags struct {
 	nonInteractive                 bool
 	token, appToken, signingSecret string
 	allowed, admins                string
+	url                            string
 }
 
 // setupGuide says, before the questions, where a platform's answers are.
@@ -39,6 +41,12 @@ Mode and make an app-level token with connections:write (xapp-...). Bot token sc
 im:history, channels:history, groups:history, app_mentions:read, files:read, files:write; events:
 message.im, message.channels, message.groups, app_mention; enable Interactivity. Install it to the
 workspace for the bot token (xoxb-...). Member ids (U...) are under a profile's "Copy member ID".
+`
+	case "mattermost":
+		return `Mattermost: in System Console > Integrations > Bot Accounts enable bot accounts, then in
+Integrations > Bot Accounts add one and copy its access token; add the bot to the teams and channels it
+serves. For the approval buttons the server posts to the gateway: on the same host, add 127.0.0.1 to
+Developer > AllowedUntrustedInternalConnections. User ids: System Console > Users, or the API.
 `
 	case "discord":
 		return `Discord: create an application at https://discord.com/developers/applications; on its Bot page
@@ -78,6 +86,7 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.token, "token", "", "the bot token (Slack: xoxb-...)")
 	fl.StringVar(&f.appToken, "app-token", "", "Slack: the app-level token for Socket Mode (xapp-...)")
 	fl.StringVar(&f.signingSecret, "signing-secret", "", "Slack: the signing secret, for the Events API instead of Socket Mode")
+	fl.StringVar(&f.url, "url", "", "Mattermost: the server's URL (https://mattermost.example.com)")
 	fl.StringVar(&f.allowed, "allowed-users", "", "user ids allowed to talk to the bot, comma-separated (default: none, pairing only)")
 	fl.StringVar(&f.admins, "admin-users", "", "user ids that may use every command, comma-separated (asked: default the allowed users; --non-interactive: none)")
 	return c
@@ -183,6 +192,23 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "token", Value: ref("DISCORD_BOT_TOKEN")})
+	case "mattermost":
+		u, err := ask.value("url", f.url, changed("url"), "Server URL (https://mattermost.example.com)", false, true,
+			func(s string) error {
+				if p, err := url.Parse(s); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+					return errors.New("the server URL starts with https:// (or http://)")
+				}
+				return nil
+			})
+		if err != nil {
+			return a, err
+		}
+		if _, err := secret("token", f.token, "Bot access token (Integrations > Bot Accounts)", "MATTERMOST_TOKEN", true,
+			oneWord("a Mattermost token is one word")); err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "url", Value: strings.TrimRight(u, "/")},
+			config.Setting{Key: "token", Value: ref("MATTERMOST_TOKEN")})
 	case "slack":
 		if _, err := secret("token", f.token, "Bot token (xoxb-..., OAuth & Permissions)", "SLACK_BOT_TOKEN", true, prefixed("xoxb-", "the bot token")); err != nil {
 			return a, err

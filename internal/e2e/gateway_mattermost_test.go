@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,3 +141,30 @@ func (f *mattermostFake) waitFor(timeout time.Duration, cond func() bool) bool {
 }
 
 func (f *mattermostFake) edits() bool { return true }
+
+// hermes gateway setup mattermost writes the server's URL and the token
+// (to .env) for the gateway to find; without the URL a script is told
+// which flag is missing.
+func TestGatewaySetupMattermost(t *testing.T) {
+	home := t.TempDir()
+	r := hermes(t, home, home, "gateway", "setup", "mattermost", "--non-interactive", "--url", "https://mm.example.com/",
+		"--token", "abc123", "--allowed-users", mattermostIDs[bob], "--admin-users", mattermostIDs[alice])
+	if r.code != 0 {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	if cfg := readFile(t, filepath.Join(home, "config.yaml")); !contains(cfg, "    mattermost:\n      enabled: true\n      url: https://mm.example.com\n      token: ${MATTERMOST_TOKEN}\n      allowed_users: ["+mattermostIDs[bob]+"]\n      admin_users: ["+mattermostIDs[alice]+"]\n") {
+		t.Fatalf("config.yaml:\n%s", cfg)
+	}
+	if env := readFile(t, filepath.Join(home, ".env")); env != "MATTERMOST_TOKEN=abc123\n" {
+		t.Fatalf(".env %q", env)
+	}
+	m, r := gatewayStatusJSON(t, nil, home)
+	ps := platformsOf(m)
+	if len(ps) != 1 || ps[0]["platform"] != "mattermost" || ps[0]["detail"] != "gateway not running" {
+		t.Fatalf("status after setup: exit %d %v stderr %q", r.code, m, r.stderr)
+	}
+	r = hermes(t, home, home, "gateway", "setup", "mattermost", "--non-interactive", "--token", "abc123")
+	if r.code != 2 || !strings.Contains(r.stderr, "--url is required") {
+		t.Fatalf("without --url: exit %d stderr %q", r.code, r.stderr)
+	}
+}
