@@ -184,3 +184,14 @@ func waitServer(t *testing.T, srv *mattermosttest.Server, what string, cond func
 func newAdapterWithToken(srv *mattermosttest.Server, token string) (*mattermost.Adapter, error) {
 	return mattermost.New(mattermost.Options{URL: srv.URL(), Token: token, Backoff: 10 * time.Millisecond})
 }
+
+// newAdapterClickWait answers presses at once, without waiting for the
+// handler's answer.
+func newAdapterClickWait(t *testing.T, srv *mattermosttest.Server) *mattermost.Adapter {
+	t.Helper()
+	a, err := mattermost.New(mattermost.Options{URL: srv.URL(), Token: mattermosttest.Token, ClickWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
