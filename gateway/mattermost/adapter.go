@@ -162,11 +162,16 @@ func New(o Options) (*Adapter, error) {
 // Platform is "mattermost".
 func (a *Adapter) Platform() string { return "mattermost" }
 
-// Limits: a post holds at most 16,383 characters (the server's default
-// MaxPostSize); the text is Markdown. A button's data travels in its
-// context, which has no small limit. Posts can be edited.
+// maxPost is the most characters a post holds (the server's default
+// MaxPostSize).
+const maxPost = 16383
+
+// Limits: posts are cut at 16,000 characters, leaving room for the
+// backslashes plain text is escaped with; the text is Markdown. A
+// button's data travels in its context, which has no small limit. Posts
+// can be edited.
 func (a *Adapter) Limits() gateway.Limits {
-	return gateway.Limits{MaxText: 16383, Format: "markdown", Edits: true}
+	return gateway.Limits{MaxText: 16000, Format: "markdown", Edits: true}
 }
 
 // Typing shows "hermes is typing..." in the chat (and its thread) for a

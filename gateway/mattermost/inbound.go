@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,17 +172,56 @@ func (a *Adapter) userName(ctx context.Context, id string) string {
 	return name
 }
 
-// stripMention removes the mentions of the bot (@username) from a
-// post's text and says whether there was one.
+// stripMention removes the mentions of the bot (@username, in any case,
+// not inside an e-mail address or a longer name such as @username-two)
+// and the blanks after them from a post's text, and says whether there
+// was one.
 func stripMention(text, username string) (string, bool) {
 	if username == "" {
 		return text, false
 	}
-	re := regexp.MustCompile(`(?i)(^|[^\w.@-])@` + regexp.QuoteMeta(username) + `\b[ \t]*`)
-	if !re.MatchString(text) {
+	lower, want := strings.ToLower(text), "@"+strings.ToLower(username)
+	var b strings.Builder
+	found, from := false, 0
+	for i := 0; ; {
+		k := strings.Index(lower[i:], want)
+		if k < 0 {
+			break
+		}
+		start, end := i+k, i+k+len(want)
+		i = end
+		if start > 0 && nameChar(lower[start-1], true) {
+			continue
+		}
+		if end < len(lower) && (nameChar(lower[end], false) || lower[end] == '.' && end+1 < len(lower) && nameChar(lower[end+1], false)) {
+			continue
+		}
+		found = true
+		b.WriteString(text[from:start])
+		for end < len(text) && (text[end] == ' ' || text[end] == '\t') {
+			end++
+		}
+		from = end
+	}
+	if !found {
 		return text, false
 	}
-	return strings.TrimSpace(re.ReplaceAllString(text, "$1")), true
+	b.WriteString(text[from:])
+	return strings.TrimSpace(b.String()), true
+}
+
+// nameChar says whether c may be part of a username (before: or of an
+// e-mail address before the @).
+func nameChar(c byte, before bool) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '-':
+		return true
+	case c >= 'A' && c <= 'Z':
+		return true
+	case before && (c == '.' || c == '@'):
+		return true
+	}
+	return false
 }
 
 // attachments turns a post's files into attachments that download with

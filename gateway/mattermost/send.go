@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hermes-go/hermes/gateway"
 )
@@ -112,10 +113,14 @@ func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.Fi
 }
 
 // text is an Outbound's text as Markdown: plain text is escaped so that
-// it shows as written.
+// it shows as written, unless the backslashes would make the post too
+// long (then it goes as it is: some characters may show as markup).
 func text(m gateway.Outbound) string {
-	if m.Plain {
-		return escape(m.Text)
+	if !m.Plain {
+		return m.Text
+	}
+	if e := escape(m.Text); utf8.RuneCountInString(e) <= maxPost {
+		return e
 	}
 	return m.Text
 }
