@@ -185,3 +185,23 @@ func TestStateFollowsTheWebsocket(t *testing.T) {
 		t.Fatalf("after stop: %+v", s[len(s)-1])
 	}
 }
+
+// The threads the bot posted in are kept in the KV: after a restart a
+// reply there is still addressed without a mention.
+func TestTheBotsThreadsOutliveARestart(t *testing.T) {
+	srv := newServer(t)
+	kv := gateway.NewMemoryKV()
+	a := newAdapter(t, srv, kv)
+	sent, err := a.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: team}, Text: "a report"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newRecorder()
+	run(t, newAdapter(t, srv, kv), h)
+	srv.Say(team, bob, sent.MessageID, "about that report")
+	srv.Say(team, bob, "", "unrelated")
+	h.waitFor(t, "two messages", func() bool { return len(h.messages()) == 2 })
+	if got := h.messages(); !got[0].Addressed || got[0].Chat.ThreadID != sent.MessageID || got[1].Addressed {
+		t.Fatalf("handed on %+v", got)
+	}
+}

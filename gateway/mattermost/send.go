@@ -30,8 +30,8 @@ type outPost struct {
 // threads: m.ReplyTo is not used.
 func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, error) {
 	body := outPost{ChannelID: m.Chat.ChatID, RootID: m.Chat.ThreadID, Message: text(m)}
-	if len(m.Buttons) > 0 {
-		body.Props = map[string]any{"attachments": a.attachmentsFor(m.Buttons, m.Chat.ThreadID)}
+	if att := a.attachmentsFor(m.Buttons, m.Chat.ThreadID); att != nil {
+		body.Props = map[string]any{"attachments": att}
 	}
 	var created post
 	if err := a.call(ctx, http.MethodPost, "/api/v4/posts", body, &created); err != nil {
@@ -57,8 +57,8 @@ func (a *Adapter) inThread(ctx context.Context, chat gateway.ChatRef, postID str
 // props are replaced whole: an edit without buttons removes them.
 func (a *Adapter) Edit(ctx context.Context, chat gateway.ChatRef, messageID string, m gateway.Outbound) error {
 	props := map[string]any{}
-	if len(m.Buttons) > 0 {
-		props["attachments"] = a.attachmentsFor(m.Buttons, chat.ThreadID)
+	if att := a.attachmentsFor(m.Buttons, chat.ThreadID); att != nil {
+		props["attachments"] = att
 	}
 	body := map[string]any{"message": text(m), "props": props}
 	return a.call(ctx, http.MethodPut, "/api/v4/posts/"+url.PathEscape(messageID)+"/patch", body, nil)
@@ -142,13 +142,19 @@ func escape(s string) string {
 // action per button, in order (Mattermost wraps them into rows). Each
 // action's integration leads to the button endpoint, with the button's
 // Data, the thread and the run's secret in its context; the server keeps
-// the integration to itself (clients never see the context).
+// the integration to itself (clients never see the context). Without
+// an endpoint (a send from outside Run, such as hermes cron run) there
+// are no buttons: nothing could answer them.
 func (a *Adapter) attachmentsFor(rows [][]gateway.Button, thread string) []any {
+	if len(rows) == 0 {
+		return nil
+	}
 	a.mu.Lock()
 	target := a.actionsURL
 	a.mu.Unlock()
 	if target == "" {
-		a.log.Warn("buttons sent before the button endpoint was up: clicks on them will fail")
+		a.log.Warn("buttons left out: the button endpoint runs only while the adapter runs")
+		return nil
 	}
 	var actions []any
 	for r, row := range rows {

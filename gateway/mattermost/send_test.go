@@ -18,6 +18,7 @@ import (
 func TestSendAndEdit(t *testing.T) {
 	srv := newServer(t)
 	a := newAdapter(t, srv, nil)
+	run(t, a, newRecorder()) // the button endpoint
 	ctx := context.Background()
 	chat := gateway.ChatRef{ChatID: dmA}
 	sent, err := a.Send(ctx, gateway.Outbound{Chat: chat, Text: "run `rm -rf *_old`?", Plain: true,
@@ -90,5 +91,20 @@ func TestUpload(t *testing.T) {
 	p, ok := srv.Post(sent.MessageID)
 	if !ok || p.Shown() != "the report" || len(p.FileIDs) != 1 {
 		t.Fatalf("the post is %+v", p)
+	}
+}
+
+// Outside Run no endpoint answers buttons, so none are posted: the text
+// goes alone rather than with buttons that could only fail.
+func TestButtonsNeedTheEndpoint(t *testing.T) {
+	srv := newServer(t)
+	a := newAdapter(t, srv, nil)
+	sent, err := a.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: dmA}, Text: "Approve?",
+		Buttons: [][]gateway.Button{{{Label: "Once", Data: "a:1:once"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := srv.Post(sent.MessageID); p.Message != "Approve?" || len(p.Buttons) != 0 {
+		t.Fatalf("the post %+v", p)
 	}
 }

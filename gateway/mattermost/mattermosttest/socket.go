@@ -70,12 +70,14 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 			k.write(map[string]any{"status": "FAIL", "seq_reply": req.Seq, "error": map[string]string{"id": "api.web_socket_router.bad_token.app_error"}})
 			continue
 		}
-		k.write(map[string]any{"status": "OK", "seq_reply": req.Seq})
+		// Authenticated before the reply is queued: a post made once the
+		// client read the reply reaches it.
 		s.mu.Lock()
 		k.authed = true
+		k.write(map[string]any{"status": "OK", "seq_reply": req.Seq})
+		k.event("hello", map[string]any{"server_version": "10.5.0.fake", "connection_id": "fake"}, "")
 		s.notifyLocked()
 		s.mu.Unlock()
-		k.event("hello", map[string]any{"server_version": "10.5.0.fake", "connection_id": "fake"}, "")
 	}
 }
 
