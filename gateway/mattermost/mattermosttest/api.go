@@ -206,6 +206,7 @@ func (s *Server) postsCreate(w http.ResponseWriter, _ *http.Request, body []byte
 	p.UpdateAt = p.CreateAt
 	s.posts[p.ID] = p
 	c.posts = append(c.posts, p)
+	s.broadcastLocked(p) // the bot's own posts come back on its socket too
 	s.notifyLocked()
 	writeJSON(w, http.StatusCreated, wirePost(p))
 }

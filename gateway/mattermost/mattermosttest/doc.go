@@ -33,8 +33,8 @@
 // /api/v4/websocket waits for an authentication_challenge with the token,
 // answers {"status":"OK","seq_reply":N} (FAIL for a wrong token), says
 // hello, then carries a posted event (the post as a JSON string in
-// data.post, with channel_type and mentions) for each person's post, in
-// order. Disconnect drops the sockets without a close frame and holds new
+// data.post, with channel_type and mentions) for each post, the bot's
+// own included, in order. Disconnect drops the sockets without a close frame and holds new
 // ones until Reconnect: posts made meanwhile are only in their channels,
 // for the bot to read with the REST API. Redeliver sends a post's event
 // again.
