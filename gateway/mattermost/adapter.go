@@ -56,8 +56,8 @@ type Options struct {
 	Backoff    time.Duration
 	MaxBackoff time.Duration
 	// PingTimeout is how long the websocket may stay silent, without a
-	// ping or an event, before it is taken as dead (default 90 s; the
-	// server pings about every 36 s).
+	// ping or an event, before it is taken as dead (default 2 min; the
+	// server pings every minute).
 	PingTimeout time.Duration
 	// ClickWait is how long a button press waits for the gateway's
 	// answer before the endpoint answers without it; a later answer is
@@ -134,7 +134,7 @@ func New(o Options) (*Adapter, error) {
 		o.MaxBackoff = 2 * time.Minute
 	}
 	if o.PingTimeout <= 0 {
-		o.PingTimeout = 90 * time.Second
+		o.PingTimeout = 2 * time.Minute
 	}
 	if o.ClickWait <= 0 {
 		o.ClickWait = 10 * time.Second

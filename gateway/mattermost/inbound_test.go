@@ -3,6 +3,7 @@ package mattermost_test
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -203,5 +204,31 @@ func TestTheBotsThreadsOutliveARestart(t *testing.T) {
 	h.waitFor(t, "two messages", func() bool { return len(h.messages()) == 2 })
 	if got := h.messages(); !got[0].Addressed || got[0].Chat.ThreadID != sent.MessageID || got[1].Addressed {
 		t.Fatalf("handed on %+v", got)
+	}
+}
+
+// A post's files become attachments that download with the bot's token.
+func TestFilesBecomeAttachments(t *testing.T) {
+	srv := newServer(t)
+	h := newRecorder()
+	run(t, newAdapter(t, srv, nil), h)
+	id := srv.AddFile("chart.png", "image/png", []byte("PNG..."))
+	srv.SayWithFiles(dmA, alice, "", "look", []string{id})
+	h.waitFor(t, "the message", func() bool { return len(h.messages()) == 1 })
+	atts := h.messages()[0].Attachments
+	if len(atts) != 1 || atts[0].Kind != "image" || atts[0].Name != "chart.png" || atts[0].Size != 6 {
+		t.Fatalf("attachments %+v", atts)
+	}
+	rc, err := atts[0].Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	data, _ := io.ReadAll(rc)
+	if string(data) != "PNG..." {
+		t.Fatalf("downloaded %q", data)
+	}
+	if calls := srv.Calls("files.get"); len(calls) != 1 || calls[0].Status != 200 {
+		t.Fatalf("file downloads %+v", calls)
 	}
 }

@@ -1,7 +1,9 @@
 package mattermost
 
 import (
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/gateway"
 )
@@ -41,3 +43,19 @@ func TestEscapeKeepsPlainTextWithinAPost(t *testing.T) {
 }
 
 func outboundPlain(s string) gateway.Outbound { return gateway.Outbound{Text: s, Plain: true} }
+
+// A 429's wait is Retry-After, else X-RateLimit-Reset, else a second.
+func TestRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		h    http.Header
+		want time.Duration
+	}{
+		{http.Header{"Retry-After": {"4"}, "X-Ratelimit-Reset": {"9"}}, 4 * time.Second},
+		{http.Header{"X-Ratelimit-Reset": {"9"}}, 9 * time.Second},
+		{http.Header{}, time.Second},
+	} {
+		if got := retryAfter(c.h); got != c.want {
+			t.Errorf("retryAfter(%v) = %s, want %s", c.h, got, c.want)
+		}
+	}
+}

@@ -208,7 +208,7 @@ func (s *Server) postsCreate(w http.ResponseWriter, _ *http.Request, body []byte
 	c.posts = append(c.posts, p)
 	s.broadcastLocked(p) // the bot's own posts come back on its socket too
 	s.notifyLocked()
-	writeJSON(w, http.StatusCreated, wirePost(p))
+	writeJSON(w, http.StatusCreated, s.wirePostLocked(p))
 }
 
 func (s *Server) postsPatch(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -242,7 +242,7 @@ func (s *Server) postsPatch(w http.ResponseWriter, r *http.Request, body []byte)
 	p.UpdateAt = max(s.clock, time.Now().UnixMilli())
 	p.History = append(p.History, Render(p.Message))
 	s.notifyLocked()
-	writeJSON(w, http.StatusOK, wirePost(p))
+	writeJSON(w, http.StatusOK, s.wirePostLocked(p))
 }
 
 func (s *Server) postsEphemeral(w http.ResponseWriter, _ *http.Request, body []byte) {
@@ -281,7 +281,7 @@ func (s *Server) channelPosts(w http.ResponseWriter, r *http.Request, _ []byte) 
 	for _, p := range c.posts {
 		if p.CreateAt >= since || p.UpdateAt >= since {
 			order = append(order, p.ID)
-			posts[p.ID] = wirePost(p)
+			posts[p.ID] = s.wirePostLocked(p)
 		}
 	}
 	slices.Reverse(order)
@@ -304,6 +304,7 @@ func (s *Server) filesUpload(w http.ResponseWriter, r *http.Request, body []byte
 		s.mu.Lock()
 		id := "file" + strconv.Itoa(len(s.files)+1)
 		s.files[id] = data
+		s.fileInfo[id] = fileMeta{name: part.FileName(), mime: part.Header.Get("Content-Type")}
 		s.mu.Unlock()
 		infos = append(infos, map[string]any{"id": id, "name": part.FileName(), "size": len(data)})
 	}
@@ -325,14 +326,21 @@ func (s *Server) filesGet(w http.ResponseWriter, r *http.Request, _ []byte) {
 	_, _ = w.Write(data)
 }
 
-// wirePost is a post as the REST API and the websocket carry it.
-func wirePost(p *Post) map[string]any {
+// wirePostLocked is a post as the REST API and the websocket carry it,
+// with its files' metadata.
+func (s *Server) wirePostLocked(p *Post) map[string]any {
 	m := map[string]any{
 		"id": p.ID, "create_at": p.CreateAt, "update_at": p.UpdateAt, "delete_at": 0, "user_id": p.UserID,
 		"channel_id": p.ChannelID, "root_id": p.RootID, "message": p.Message, "type": "", "props": map[string]any{},
 	}
 	if len(p.FileIDs) > 0 {
 		m["file_ids"] = p.FileIDs
+		var files []map[string]any
+		for _, id := range p.FileIDs {
+			f := s.fileInfo[id]
+			files = append(files, map[string]any{"id": id, "name": f.name, "mime_type": f.mime, "size": len(s.files[id])})
+		}
+		m["metadata"] = map[string]any{"files": files}
 	}
 	if p.UserID == BotID {
 		m["props"] = map[string]any{"from_bot": "true"}

@@ -39,6 +39,9 @@
 // for the bot to read with the REST API. Redeliver sends a post's event
 // again.
 //
+// Say, Mention and SayWithFiles (with files made by AddFile, whose
+// metadata the post carries) record a person's post.
+//
 // # Buttons
 //
 // A post's props.attachments[].actions are its Buttons. Click presses

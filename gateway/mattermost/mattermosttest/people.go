@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -14,6 +15,22 @@ import (
 // is not "") and sends its posted event to every open socket; with no
 // socket open, the post waits in the channel for the REST API to read.
 func (s *Server) Say(channelID, userID, root, text string, mentions ...string) Post {
+	return s.SayWithFiles(channelID, userID, root, text, nil, mentions...)
+}
+
+// AddFile stores a file a person can post (SayWithFiles) and returns its
+// id; GET /files/{id} answers its content.
+func (s *Server) AddFile(name, mime string, data []byte) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := "file" + strconv.Itoa(len(s.files)+1)
+	s.files[id] = data
+	s.fileInfo[id] = fileMeta{name: name, mime: mime}
+	return id
+}
+
+// SayWithFiles is Say with files (AddFile's ids) attached.
+func (s *Server) SayWithFiles(channelID, userID, root, text string, fileIDs []string, mentions ...string) Post {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.channels[channelID]
@@ -21,7 +38,7 @@ func (s *Server) Say(channelID, userID, root, text string, mentions ...string) P
 		s.t.Fatalf("mattermosttest: no channel %s", channelID)
 	}
 	p := &Post{ID: s.newIDLocked(), ChannelID: c.id, RootID: root, UserID: userID, Message: text,
-		History: []string{text}, ChannelType: c.typ, Mentions: mentions}
+		History: []string{text}, ChannelType: c.typ, Mentions: mentions, FileIDs: fileIDs}
 	p.CreateAt = s.nowLocked()
 	p.UpdateAt = p.CreateAt
 	s.posts[p.ID] = p

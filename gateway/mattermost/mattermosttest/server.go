@@ -36,6 +36,7 @@ type Server struct {
 	ephemerals []Ephemeral
 	sockets    []*socket
 	files      map[string][]byte
+	fileInfo   map[string]fileMeta
 	clock      int64 // ms of the last post made
 
 	failures     map[string][]Failure
@@ -44,6 +45,8 @@ type Server struct {
 	limitedUntil map[string]time.Time
 	early        int
 }
+
+type fileMeta struct{ name, mime string }
 
 type channel struct {
 	id, typ string
@@ -116,7 +119,7 @@ func NewServer(t testing.TB) *Server {
 	s := &Server{
 		t: t, changed: make(chan struct{}),
 		users: map[string]string{BotID: BotUsername}, channels: map[string]*channel{}, posts: map[string]*Post{},
-		files: map[string][]byte{}, failures: map[string][]Failure{}, holds: map[string]chan struct{}{},
+		files: map[string][]byte{}, fileInfo: map[string]fileMeta{}, failures: map[string][]Failure{}, holds: map[string]chan struct{}{},
 		held: map[string]int{}, limitedUntil: map[string]time.Time{},
 	}
 	mux := http.NewServeMux()

@@ -165,7 +165,7 @@ func (s *Server) Reconnect() { s.Release("websocket") }
 // broadcastLocked sends a posted event for p to every authenticated
 // socket.
 func (s *Server) broadcastLocked(p *Post) {
-	post, _ := json.Marshal(wirePost(p))
+	post, _ := json.Marshal(s.wirePostLocked(p))
 	data := map[string]any{"channel_type": p.ChannelType, "post": string(post), "sender_name": "@" + s.users[p.UserID], "team_id": TeamID}
 	if len(p.Mentions) > 0 {
 		m, _ := json.Marshal(p.Mentions)
