@@ -82,6 +82,7 @@ type Adapter struct {
 	seen     *recent
 	threads  *threads
 	names    *names
+	roots    *names // thread roots looked up: "1" the bot's, "0" not
 	channels *channels
 }
 
@@ -155,6 +156,7 @@ func New(o Options) (*Adapter, error) {
 		seen:       newRecent(4096),
 		threads:    newThreads(o.KV, log, 4096),
 		names:      newNames(4096),
+		roots:      newNames(4096),
 		channels:   newChannels(o.KV, log),
 	}, nil
 }

@@ -17,7 +17,8 @@
 // data.post) becomes an Inbound: a DM in a channel of type "D", else a
 // Group message that is Addressed when it mentions the bot (data.mentions
 // names it, or the text holds @username, which is taken out of the text)
-// or is in a thread the bot started or posted in. System posts, deleted
+// or is in a thread the bot posted in (kept in Options.KV) or started
+// (the root post's author, read with GET /posts/{id}). System posts, deleted
 // posts and bots' posts (the bot's own above all) are ignored. The
 // MessageID is the post's id; ChatRef is the channel and the root_id.
 // Files become Attachments downloaded from GET /api/v4/files/{id} with
@@ -66,6 +67,6 @@
 // Permanent (the channel is gone or closed to the bot). Transport
 // failures and 5xx answers are plain errors, retried by the gateway.
 //
-// The threads the bot posted in are kept in Options.KV so that replies
+// The threads the bot replied in are kept in Options.KV so that replies
 // in them stay addressed to it after a restart.
 package mattermost

@@ -66,7 +66,7 @@ func (a *Adapter) onPost(ctx context.Context, h gateway.Handler, p post, channel
 	if channelType == "D" {
 		in.ChatType, in.Addressed = gateway.DM, true
 	} else {
-		in.Addressed = mentioned || (p.RootID != "" && a.threads.has(ctx, p.ChannelID, p.RootID))
+		in.Addressed = mentioned || a.botThread(ctx, p.ChannelID, p.RootID)
 	}
 	in.Attachments = a.attachments(p.Metadata.Files)
 	if err := a.deliver(ctx, h, in); err != nil {
@@ -76,6 +76,28 @@ func (a *Adapter) onPost(ctx context.Context, h gateway.Handler, p post, channel
 		a.log.Warn("could not store the time of the last post read", "err", err)
 	}
 	return nil
+}
+
+// botThread says whether a thread is the bot's: it posted in it, or
+// started it (its root is the bot's post: GET /posts/{id}, remembered).
+func (a *Adapter) botThread(ctx context.Context, channel, root string) bool {
+	if root == "" {
+		return false
+	}
+	if a.threads.has(ctx, channel, root) {
+		return true
+	}
+	if mine, ok := a.roots.get(root); ok {
+		return mine == "1"
+	}
+	var p post
+	if err := a.call(ctx, http.MethodGet, "/api/v4/posts/"+url.PathEscape(root), nil, &p); err != nil {
+		a.log.Warn("could not read a thread's first post; a reply there is addressed only by a mention", "post", root, "err", err)
+		return false
+	}
+	mine := p.UserID == a.me().id
+	a.roots.put(root, map[bool]string{true: "1", false: "0"}[mine])
+	return mine
 }
 
 // deliver hands a message to h once: a post read from the websocket is

@@ -187,23 +187,39 @@ func TestStateFollowsTheWebsocket(t *testing.T) {
 	}
 }
 
-// The threads the bot posted in are kept in the KV: after a restart a
-// reply there is still addressed without a mention.
+// The threads the bot replied in are kept in the KV: after a restart a
+// reply there is still addressed without a mention (without the KV it is
+// not). A reply under one of the bot's own posts is addressed too.
 func TestTheBotsThreadsOutliveARestart(t *testing.T) {
 	srv := newServer(t)
 	kv := gateway.NewMemoryKV()
 	a := newAdapter(t, srv, kv)
-	sent, err := a.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: team}, Text: "a report"})
+	ctx := context.Background()
+	m := srv.Say(team, alice, "", "a question for everyone")
+	if _, err := a.Send(ctx, gateway.Outbound{Chat: gateway.ChatRef{ChatID: team, ThreadID: m.ID}, Text: "an answer"}); err != nil {
+		t.Fatal(err)
+	}
+	report, err := a.Send(ctx, gateway.Outbound{Chat: gateway.ChatRef{ChatID: team}, Text: "a report"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := newRecorder()
 	run(t, newAdapter(t, srv, kv), h)
-	srv.Say(team, bob, sent.MessageID, "about that report")
+	srv.Say(team, bob, m.ID, "about that answer")
+	srv.Say(team, bob, report.MessageID, "about that report")
 	srv.Say(team, bob, "", "unrelated")
-	h.waitFor(t, "two messages", func() bool { return len(h.messages()) == 2 })
-	if got := h.messages(); !got[0].Addressed || got[0].Chat.ThreadID != sent.MessageID || got[1].Addressed {
+	h.waitFor(t, "three messages", func() bool { return len(h.messages()) == 3 })
+	got := h.messages()
+	if !got[0].Addressed || got[0].Chat.ThreadID != m.ID || !got[1].Addressed || got[1].Chat.ThreadID != report.MessageID || got[2].Addressed {
 		t.Fatalf("handed on %+v", got)
+	}
+
+	fresh := newRecorder()
+	run(t, newAdapter(t, srv, gateway.NewMemoryKV()), fresh)
+	srv.Say(team, bob, m.ID, "again about that answer")
+	fresh.waitFor(t, "the message", func() bool { return len(fresh.messages()) == 1 })
+	if fresh.messages()[0].Addressed {
+		t.Fatal("a reply in another's thread was addressed without the KV's record of the bot's reply")
 	}
 }
 

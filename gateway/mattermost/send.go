@@ -41,15 +41,12 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 	return gateway.Sent{MessageID: created.ID}, nil
 }
 
-// inThread remembers the thread the bot posted in: the thread of chat,
-// or the one a reply to its new top-level post starts.
-func (a *Adapter) inThread(ctx context.Context, chat gateway.ChatRef, postID string) {
-	root := chat.ThreadID
-	if root == "" {
-		root = postID
-	}
-	if root != "" {
-		a.threads.add(ctx, chat.ChatID, root)
+// inThread remembers the thread the bot posted in. A reply to one of
+// its top-level posts is recognised by the root's author instead (see
+// botRoot), so that not every post the bot makes is stored.
+func (a *Adapter) inThread(ctx context.Context, chat gateway.ChatRef, _ string) {
+	if chat.ThreadID != "" {
+		a.threads.add(ctx, chat.ChatID, chat.ThreadID)
 	}
 }
 

@@ -211,6 +211,17 @@ func (s *Server) postsCreate(w http.ResponseWriter, _ *http.Request, body []byte
 	writeJSON(w, http.StatusCreated, s.wirePostLocked(p))
 }
 
+func (s *Server) postsGet(w http.ResponseWriter, r *http.Request, _ []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.posts[r.PathValue("id")]
+	if p == nil {
+		apiErr(w, http.StatusNotFound, "app.post.get.app_error", "Unable to get the post.")
+		return
+	}
+	writeJSON(w, http.StatusOK, s.wirePostLocked(p))
+}
+
 func (s *Server) postsPatch(w http.ResponseWriter, r *http.Request, body []byte) {
 	var in struct {
 		Message *string         `json:"message"`

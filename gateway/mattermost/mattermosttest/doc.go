@@ -15,7 +15,7 @@
 // GET /users/me, /users/{id}, /users/me/channels (the channels with
 // their last_post_at), POST /users/me/typing, POST /posts (root_id must
 // name a post; a message over 16,383 characters is refused 400; a
-// channel the bot is not in is refused 403), PUT /posts/{id}/patch (props
+// channel the bot is not in is refused 403), GET /posts/{id}, PUT /posts/{id}/patch (props
 // replace the post's, so a patch without attachments removes the
 // buttons; History keeps every version), POST /posts/ephemeral, GET
 // /channels/{id}/posts?since= ({order, posts}, newest first), POST

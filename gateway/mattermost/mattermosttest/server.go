@@ -105,7 +105,7 @@ type Ephemeral struct {
 // Call is one REST request the server received.
 type Call struct {
 	// Name is the endpoint: "users.me", "posts.create", "posts.patch",
-	// "posts.ephemeral", "channel.posts", "users.channels", "users.get",
+	// "posts.get", "posts.ephemeral", "channel.posts", "users.channels", "users.get",
 	// "typing", "files.upload", "files.get", "websocket".
 	Name      string
 	ChannelID string
@@ -129,6 +129,7 @@ func NewServer(t testing.TB) *Server {
 	mux.HandleFunc("GET /api/v4/users/{id}", s.api("users.get", s.usersGet))
 	mux.HandleFunc("POST /api/v4/users/me/typing", s.api("typing", s.typing))
 	mux.HandleFunc("POST /api/v4/posts", s.api("posts.create", s.postsCreate))
+	mux.HandleFunc("GET /api/v4/posts/{id}", s.api("posts.get", s.postsGet))
 	mux.HandleFunc("PUT /api/v4/posts/{id}/patch", s.api("posts.patch", s.postsPatch))
 	mux.HandleFunc("POST /api/v4/posts/ephemeral", s.api("posts.ephemeral", s.postsEphemeral))
 	mux.HandleFunc("GET /api/v4/channels/{id}/posts", s.api("channel.posts", s.channelPosts))
