@@ -38,7 +38,8 @@ func (a *Adapter) serveActions(ctx context.Context, h gateway.Handler) (stop fun
 		}
 	}
 	a.mu.Lock()
-	if a.actionsURL == "" {
+	a.actionsURL = a.o.ActionsURL
+	if a.actionsURL == "" { // a free port is another on each Run
 		a.actionsURL = "http://" + ln.Addr().String() + ActionsPath
 	}
 	a.mu.Unlock()

@@ -152,7 +152,6 @@ func New(o Options) (*Adapter, error) {
 		log:        log,
 		now:        o.Now,
 		secret:     hex.EncodeToString(b[:]),
-		actionsURL: o.ActionsURL,
 		seen:       newRecent(4096),
 		threads:    newThreads(o.KV, log, 4096),
 		names:      newNames(4096),
