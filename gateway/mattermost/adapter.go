@@ -146,17 +146,17 @@ func New(o Options) (*Adapter, error) {
 	}
 	log := o.Logger.With("platform", "mattermost")
 	return &Adapter{
-		o:          o,
-		base:       strings.TrimRight(o.URL, "/"),
-		http:       o.HTTPClient,
-		log:        log,
-		now:        o.Now,
-		secret:     hex.EncodeToString(b[:]),
-		seen:       newRecent(4096),
-		threads:    newThreads(o.KV, log, 4096),
-		names:      newNames(4096),
-		roots:      newNames(4096),
-		channels:   newChannels(o.KV, log),
+		o:        o,
+		base:     strings.TrimRight(o.URL, "/"),
+		http:     o.HTTPClient,
+		log:      log,
+		now:      o.Now,
+		secret:   hex.EncodeToString(b[:]),
+		seen:     newRecent(4096),
+		threads:  newThreads(o.KV, log, 4096),
+		names:    newNames(4096),
+		roots:    newNames(4096),
+		channels: newChannels(o.KV, log),
 	}, nil
 }
 
