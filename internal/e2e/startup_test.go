@@ -99,9 +99,9 @@ func TestInitWorkIsBounded(t *testing.T) {
 // (signed routes, their prompt fence and delivery ids) 0.07 MB; hermes
 // mcp serve (the go-sdk's server side, its tools) 0.48 MB: 32.62 MB.
 // Mattermost (its adapter over the REST API and the websocket, on the
-// gorilla/websocket already in) added 0.10 MB. The next features must
+// gorilla/websocket already in) added 0.11 MB. The next features must
 // make room for themselves.
-const maxBinaryBytes = 32_755_000
+const maxBinaryBytes = 32_757_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
