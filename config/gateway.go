@@ -165,6 +165,12 @@ type Mattermost struct {
 	URL string `yaml:"url"`
 	// Token is the bot's access token (MATTERMOST_TOKEN wins).
 	Token string `yaml:"token"`
+	// ActionsListen is where the approval buttons' endpoint listens
+	// (default: a free port on 127.0.0.1); ActionsURL is its URL as the
+	// server reaches it, when not http://ActionsListen (a public URL
+	// behind a proxy; it needs a fixed ActionsListen).
+	ActionsListen string `yaml:"actions_listen"`
+	ActionsURL    string `yaml:"actions_url"`
 }
 
 // Default listen addresses of the platforms' webhooks.

@@ -7,6 +7,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord"
+	"github.com/hermes-go/hermes/gateway/mattermost"
 	"github.com/hermes-go/hermes/gateway/signal"
 	"github.com/hermes-go/hermes/gateway/slack"
 	"github.com/hermes-go/hermes/gateway/telegram"
@@ -36,6 +37,10 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 		case "signal":
 			s := ps.Signal
 			a, err = signal.New(signal.Options{HTTPURL: s.HTTPURL, Account: s.Account, Logger: l, KV: store})
+		case "mattermost":
+			m := ps.Mattermost
+			a, err = mattermost.New(mattermost.Options{URL: m.URL, Token: m.Token, ActionsListen: m.ActionsListen,
+				ActionsURL: m.ActionsURL, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}

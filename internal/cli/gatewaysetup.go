@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,7 @@ type setupFlags struct {
 	nonInteractive                 bool
 	token, appToken, signingSecret string
 	allowed, admins                string
+	url                            string
 }
 
 // setupGuide says, before the questions, where a platform's answers are.
@@ -41,6 +43,12 @@ Mode and make an app-level token with connections:write (xapp-...). Bot token sc
 im:history, channels:history, groups:history, app_mentions:read, files:read, files:write; events:
 message.im, message.channels, message.groups, app_mention; enable Interactivity. Install it to the
 workspace for the bot token (xoxb-...). Member ids (U...) are under a profile's "Copy member ID".
+`
+	case "mattermost":
+		return `Mattermost: in System Console > Integrations > Bot Accounts enable bot accounts, then in
+Integrations > Bot Accounts add one and copy its access token; add the bot to the teams and channels it
+serves. For the approval buttons the server posts to the gateway: on the same host, add 127.0.0.1 to
+Developer > AllowedUntrustedInternalConnections. User ids: System Console > Users, or the API.
 `
 	case "discord":
 		return `Discord: create an application at https://discord.com/developers/applications; on its Bot page
@@ -86,6 +94,7 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.token, "token", "", "the bot token (Slack: xoxb-...; Signal: the bot's number)")
 	fl.StringVar(&f.appToken, "app-token", "", "Slack: the app-level token for Socket Mode (xapp-...)")
 	fl.StringVar(&f.signingSecret, "signing-secret", "", "Slack: the signing secret, for the Events API instead of Socket Mode")
+	fl.StringVar(&f.url, "url", "", "Mattermost: the server's URL (https://mattermost.example.com); Signal: the signal-cli daemon's (default "+signal.DefaultHTTPURL+")")
 	fl.StringVar(&f.allowed, "allowed-users", "", "user ids allowed to talk to the bot, comma-separated (default: none, pairing only)")
 	fl.StringVar(&f.admins, "admin-users", "", "user ids that may use every command, comma-separated (asked: default the allowed users; --non-interactive: none)")
 	return c
@@ -198,7 +207,7 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 		if err != nil {
 			return a, err
 		}
-		url, err := ask.value("url", "", false, "The signal-cli daemon's HTTP address (Enter: "+signal.DefaultHTTPURL+")", false, false,
+		url, err := ask.value("url", f.url, changed("url"), "The signal-cli daemon's HTTP address (Enter: "+signal.DefaultHTTPURL+")", false, false,
 			func(s string) error {
 				if s != "" && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
 					return errors.New("the daemon's address is a URL such as " + signal.DefaultHTTPURL)
@@ -210,6 +219,23 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 		}
 		a.settings = append(a.settings, config.Setting{Key: "account", Value: account},
 			config.Setting{Key: "http_url", Value: cmp.Or(url, signal.DefaultHTTPURL)})
+	case "mattermost":
+		u, err := ask.value("url", f.url, changed("url"), "Server URL (https://mattermost.example.com)", false, true,
+			func(s string) error {
+				if p, err := url.Parse(s); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+					return errors.New("the server URL starts with https:// (or http://)")
+				}
+				return nil
+			})
+		if err != nil {
+			return a, err
+		}
+		if _, err := secret("token", f.token, "Bot access token (Integrations > Bot Accounts)", "MATTERMOST_TOKEN", true,
+			oneWord("a Mattermost token is one word")); err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "url", Value: strings.TrimRight(u, "/")},
+			config.Setting{Key: "token", Value: ref("MATTERMOST_TOKEN")})
 	case "slack":
 		if _, err := secret("token", f.token, "Bot token (xoxb-..., OAuth & Permissions)", "SLACK_BOT_TOKEN", true, prefixed("xoxb-", "the bot token")); err != nil {
 			return a, err
