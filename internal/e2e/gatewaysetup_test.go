@@ -106,8 +106,8 @@ gateway:
 	if r.code != 2 || !strings.Contains(r.stderr, "--app-token (Socket Mode) or --signing-secret") {
 		t.Fatalf("slack without a mode: exit %d stderr %q", r.code, r.stderr)
 	}
-	if r := hermes(t, home, home, "gateway", "setup", "matrix", "--non-interactive"); r.code != 2 || !strings.Contains(r.stderr, `no platform "matrix"`) {
-		t.Fatalf("matrix: exit %d stderr %q", r.code, r.stderr)
+	if r := hermes(t, home, home, "gateway", "setup", "irc", "--non-interactive"); r.code != 2 || !strings.Contains(r.stderr, `no platform "irc"`) {
+		t.Fatalf("irc: exit %d stderr %q", r.code, r.stderr)
 	}
 }
 
