@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord"
+	"github.com/hermes-go/hermes/gateway/matrix"
 	"github.com/hermes-go/hermes/gateway/slack"
 	"github.com/hermes-go/hermes/gateway/telegram"
 )
@@ -32,6 +34,10 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 		case "discord":
 			d := ps.Discord
 			a, err = discord.New(discord.Options{Token: d.Token, APIURL: d.APIURL, Logger: l, KV: store})
+		case "matrix":
+			m := ps.Matrix
+			a, err = matrix.New(matrix.Options{Homeserver: m.Homeserver, AccessToken: m.AccessToken,
+				Inviters: append(slices.Clone(m.AllowedUsers), m.AdminUsers...), AllowAll: m.AllowAll, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}
