@@ -101,7 +101,8 @@ func relate(c *event.MessageEventContent, chat gateway.ChatRef, replyTo string) 
 // Send posts a message (m.text); its Buttons become reactions the bot
 // adds to it, which people click to answer.
 func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, error) {
-	room := id.RoomID(m.Chat.ChatID)
+	room, chat := target(m.Chat)
+	m.Chat = chat
 	text := m.Text
 	keys := reactionKeys(m.Buttons)
 	if len(keys) > 0 {
@@ -126,7 +127,7 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 // Edit replaces a message's text (m.replace). Buttons the message had
 // and the edit drops are taken away (the bot's reactions redacted).
 func (a *Adapter) Edit(ctx context.Context, chat gateway.ChatRef, messageID string, m gateway.Outbound) error {
-	room := id.RoomID(chat.ChatID)
+	room, chat := target(chat)
 	text := m.Text
 	keys := reactionKeys(m.Buttons)
 	if len(keys) > 0 {
@@ -151,6 +152,7 @@ func (a *Adapter) Edit(ctx context.Context, chat gateway.ChatRef, messageID stri
 // Upload sends a file (m.image for images, m.file otherwise) with its
 // caption as the body.
 func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.File) (gateway.Sent, error) {
+	room, chat := target(chat)
 	data, err := os.ReadFile(f.Path)
 	if err != nil {
 		return gateway.Sent{}, &gateway.SendError{Permanent: true, Err: fmt.Errorf("matrix upload: %w", err)}
@@ -179,7 +181,7 @@ func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.Fi
 		c.Body = f.Caption
 	}
 	relate(c, chat, "")
-	evID, err := a.sendEvent(ctx, id.RoomID(chat.ChatID), event.EventMessage, c, sendKey("upload", chat.ChatID, chat.ThreadID, up.ContentURI.String()))
+	evID, err := a.sendEvent(ctx, room, event.EventMessage, c, sendKey("upload", chat.ChatID, chat.ThreadID, up.ContentURI.String()))
 	if err != nil {
 		return gateway.Sent{}, sendError("upload", err)
 	}
@@ -196,8 +198,24 @@ func (a *Adapter) Typing(ctx context.Context, chat gateway.ChatRef) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	if _, err := a.cli.UserTyping(cctx, id.RoomID(chat.ChatID), true, 30*time.Second); err != nil {
+	room, _ := target(chat)
+	if _, err := a.cli.UserTyping(cctx, room, true, 30*time.Second); err != nil {
 		return sendError("typing", err)
 	}
 	return nil
+}
+
+// target is where a message goes. A room id holds a colon
+// (!opaque:server.org), and the gateway's "CHAT[:THREAD]" delivery
+// targets and home channels split one at its first colon into a chat
+// "!opaque" and a thread "server.org[:$event]": such a pair is put back
+// together. A thread is an event id ($...), which never looks like a
+// server name.
+func target(chat gateway.ChatRef) (id.RoomID, gateway.ChatRef) {
+	if strings.HasPrefix(chat.ChatID, "!") && !strings.Contains(chat.ChatID, ":") &&
+		chat.ThreadID != "" && !strings.HasPrefix(chat.ThreadID, "$") {
+		server, thread, _ := strings.Cut(chat.ThreadID, ":")
+		chat = gateway.ChatRef{ChatID: chat.ChatID + ":" + server, ThreadID: thread}
+	}
+	return id.RoomID(chat.ChatID), chat
 }
