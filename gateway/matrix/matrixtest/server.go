@@ -36,6 +36,7 @@ type Server struct {
 	limitUntil map[string]time.Time // room -> end of its rate limit
 	early      int
 	syncing    int
+	lostNext   bool
 }
 
 type room struct {
@@ -336,4 +337,21 @@ func (s *Server) Syncing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.syncing > 0
+}
+
+// LoseNextResponse takes the bot's next new message (posts it) and hangs
+// up instead of answering, as a connection lost after the homeserver got
+// the request: the bot cannot know whether it was posted.
+func (s *Server) LoseNextResponse() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lostNext = true
+}
+
+// Touch wakes WaitFor's waiters, for a test whose condition changed
+// outside the fake.
+func (s *Server) Touch() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notify()
 }
