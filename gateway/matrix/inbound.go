@@ -25,9 +25,9 @@ type roomInfo struct {
 	warned    bool // the log line about encryption was written
 }
 
-// handleSync hands a sync's events to the handler. With first set (no
+// handleSync hands a sync's events to the handler. Unless resumed (no
 // sync token was stored: the bot's first run on this account) only
-// invites are answered and the timeline is skipped.
+// invites and state are handled and the timeline is skipped.
 func (r *run) handleSync(ctx context.Context, resp *mautrix.RespSync, resumed bool) error {
 	for roomID, inv := range resp.Rooms.Invite {
 		r.invited(ctx, roomID, inv.State.Events)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"html"
 	"mime"
 	"os"
 	"path/filepath"
@@ -15,10 +14,10 @@ import (
 
 	"maunium.net/go/mautrix"
 	"maunium.net/go/mautrix/event"
-	"maunium.net/go/mautrix/format"
 	"maunium.net/go/mautrix/id"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/format"
 )
 
 // txnID is a new transaction id: unique to this process (a random
@@ -45,15 +44,13 @@ func (a *Adapter) sendEvent(ctx context.Context, room id.RoomID, typ event.Type,
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	resp, err := a.cli.SendMessageEvent(cctx, room, typ, content, mautrix.ReqSendEvent{TransactionID: txn})
+	a.mu.Lock()
 	if _, re := respError(err); err == nil || re != nil {
-		a.mu.Lock()
-		delete(a.pending, key)
-		a.mu.Unlock()
+		delete(a.pending, key) // the homeserver answered: the outcome is known
 	} else if len(a.pending) > remembered {
-		a.mu.Lock()
 		clear(a.pending)
-		a.mu.Unlock()
 	}
+	a.mu.Unlock()
 	if err != nil {
 		return "", err
 	}
@@ -76,11 +73,35 @@ func content(text string, plain bool, msgtype event.MessageType) *event.MessageE
 	if plain {
 		return c
 	}
-	rendered := format.RenderMarkdown(text, true, false)
-	if rendered.FormattedBody != "" && rendered.FormattedBody != html.EscapeString(text) {
-		c.Format, c.FormattedBody = event.FormatHTML, rendered.FormattedBody
+	if h := toHTML(text); strings.Contains(h, "<") {
+		c.Format, c.FormattedBody = event.FormatHTML, h
 	}
 	return c
+}
+
+// toHTML renders markdown as HTML with the gateway's own converter (its
+// Telegram subset: b, i, u, s, code, pre, a, blockquote, all of which
+// Matrix clients render), its line breaks made <br> outside <pre>, where
+// HTML would fold them.
+func toHTML(md string) string {
+	h := format.TelegramHTML(md)
+	var b strings.Builder
+	for h != "" {
+		i := strings.Index(h, "<pre>")
+		if i < 0 {
+			b.WriteString(strings.ReplaceAll(h, "\n", "<br>"))
+			break
+		}
+		b.WriteString(strings.ReplaceAll(h[:i], "\n", "<br>"))
+		j := strings.Index(h[i:], "</pre>")
+		if j < 0 {
+			b.WriteString(h[i:])
+			break
+		}
+		b.WriteString(h[i : i+j+len("</pre>")])
+		h = h[i+j+len("</pre>"):]
+	}
+	return b.String()
 }
 
 // relate puts a message in its thread (m.thread, replying to ReplyTo or

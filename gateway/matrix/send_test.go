@@ -40,7 +40,7 @@ func TestSendFormatsRepliesAndThreads(t *testing.T) {
 	if len(ms) != 2 {
 		t.Fatalf("%d messages", len(ms))
 	}
-	if ms[0].Body != "some **bold** text" || ms[0].FormattedBody != "some <strong>bold</strong> text" || ms[0].MsgType != "m.text" {
+	if ms[0].Body != "some **bold** text" || ms[0].FormattedBody != "some <b>bold</b> text" || ms[0].MsgType != "m.text" {
 		t.Fatalf("markdown sent as %+v", ms[0])
 	}
 	rel := ms[0].Content["m.relates_to"].(map[string]any)
@@ -146,7 +146,7 @@ func TestEditReplacesTheText(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := botMessages(srv, room)
-	if len(ms) != 1 || strings.Join(ms[0].History, "|") != "draft|draft, *finished*" || ms[0].FormattedBody != "draft, <em>finished</em>" {
+	if len(ms) != 1 || strings.Join(ms[0].History, "|") != "draft|draft, *finished*" || ms[0].FormattedBody != "draft, <i>finished</i>" {
 		t.Fatalf("after the edit: %+v", ms)
 	}
 }
@@ -187,5 +187,17 @@ func TestUploadSendsTheFile(t *testing.T) {
 	data, ok := srv.Media(ms[0].Content["url"].(string))
 	if !ok || string(data) != "png bytes" {
 		t.Fatalf("the upload holds %q", data)
+	}
+}
+
+// Line breaks survive in HTML, except inside code blocks, which keep
+// theirs.
+func TestHTMLKeepsLineBreaks(t *testing.T) {
+	got := toHTML("a **b**\nc\n\n```\nx\ny\n```\nafter")
+	if want := "a <b>b</b><br>c<br><br><pre>x\ny</pre><br>after"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := toHTML("plain & <simple>"); strings.Contains(got, "<") {
+		t.Fatalf("plain text became %q", got)
 	}
 }
