@@ -157,9 +157,10 @@ func (f *matrixFake) replyCalls(c chatRef) []replyCall {
 }
 
 // disconnect hangs up on the open /sync and on every request after it,
-// as a network that went away.
+// as a network that went away. The bot syncs again as soon as a sync
+// brings it anything (its own reply too): the next long poll is awaited.
 func (f *matrixFake) disconnect(t *testing.T) {
-	if !f.srv.Syncing() {
+	if !f.waitFor(gatewayWait, f.srv.Syncing) {
 		t.Fatal("no sync was open to drop")
 	}
 	f.srv.SetDown(true)
