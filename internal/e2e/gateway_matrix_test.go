@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/gateway/matrix/matrixtest"
+	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
 func init() { registerChatPlatform("matrix", startMatrixFake) }
@@ -173,3 +174,55 @@ func (f *matrixFake) waitFor(timeout time.Duration, cond func() bool) bool {
 }
 
 func (f *matrixFake) edits() bool { return true }
+
+// The bot joins a room an allowed user invites it to and answers there,
+// and never joins a stranger's invite. A room with end-to-end encryption
+// gets one notice that it is not supported, and the gateway's log says
+// so; nothing written there reaches the model.
+func TestGatewayMatrixInvitesAndEncryptedRooms(t *testing.T) {
+	m := newScriptedModel(t)
+	m.begin(t)
+	f := startMatrixFake(t).(*matrixFake)
+	c := &gwCase{t: t, platform: "matrix", fake: f, m: m, home: t.TempDir(), work: t.TempDir()}
+	c.config()
+	g := c.start()
+
+	strangers := f.srv.Invite(f.people[mallory])
+	room := f.srv.Invite(f.people[bob])
+	if !f.waitFor(gatewayWait, func() bool { return f.srv.Joined(room) }) {
+		t.Fatal("bob's invite was not joined")
+	}
+	m.reply(llmtest.Reply{Text: "glad to be here"})
+	f.srv.Say(f.people[bob], room, "welcome!") // a room of two: a DM
+	c.waitLast(chatRef(room), "glad to be here")
+	g.waitLog(t, "matrix invite left unanswered", 1)
+	if f.srv.Joined(strangers) {
+		t.Fatal("a stranger's invite was joined")
+	}
+
+	f.srv.Encrypt(f.people[alice], f.team)
+	f.srv.Post(f.people[alice], f.team, "m.room.encrypted", map[string]any{"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "x"})
+	g.waitLog(t, "matrix room is end-to-end encrypted", 1)
+	var notices []string
+	if !f.waitFor(gatewayWait, func() bool {
+		notices = nil
+		for _, msg := range f.srv.Messages(f.team) {
+			if msg.Sender == f.srv.Bot().ID && msg.MsgType == "m.notice" {
+				notices = append(notices, msg.Body)
+			}
+		}
+		return len(notices) > 0
+	}) {
+		t.Fatal("the encrypted room got no notice")
+	}
+	f.srv.Say(f.people[alice], f.team, "Hermes: can you read this?")
+	m.reply(llmtest.Reply{Text: "still here"})
+	f.srv.Say(f.people[bob], room, "and now?")
+	c.waitLast(chatRef(room), "still here")
+	if len(notices) != 1 || !strings.Contains(notices[0], "end-to-end encrypted") || len(f.messages(f.group())) != 0 {
+		t.Fatalf("the encrypted room got %q and %s", notices, shownTexts(f.messages(f.group())))
+	}
+	if got := lastUserTexts(m.requests()); strings.Join(got, "|") != "welcome!|and now?" {
+		t.Fatalf("the model read %q", got)
+	}
+}
