@@ -38,7 +38,6 @@ func (a *Adapter) sendEvent(ctx context.Context, room id.RoomID, typ event.Type,
 	txn, retry := a.pending[key]
 	if !retry {
 		txn = a.txnID()
-		a.pending[key] = txn
 	}
 	a.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
@@ -47,8 +46,11 @@ func (a *Adapter) sendEvent(ctx context.Context, room id.RoomID, typ event.Type,
 	a.mu.Lock()
 	if _, re := respError(err); err == nil || re != nil {
 		delete(a.pending, key) // the homeserver answered: the outcome is known
-	} else if len(a.pending) > remembered {
-		clear(a.pending)
+	} else {
+		if len(a.pending) >= remembered {
+			clear(a.pending)
+		}
+		a.pending[key] = txn
 	}
 	a.mu.Unlock()
 	if err != nil {
