@@ -36,6 +36,9 @@ const (
 	// remembered bounds each in-memory set of event ids (seen events,
 	// the bot's own events, cards).
 	remembered = 4096
+	// maxGap is the most events of one room read back after a limited
+	// sync.
+	maxGap = 5000
 )
 
 // Options configure an Adapter. Homeserver and AccessToken are required.

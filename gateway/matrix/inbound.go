@@ -28,7 +28,7 @@ type roomInfo struct {
 // handleSync hands a sync's events to the handler. Unless resumed (no
 // sync token was stored: the bot's first run on this account) only
 // invites and state are handled and the timeline is skipped.
-func (r *run) handleSync(ctx context.Context, resp *mautrix.RespSync, resumed bool) error {
+func (r *run) handleSync(ctx context.Context, resp *mautrix.RespSync, since string, resumed bool) error {
 	for roomID, inv := range resp.Rooms.Invite {
 		r.invited(ctx, roomID, inv.State.Events)
 	}
@@ -36,7 +36,15 @@ func (r *run) handleSync(ctx context.Context, resp *mautrix.RespSync, resumed bo
 		for _, evt := range room.State.Events {
 			r.stateEvent(ctx, roomID, evt)
 		}
-		for _, evt := range room.Timeline.Events {
+		events := room.Timeline.Events
+		if resumed && room.Timeline.Limited && room.Timeline.PrevBatch != "" {
+			gap, err := r.gap(ctx, roomID, room.Timeline.PrevBatch, since)
+			if err != nil {
+				return err
+			}
+			events = append(gap, events...)
+		}
+		for _, evt := range events {
 			if evt.StateKey != nil {
 				r.stateEvent(ctx, roomID, evt)
 				continue
@@ -56,6 +64,32 @@ func (r *run) handleSync(ctx context.Context, resp *mautrix.RespSync, resumed bo
 		}
 	}
 	return nil
+}
+
+// gap reads the events a limited timeline left out (more came since the
+// last sync than the homeserver puts in one), from the timeline's
+// prev_batch back to the last sync's token, oldest first. Past maxGap
+// events the oldest are skipped, and the log says so.
+func (r *run) gap(ctx context.Context, roomID id.RoomID, from, since string) ([]*event.Event, error) {
+	var newestFirst []*event.Event
+	for len(newestFirst) < maxGap {
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		resp, err := r.a.cli.Messages(cctx, roomID, from, since, mautrix.DirectionBackward, nil, 100)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("room %s: reading the events a sync left out: %w", roomID, err)
+		}
+		newestFirst = append(newestFirst, resp.Chunk...)
+		if resp.End == "" || len(resp.Chunk) == 0 {
+			slices.Reverse(newestFirst)
+			return newestFirst, nil
+		}
+		from = resp.End
+	}
+	r.a.log.Error("matrix room had more events while the bot was away than it reads back; the oldest are skipped",
+		"room", roomID, "read", len(newestFirst))
+	slices.Reverse(newestFirst)
+	return newestFirst, nil
 }
 
 // invited joins a room when the person who invited the bot may invite

@@ -95,7 +95,7 @@ func (r *run) sync(ctx context.Context) error {
 			timeout = 0 // the first answer comes at once: the state is known without waiting out a long poll
 		}
 		cctx, cancel := context.WithTimeout(ctx, timeout+syncGrace)
-		resp, err := r.a.cli.FullSyncRequest(cctx, mautrix.ReqSync{Timeout: int(timeout / time.Millisecond), Since: since})
+		resp, err := r.a.cli.FullSyncRequest(cctx, mautrix.ReqSync{Timeout: int(timeout / time.Millisecond), Since: since, FilterID: syncFilter})
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -113,7 +113,7 @@ func (r *run) sync(ctx context.Context) error {
 		}
 		connected = true
 		r.report(true, string(r.me))
-		if err := r.handleSync(ctx, resp, stored); err != nil {
+		if err := r.handleSync(ctx, resp, since, stored); err != nil {
 			if ctx.Err() == nil {
 				r.a.log.Error("matrix events not taken; syncing them again", "err", err)
 				b.wait(ctx, 0)
@@ -128,6 +128,11 @@ func (r *run) sync(ctx context.Context) error {
 	}
 	return nil
 }
+
+// syncFilter is an inline filter: up to 100 events a room per sync
+// (homeservers default to 10; a longer gap is read back with /messages),
+// and none of the presence and account data the adapter does not read.
+const syncFilter = `{"room":{"timeline":{"limit":100}},"presence":{"not_types":["*"]},"account_data":{"not_types":["*"]}}`
 
 // report tells the handler about a change of the connection.
 func (r *run) report(connected bool, detail string) {

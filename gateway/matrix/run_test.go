@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -142,5 +143,34 @@ func TestRunEndsOnARefusedToken(t *testing.T) {
 	}
 	if s := h.lastState(); s.Connected || !strings.Contains(s.Detail, "M_UNKNOWN_TOKEN") {
 		t.Fatalf("state %+v", s)
+	}
+}
+
+// More messages while the bot was away than one sync holds (the
+// timeline comes limited) are read back with /messages: every one is
+// handed over, in order, none twice.
+func TestALimitedSyncIsFilledIn(t *testing.T) {
+	srv := matrixtest.NewServer(t)
+	kv := gateway.NewMemoryKV()
+	dm := srv.DM(alice)
+	r := start(t, srv, kv)
+	srv.Say(alice, dm, "before")
+	r.waitTexts(t, srv, "before")
+	r.stop()
+	var want []string
+	for i := range 250 {
+		want = append(want, fmt.Sprintf("away %d", i))
+		srv.Say(alice, dm, want[i])
+	}
+	r2 := start(t, srv, kv)
+	r2.waitTexts(t, srv, want...)
+	pages := 0
+	for _, req := range srv.Requests() {
+		if req.Kind == "messages" {
+			pages++
+		}
+	}
+	if pages != 2 {
+		t.Fatalf("%d pages of /messages read back 150 events, want 2", pages)
 	}
 }

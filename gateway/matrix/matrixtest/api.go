@@ -93,6 +93,8 @@ func (s *Server) roomAPI(w http.ResponseWriter, r *http.Request, roomID string, 
 			return
 		}
 		writeError(w, http.StatusNotFound, "M_NOT_FOUND", "no such state", nil)
+	case rest[0] == "messages" && r.Method == http.MethodGet:
+		s.messages(w, r, roomID)
 	case rest[0] == "typing":
 		s.record(r, "typing", roomID, "", http.StatusOK)
 		writeJSON(w, map[string]any{})
@@ -162,6 +164,17 @@ func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 		}
 		since = n
 	}
+	limit := defaultTimelineLimit
+	var filter struct {
+		Room struct {
+			Timeline struct {
+				Limit int `json:"limit"`
+			} `json:"timeline"`
+		} `json:"room"`
+	}
+	if f := q.Get("filter"); strings.HasPrefix(f, "{") && json.Unmarshal([]byte(f), &filter) == nil && filter.Room.Timeline.Limit > 0 {
+		limit = filter.Room.Timeline.Limit
+	}
 	timeout, _ := strconv.Atoi(q.Get("timeout"))
 	deadline := time.NewTimer(time.Duration(timeout) * time.Millisecond)
 	defer deadline.Stop()
@@ -177,7 +190,7 @@ func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 	}()
 	for {
 		s.mu.Lock()
-		resp, n := s.syncResponse(since, q.Get("since") == "")
+		resp, n := s.syncResponse(since, q.Get("since") == "", limit)
 		ch, drop := s.changed, s.drop
 		s.mu.Unlock()
 		if n > 0 {
@@ -204,10 +217,11 @@ func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 // syncResponse is a sync's answer after position since, and how many
 // events and invites it holds; s.mu is held. An initial sync holds every
 // room's state and its whole timeline.
-func (s *Server) syncResponse(since int, initial bool) (map[string]any, int) {
+func (s *Server) syncResponse(since int, initial bool, limit int) (map[string]any, int) {
 	join, invite := map[string]any{}, map[string]any{}
 	n := 0
 	timelines := map[string][]Event{}
+	positions := map[string][]int{}
 	states := map[string][]Event{}
 	for i := since; i < len(s.stream); i++ {
 		e := s.stream[i]
@@ -220,13 +234,22 @@ func (s *Server) syncResponse(since int, initial bool) (map[string]any, int) {
 			continue
 		}
 		timelines[e.Room] = append(timelines[e.Room], e.clone())
+		positions[e.Room] = append(positions[e.Room], i)
 		n++
 	}
 	for id, rm := range s.rooms {
 		if _, member := rm.membersOf(s.bot.ID); member {
 			if len(timelines[id]) > 0 || len(states[id]) > 0 {
-				join[id] = map[string]any{"state": map[string]any{"events": orEmpty(states[id])},
-					"timeline": map[string]any{"events": orEmpty(timelines[id]), "limited": false}}
+				// More events than the limit: the last ones, limited, and
+				// the token before them for /messages.
+				tl := map[string]any{"limited": false}
+				if events := timelines[id]; len(events) > limit {
+					cut := len(events) - limit
+					timelines[id] = events[cut:]
+					tl["limited"], tl["prev_batch"] = true, fmt.Sprintf("s%d", positions[id][cut])
+				}
+				tl["events"] = orEmpty(timelines[id])
+				join[id] = map[string]any{"state": map[string]any{"events": orEmpty(states[id])}, "timeline": tl}
 			}
 			continue
 		}
@@ -422,4 +445,49 @@ func hangUp(w http.ResponseWriter) {
 		}
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// defaultTimelineLimit is how many events of a room a sync holds without
+// a filter that says otherwise, as Synapse's default.
+const defaultTimelineLimit = 10
+
+// messages serves a room's events backwards from the token from to the
+// token to (dir=b only), newest first, limit at a time.
+func (s *Server) messages(w http.ResponseWriter, r *http.Request, roomID string) {
+	q := r.URL.Query()
+	pos := func(v string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimPrefix(v, "s"))
+		return n, err == nil && strings.HasPrefix(v, "s")
+	}
+	from, ok1 := pos(q.Get("from"))
+	to, ok2 := pos(q.Get("to"))
+	if q.Get("to") == "" {
+		to, ok2 = 0, true
+	}
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	if !ok1 || !ok2 || q.Get("dir") != "b" || limit <= 0 {
+		s.record(r, "messages", roomID, "", http.StatusBadRequest)
+		writeError(w, http.StatusBadRequest, "M_INVALID_PARAM", "from, to (s<n>), dir=b and a limit are needed", nil)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	chunk := []Event{}
+	end := ""
+	for i := min(from, len(s.stream)) - 1; i >= to; i-- {
+		if s.stream[i].Room != roomID {
+			continue
+		}
+		if len(chunk) == limit {
+			end = fmt.Sprintf("s%d", i+1)
+			break
+		}
+		chunk = append(chunk, s.stream[i].clone())
+	}
+	s.recordLocked(r, "messages", roomID, "", http.StatusOK)
+	body := map[string]any{"start": q.Get("from"), "chunk": chunk}
+	if end != "" {
+		body["end"] = end
+	}
+	writeJSON(w, body)
 }
