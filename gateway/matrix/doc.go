@@ -5,7 +5,9 @@
 // batch's next_batch token is stored in the gateway's KV only once every
 // message of the batch was taken, so a restart resumes where the last
 // process stopped: no event is skipped, and one a sync brings again is
-// dropped by its event id (here and by the gateway's deduplication). The
+// dropped by its event id (here and by the gateway's deduplication). A
+// sync that leaves events out (its timeline limited: more came than it
+// holds) is filled in with /messages back to the last token. The
 // account's very first sync only learns the token: history from before
 // the bot ran is not answered. /sync failures back off (doubling, up to
 // a minute, or the homeserver's retry_after_ms) and State reports each
