@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord"
+	"github.com/hermes-go/hermes/gateway/matrix"
 	"github.com/hermes-go/hermes/gateway/mattermost"
 	"github.com/hermes-go/hermes/gateway/signal"
 	"github.com/hermes-go/hermes/gateway/slack"
@@ -41,6 +43,10 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 			m := ps.Mattermost
 			a, err = mattermost.New(mattermost.Options{URL: m.URL, Token: m.Token, ActionsListen: m.ActionsListen,
 				ActionsURL: m.ActionsURL, Logger: l, KV: store})
+		case "matrix":
+			m := ps.Matrix
+			a, err = matrix.New(matrix.Options{Homeserver: m.Homeserver, AccessToken: m.AccessToken,
+				Inviters: append(slices.Clone(m.AllowedUsers), m.AdminUsers...), AllowAll: m.AllowAll, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}

@@ -28,6 +28,7 @@ type setupFlags struct {
 	token, appToken, signingSecret string
 	allowed, admins                string
 	url                            string
+	homeserver                     string
 }
 
 // setupGuide says, before the questions, where a platform's answers are.
@@ -56,6 +57,12 @@ reset the token and turn on the Message Content intent; invite it with the bot a
 applications.commands scopes (Send Messages, Send Messages in Threads, Read Message History,
 Attach Files). User ids: turn on Developer Mode, then right-click a user, Copy User ID.
 `
+	case "matrix":
+		return `Matrix: register an account for the bot on your homeserver and log in with it once (in Element:
+Settings, Help & About, Access Token; or POST /_matrix/client/v3/login). Use that token, not your own.
+User ids look like @alice:example.org. Encrypted rooms are not supported: invite the bot to rooms
+without end-to-end encryption; it joins the invites of allowed users.
+`
 	case "signal":
 		return `Signal: register a number for the bot with signal-cli (signal-cli -a +15551234567 register, then
 verify; or link it to a phone with signal-cli link), then keep its daemon running:
@@ -69,7 +76,7 @@ form (+15557654321), or an account's UUID.
 func newGatewaySetupCmd(e *env) *cobra.Command {
 	f := &setupFlags{}
 	c := &cobra.Command{
-		Use:   "setup telegram|slack|discord",
+		Use:   "setup telegram|slack|discord|matrix|email|signal|mattermost",
 		Short: "Ask for a platform's tokens and users, write the tokens to .env and the platform to config.yaml",
 		Long: "hermes gateway setup asks for the bot's token(s) (not echoed on a terminal), the user ids allowed to\n" +
 			"talk to it and the admins among them, then writes the tokens to $HERMES_HOME/.env (private) and\n" +
@@ -79,7 +86,8 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 			"API) is required.",
 		Example: "  hermes gateway setup telegram\n" +
 			"  hermes gateway setup telegram --non-interactive --token \"$TOKEN\" --allowed-users 123456789 --admin-users 123456789\n" +
-			"  hermes gateway setup slack --non-interactive --token xoxb-... --app-token xapp-... --allowed-users U012ABCDEF",
+			"  hermes gateway setup slack --non-interactive --token xoxb-... --app-token xapp-... --allowed-users U012ABCDEF\n" +
+			"  hermes gateway setup matrix --non-interactive --homeserver https://matrix.example.org --token syt_... --allowed-users @alice:example.org",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: config.GatewayPlatformNames(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -95,6 +103,7 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.appToken, "app-token", "", "Slack: the app-level token for Socket Mode (xapp-...)")
 	fl.StringVar(&f.signingSecret, "signing-secret", "", "Slack: the signing secret, for the Events API instead of Socket Mode")
 	fl.StringVar(&f.url, "url", "", "Mattermost: the server's URL (https://mattermost.example.com); Signal: the signal-cli daemon's (default "+signal.DefaultHTTPURL+")")
+	fl.StringVar(&f.homeserver, "homeserver", "", "Matrix: the homeserver's URL, https://matrix.example.org (--token is the bot's access token)")
 	fl.StringVar(&f.allowed, "allowed-users", "", "user ids allowed to talk to the bot, comma-separated (default: none, pairing only)")
 	fl.StringVar(&f.admins, "admin-users", "", "user ids that may use every command, comma-separated (asked: default the allowed users; --non-interactive: none)")
 	return c
@@ -200,6 +209,23 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "token", Value: ref("DISCORD_BOT_TOKEN")})
+	case "matrix":
+		hs, err := ask.value("homeserver", f.homeserver, changed("homeserver"), "Homeserver URL (https://matrix.example.org)", false, true,
+			func(s string) error {
+				if u, err := url.Parse(s); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+					return errors.New("the homeserver is an http or https URL, such as https://matrix.example.org")
+				}
+				return nil
+			})
+		if err != nil {
+			return a, err
+		}
+		if _, err := secret("token", f.token, "The bot account's access token", "MATRIX_ACCESS_TOKEN", true,
+			oneWord("an access token is one word")); err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "homeserver", Value: hs},
+			config.Setting{Key: "access_token", Value: ref("MATRIX_ACCESS_TOKEN")})
 	case "signal":
 		// Nothing secret: the daemon holds the account's keys.
 		account, err := ask.value("token", f.token, changed("token"), "The bot's Signal number, registered in signal-cli (+15551234567)", false, true,

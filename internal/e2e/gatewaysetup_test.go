@@ -109,6 +109,17 @@ gateway:
 	if r := hermes(t, home, home, "gateway", "setup", "irc", "--non-interactive"); r.code != 2 || !strings.Contains(r.stderr, `no platform "irc"`) {
 		t.Fatalf("irc: exit %d stderr %q", r.code, r.stderr)
 	}
+	// Matrix: the homeserver goes to config.yaml, the access token to .env.
+	if r := hermes(t, home, home, "gateway", "setup", "matrix", "--non-interactive", "--token", "syt_x"); r.code != 2 || !strings.Contains(r.stderr, "--homeserver is required") {
+		t.Fatalf("matrix without a homeserver: exit %d stderr %q", r.code, r.stderr)
+	}
+	r = hermes(t, home, home, "gateway", "setup", "matrix", "--non-interactive", "--homeserver", "https://matrix.example.org", "--token", "syt_x", "--allowed-users", "@alice:example.org")
+	if cfg := readFile(t, filepath.Join(home, "config.yaml")); r.code != 0 || !contains(cfg, "    matrix:\n      enabled: true\n      homeserver: https://matrix.example.org\n      access_token: ${MATRIX_ACCESS_TOKEN}\n      allowed_users: [\"@alice:example.org\"]\n") {
+		t.Fatalf("matrix: exit %d stderr %q config.yaml:\n%s", r.code, r.stderr, cfg)
+	}
+	if env := readFile(t, filepath.Join(home, ".env")); !contains(env, "MATRIX_ACCESS_TOKEN=syt_x\n") {
+		t.Fatalf(".env %q", env)
+	}
 }
 
 // Answers come one a line from standard input (a pipe here); a wrong

@@ -60,11 +60,15 @@ func initTrace(tb testing.TB, bin string, args ...string) []packageInit {
 // table, readability's regexps, x/net/html's entities, the Anthropic
 // SDK's unions, jsonschema, gob through the MCP SDK): about 1.45 MB in
 // 8,250 allocations, and the chat platforms' libraries (discordgo's
-// tables, slack-go, go-telegram/bot, gorilla/websocket) 38 KB in 137,
-// with the margin below.
+// tables, slack-go, go-telegram/bot, gorilla/websocket) 38 KB in 137.
+// Matrix's mautrix adds 0.33 MB in 1,820 (its id package compiles a
+// server-name regexp with a 255-fold repetition, 255 KB alone; its root,
+// event and pushrules packages the rest), 0.3-0.5 ms of the 6-8 ms of
+// init measured here: 1.83 MB in 10,225 before main. With the margin
+// below.
 const (
-	initBytesBudget  = 1_540_000 // the whole binary
-	initAllocsBudget = 8_650
+	initBytesBudget  = 1_880_000 // the whole binary
+	initAllocsBudget = 10_500
 )
 
 // Starting hermes does no work the command does not use: this module's
@@ -100,9 +104,11 @@ func TestInitWorkIsBounded(t *testing.T) {
 // mcp serve (the go-sdk's server side, its tools) 0.48 MB: 32.62 MB.
 // The Signal adapter (net/http and encoding/json only) added 0.07 MB;
 // Mattermost (REST and the websocket, on the gorilla/websocket already
-// in) 0.11 MB: 32.82 MB. The next features must make room for
-// themselves.
-const maxBinaryBytes = 32_845_000
+// in) 0.11 MB; Matrix (mautrix's client with the event, id and crypto
+// packages its root package imports, zerolog, and the adapter) 0.67 MB:
+// 33.48 MB.
+// The next features must make room for themselves.
+const maxBinaryBytes = 33_500_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
