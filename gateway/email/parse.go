@@ -7,8 +7,8 @@ import (
 	"mime"
 	"strings"
 
-	_ "github.com/emersion/go-message/charset" // mail in ISO-8859-x, Windows-125x, ...
 	"github.com/emersion/go-message"
+	_ "github.com/emersion/go-message/charset" // mail in ISO-8859-x, Windows-125x, ...
 	"github.com/emersion/go-message/mail"
 )
 
