@@ -2,8 +2,8 @@ package email
 
 import (
 	"context"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +88,10 @@ func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
 		select {
 		case <-ch:
 		case <-deadline:
-			r.mu.Lock(); t.Logf("states: %+v", r.states); r.mu.Unlock(); t.Fatalf("%s: not within %s", what, wait)
+			r.mu.Lock()
+			t.Logf("states: %+v", r.states)
+			r.mu.Unlock()
+			t.Fatalf("%s: not within %s", what, wait)
 		}
 	}
 }
