@@ -166,9 +166,10 @@ func TestNoPasswordInClearBeyondLoopback(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- f.a.Run(ctx, h) }()
 	h.waitFor(t, "a failed connection", func() bool { return h.lastState().Platform != "" })
+	s := h.lastState()
 	cancel()
 	<-done
-	if s := h.lastState(); s.Connected || !strings.Contains(s.Detail, "STARTTLS") {
+	if s.Connected || !strings.Contains(s.Detail, "STARTTLS") {
 		t.Fatalf("state %+v", s)
 	}
 	_, err := f.a.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: "alice@example.org"}, Text: "x"})
