@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord"
+	"github.com/hermes-go/hermes/gateway/email"
 	"github.com/hermes-go/hermes/gateway/slack"
 	"github.com/hermes-go/hermes/gateway/telegram"
 )
@@ -32,6 +34,10 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 		case "discord":
 			d := ps.Discord
 			a, err = discord.New(discord.Options{Token: d.Token, APIURL: d.APIURL, Logger: l, KV: store})
+		case "email":
+			e := ps.Email
+			a, err = email.New(email.Options{IMAPURL: e.IMAPURL, SMTPURL: e.SMTPURL, User: e.User, Password: e.Password,
+				Address: e.Address, Folder: e.Folder, PollInterval: time.Duration(e.PollInterval) * time.Second, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}

@@ -24,6 +24,7 @@ type setupFlags struct {
 	nonInteractive                 bool
 	token, appToken, signingSecret string
 	allowed, admins                string
+	imapURL, smtpURL, user         string // email
 }
 
 // setupGuide says, before the questions, where a platform's answers are.
@@ -46,6 +47,12 @@ reset the token and turn on the Message Content intent; invite it with the bot a
 applications.commands scopes (Send Messages, Send Messages in Threads, Read Message History,
 Attach Files). User ids: turn on Developer Mode, then right-click a user, Copy User ID.
 `
+	case "email":
+		return `Email: give the bot a mailbox of its own (every mail in its folder is read as written to the bot).
+Your provider's settings name the IMAP server (imaps://imap.example.org, port 993) and the SMTP
+server (smtps://smtp.example.org:465, or smtp://smtp.example.org:587 with STARTTLS); the user and
+password log in to both (with 2-step verification, an app password). User ids are addresses.
+`
 	}
 	return ""
 }
@@ -53,7 +60,7 @@ Attach Files). User ids: turn on Developer Mode, then right-click a user, Copy U
 func newGatewaySetupCmd(e *env) *cobra.Command {
 	f := &setupFlags{}
 	c := &cobra.Command{
-		Use:   "setup telegram|slack|discord",
+		Use:   "setup telegram|slack|discord|email",
 		Short: "Ask for a platform's tokens and users, write the tokens to .env and the platform to config.yaml",
 		Long: "hermes gateway setup asks for the bot's token(s) (not echoed on a terminal), the user ids allowed to\n" +
 			"talk to it and the admins among them, then writes the tokens to $HERMES_HOME/.env (private) and\n" +
@@ -63,7 +70,9 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 			"API) is required.",
 		Example: "  hermes gateway setup telegram\n" +
 			"  hermes gateway setup telegram --non-interactive --token \"$TOKEN\" --allowed-users 123456789 --admin-users 123456789\n" +
-			"  hermes gateway setup slack --non-interactive --token xoxb-... --app-token xapp-... --allowed-users U012ABCDEF",
+			"  hermes gateway setup slack --non-interactive --token xoxb-... --app-token xapp-... --allowed-users U012ABCDEF\n" +
+			"  hermes gateway setup email --non-interactive --imap-url imaps://imap.example.org --smtp-url smtps://smtp.example.org \\\n" +
+			"      --user bot@example.org --token \"$PASSWORD\" --allowed-users alice@example.org",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: config.GatewayPlatformNames(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,6 +87,9 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.token, "token", "", "the bot token (Slack: xoxb-...)")
 	fl.StringVar(&f.appToken, "app-token", "", "Slack: the app-level token for Socket Mode (xapp-...)")
 	fl.StringVar(&f.signingSecret, "signing-secret", "", "Slack: the signing secret, for the Events API instead of Socket Mode")
+	fl.StringVar(&f.imapURL, "imap-url", "", "email: the IMAP server, imaps://host or imap://host (STARTTLS)")
+	fl.StringVar(&f.smtpURL, "smtp-url", "", "email: the SMTP server, smtps://host or smtp://host:587 (STARTTLS)")
+	fl.StringVar(&f.user, "user", "", "email: the user logging in to both (the password is --token)")
 	fl.StringVar(&f.allowed, "allowed-users", "", "user ids allowed to talk to the bot, comma-separated (default: none, pairing only)")
 	fl.StringVar(&f.admins, "admin-users", "", "user ids that may use every command, comma-separated (asked: default the allowed users; --non-interactive: none)")
 	return c
@@ -218,6 +230,32 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 			return a, err
 		}
 		a.settings = append(a.settings, config.Setting{Key: "mode", Value: "events"}, config.Setting{Key: "signing_secret", Value: ref("SLACK_SIGNING_SECRET")})
+	case "email":
+		for _, q := range []struct{ flag, value, key, question, scheme string }{
+			{"imap-url", f.imapURL, "imap_url", "IMAP server (imaps://imap.example.org, or imap://host upgraded with STARTTLS)", "imap"},
+			{"smtp-url", f.smtpURL, "smtp_url", "SMTP server (smtps://smtp.example.org, or smtp://host:587 upgraded with STARTTLS)", "smtp"},
+		} {
+			v, err := ask.value(q.flag, q.value, changed(q.flag), q.question, false, true, func(s string) error {
+				if !strings.HasPrefix(s, q.scheme+"://") && !strings.HasPrefix(s, q.scheme+"s://") {
+					return fmt.Errorf("the URL starts with %s:// or %ss://", q.scheme, q.scheme)
+				}
+				return nil
+			})
+			if err != nil {
+				return a, err
+			}
+			a.settings = append(a.settings, config.Setting{Key: q.key, Value: v})
+		}
+		user, err := ask.value("user", f.user, changed("user"), "User logging in to both (often the bot's address)", false, true, oneWord("the user is one word"))
+		if err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "user", Value: user})
+		if _, err := secret("token", f.token, "Password (an app password where the provider has them)", "EMAIL_PASSWORD", true,
+			func(s string) error { return nil }); err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "password", Value: ref("EMAIL_PASSWORD")})
 	}
 	ids := func(s string) error {
 		for _, id := range splitIDs(s) {
