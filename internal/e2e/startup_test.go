@@ -97,9 +97,10 @@ func TestInitWorkIsBounded(t *testing.T) {
 // added 2.32 MB: 31.78 MB. Cron (its store, scheduler, robfig/cron's
 // parser, the cronjob tool and hermes cron) added 0.28 MB; webhooks
 // (signed routes, their prompt fence and delivery ids) 0.07 MB; hermes
-// mcp serve (the go-sdk's server side, its tools) 0.48 MB: 32.62 MB. The next
-// features must make room for themselves.
-const maxBinaryBytes = 32_650_000
+// mcp serve (the go-sdk's server side, its tools) 0.48 MB: 32.62 MB. Email
+// (go-imap, go-smtp, go-message with its charsets, the adapter) added
+// 0.75 MB. The next features must make room for themselves.
+const maxBinaryBytes = 33_400_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
