@@ -33,6 +33,9 @@ const (
 
 const (
 	dialTimeout = 30 * time.Second
+	// answerTimeout bounds the wait for the server's answer to DONE or
+	// NOOP: a connection that died silently answers nothing.
+	answerTimeout = time.Minute
 	// maxMailBytes bounds one mail read into memory; a larger mail is
 	// handled by its headers alone.
 	maxMailBytes = 32 << 20

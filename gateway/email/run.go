@@ -146,8 +146,17 @@ func (r *run) idle(ctx context.Context, c *imapclient.Client, news <-chan struct
 	if err := cmd.Close(); err != nil {
 		return fmt.Errorf("ending idle: %w", err)
 	}
-	if err := <-done; err != nil {
-		return fmt.Errorf("idle: %w", err)
+	// A connection that died silently never answers DONE: hang up
+	// rather than wait for good.
+	t.Reset(answerTimeout)
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("idle: %w", err)
+		}
+	case <-t.C:
+		c.Close()
+		return fmt.Errorf("the server did not answer the end of IDLE within %s", answerTimeout)
 	}
 	return ctx.Err()
 }
@@ -164,6 +173,8 @@ func (r *run) pause(ctx context.Context, c *imapclient.Client) error {
 	case <-c.Closed():
 		return errors.New("the server closed the connection")
 	}
+	stop := time.AfterFunc(answerTimeout, func() { c.Close() })
+	defer stop.Stop()
 	if err := c.Noop().Wait(); err != nil {
 		return fmt.Errorf("noop: %w", err)
 	}
