@@ -2,8 +2,10 @@ package email
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -208,4 +210,62 @@ func TestARefusedLoginEndsRun(t *testing.T) {
 		t.Fatalf("state %+v", s)
 	}
 	_ = time.Second
+}
+
+// refusing is a handler whose first n Messages fail, as a gateway whose
+// store failed.
+type refusing struct {
+	*recorder
+	mu    sync.Mutex
+	n     int
+	tries int
+}
+
+func (r *refusing) Message(ctx context.Context, m gateway.Inbound) error {
+	r.mu.Lock()
+	r.tries++
+	fail := r.tries <= r.n
+	r.mu.Unlock()
+	if fail {
+		return errors.New("the store is locked")
+	}
+	return r.recorder.Message(ctx, m)
+}
+
+// A mail the handler refused is read again, and the cursor does not
+// move past it meanwhile.
+func TestARefusedMailIsReadAgain(t *testing.T) {
+	f := newFixture(t, emailtest.Options{})
+	h := &refusing{recorder: newRecorder(), n: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.a.Run(ctx, h)
+	f.h = h.recorder
+	f.h.waitFor(t, "connected", func() bool { return f.h.lastState().Connected })
+	f.deliver(t, f.mail("first"))
+	f.deliver(t, f.mail("second"))
+	ms := f.waitMessages(t, 2)
+	h.mu.Lock()
+	tries := h.tries
+	h.mu.Unlock()
+	if ms[0].Text != "first" || ms[1].Text != "second" || tries != 4 {
+		t.Fatalf("handed over %+v after %d tries", ms, tries)
+	}
+}
+
+// A folder whose UIDVALIDITY changed is read from its end: the old UIDs
+// say nothing about the new folder.
+func TestANewUIDValidityStartsAtTheEnd(t *testing.T) {
+	f := newFixture(t, emailtest.Options{})
+	f.kv.Set(context.Background(), f.a.cursorKey(), "4242:0")
+	f.deliver(t, f.mail("in the rebuilt folder already"))
+	f.run(t)
+	f.deliver(t, f.mail("new"))
+	if ms := f.waitMessages(t, 1); len(ms) != 1 || ms[0].Text != "new" {
+		t.Fatalf("handed over %+v", ms)
+	}
+	v, _, _ := f.kv.Get(context.Background(), f.a.cursorKey())
+	if strings.HasPrefix(v, "4242:") {
+		t.Fatalf("the cursor kept the old UIDVALIDITY: %s", v)
+	}
 }
