@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -244,5 +245,36 @@ func TestGatewayEmailReadsHTMLAndAttachmentsAndDropsForgedMail(t *testing.T) {
 	}
 	if sent := f.srv.Sent(); len(sent) != 1 || sent[0].Text != "seen" || sent[0].Rcpts[0] != "alice@example.org" {
 		t.Fatalf("the bot sent %d mails; the forged one must get none", len(sent))
+	}
+}
+
+// hermes gateway setup email asks for the servers, the user and the
+// password (not echoed; kept in .env), refuses a URL of another scheme,
+// and the gateway then reaches the mailbox with what it wrote.
+func TestGatewaySetupEmail(t *testing.T) {
+	f := startEmailFake(t).(*emailFake)
+	home := t.TempDir()
+	in := "https://mail.example.org\n" + f.srv.IMAPURL() + "\n" + f.srv.SMTPURL() + "\n" + f.srv.User() + "\n" + f.srv.Password() + "\n" +
+		"alice@example.org\n\n"
+	r := hermesIn(t, in, home, home, "gateway", "setup", "email")
+	if r.code != 0 || !contains(r.stderr, "IMAP server", "the URL starts with imap:// or imaps://; again.", "SMTP server", "Password") {
+		t.Fatalf("setup: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	cfg := readFile(t, filepath.Join(home, "config.yaml"))
+	if !contains(cfg, "imap_url: "+f.srv.IMAPURL(), "smtp_url: "+f.srv.SMTPURL(), "user: "+f.srv.User(), "password: ${EMAIL_PASSWORD}",
+		"allowed_users: [alice@example.org]", "admin_users: [alice@example.org]") || strings.Contains(cfg, f.srv.Password()) {
+		t.Fatalf("config.yaml:\n%s", cfg)
+	}
+	if env := readFile(t, filepath.Join(home, ".env")); env != "EMAIL_PASSWORD="+f.srv.Password()+"\n" {
+		t.Fatalf(".env %q", env)
+	}
+	m := newScriptedModel(t)
+	m.begin(t)
+	m.reply(llmtest.Reply{Text: "configured"})
+	startGateway(t, home, t.TempDir(), m.srv.URL(), "email", nil)
+	dm := f.dm(alice)
+	f.say(t, alice, dm, "hello")
+	if !f.waitFor(gatewayWait, func() bool { ms := f.messages(dm); return len(ms) == 1 && ms[0].Text == "configured" }) {
+		t.Fatalf("the bot's messages: %s", shownTexts(f.messages(dm)))
 	}
 }
