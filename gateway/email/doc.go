@@ -21,12 +21,17 @@
 // own). A thread whose only other person is the sender is a DM (a
 // stranger there gets the gateway's pairing reply by mail); a thread
 // with more people on To or Cc is a Group, and every mail in it is
-// addressed to the bot. The thread's people, subject and latest ids are
-// kept in the KV ("email:thread:<root>"). Text is the text/plain part,
+// addressed to the bot. The gateway keeps one conversation per person in
+// DMs, so a person's one-to-one threads continue one conversation (each
+// answered in its own thread); each group thread is a conversation of
+// its own. Answers go to everyone on the thread: whoever a sender puts
+// on Cc reads the bot's answers there. The thread's people, subject and latest ids are
+// kept in the KV ("email:thread:<root>", one small record per thread,
+// never dropped). Text is the text/plain part,
 // or the text/html part reduced to text (paragraphs, list items and
 // links kept); quoted lines ("> ", with their "On ... wrote:" line), a
-// quoted original and the signature are taken out. A mail with no text
-// is its subject. Attachments and inline images are
+// quoted original and the signature are taken out. A new mail with no
+// text is its subject. Attachments and inline images are
 // gateway.Attachments holding their content (images of kind "image",
 // so they go to vision).
 //

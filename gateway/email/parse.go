@@ -91,10 +91,8 @@ func parseMail(raw []byte, fallbackID string) (*parsed, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err) {
-			if part == nil {
-				break // a truncated or broken mail: keep what was read
-			}
+		if part == nil || (err != nil && !message.IsUnknownCharset(err) && !message.IsUnknownEncoding(err)) {
+			break // a truncated or broken mail: keep what was read
 		}
 		switch ph := part.Header.(type) {
 		case *mail.InlineHeader:
@@ -123,8 +121,8 @@ func parseMail(raw []byte, fallbackID string) (*parsed, error) {
 		body = htmlToText(html)
 	}
 	p.text = newText(body)
-	if p.text == "" && len(p.files) == 0 {
-		p.text = strings.TrimSpace(p.subject) // a mail that says it all in its subject
+	if p.text == "" && p.inReplyTo == "" {
+		p.text = strings.TrimSpace(p.subject) // a new mail that says it all in its subject
 	}
 	return p, nil
 }
