@@ -269,3 +269,18 @@ func TestANewUIDValidityStartsAtTheEnd(t *testing.T) {
 		t.Fatalf("the cursor kept the old UIDVALIDITY: %s", v)
 	}
 }
+
+// IDLE is ended and started again every IdleRestart, and mail still
+// arrives after.
+func TestIdleIsRenewed(t *testing.T) {
+	f := newFixture(t, emailtest.Options{})
+	f.a.o.IdleRestart = 10 * time.Millisecond
+	f.run(t)
+	if !f.srv.WaitFor(wait, func() bool { return strings.Count(f.srv.IMAPWire(), "DONE\r\n") >= 3 }) {
+		t.Fatal("IDLE was not renewed")
+	}
+	f.deliver(t, f.mail("after renewals"))
+	if ms := f.waitMessages(t, 1); ms[0].Text != "after renewals" || !f.h.lastState().Connected {
+		t.Fatalf("got %+v, state %+v", ms, f.h.lastState())
+	}
+}

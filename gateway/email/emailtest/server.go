@@ -56,6 +56,7 @@ func NewServer(t testing.TB, o Options) *Server {
 		o.Password = "secret"
 	}
 	s := &Server{o: o, changed: make(chan struct{}), release: make(chan struct{})}
+	s.wire.s = s
 	s.user = imapmemserver.NewUser(o.User, o.Password)
 	if err := s.user.Create("INBOX", nil); err != nil {
 		t.Fatal(err)
@@ -110,7 +111,8 @@ func (s *Server) Deliver(t testing.TB, raw []byte) {
 	s.notify()
 }
 
-// IMAPWire is everything said on the IMAP connections, both ways.
+// IMAPWire is everything said on the IMAP connections, both ways (each
+// write wakes WaitFor).
 func (s *Server) IMAPWire() string { return s.wire.String() }
 
 // SetDown cuts every IMAP connection and refuses new ones (true), or
@@ -185,14 +187,17 @@ func (ss *session) Idle(w *imapserver.UpdateWriter, stop <-chan struct{}) error 
 
 // wire keeps the IMAP traffic.
 type wire struct {
+	s  *Server
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
 func (w *wire) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
+	n, err := w.b.Write(p)
+	w.mu.Unlock()
+	w.s.notify()
+	return n, err
 }
 
 func (w *wire) String() string {
