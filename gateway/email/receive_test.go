@@ -209,7 +209,6 @@ func TestARefusedLoginEndsRun(t *testing.T) {
 	if s := h.lastState(); s.Connected || !strings.Contains(s.Detail, "refused the login") {
 		t.Fatalf("state %+v", s)
 	}
-	_ = time.Second
 }
 
 // refusing is a handler whose first n Messages fail, as a gateway whose
