@@ -65,7 +65,7 @@ func NewServer(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.imap = &gate{Listener: ln, conns: map[*conn]bool{}, noIdle: o.NoIdle, s: s}
+	s.imap = &gate{Listener: ln, conns: map[*conn]bool{}, noIdle: o.NoIdle}
 	is := imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
 			return &session{user: s.user}, nil, nil
@@ -210,7 +210,6 @@ func (w *wire) String() string {
 // refuses new ones while down.
 type gate struct {
 	net.Listener
-	s      *Server
 	noIdle bool
 	mu     sync.Mutex
 	down   bool
