@@ -98,11 +98,24 @@ func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
 
 // fixture is a mail server, an adapter on it and its handler.
 type fixture struct {
-	srv *emailtest.Server
-	a   *Adapter
-	h   *recorder
-	kv  gateway.KV
-	n   int
+	srv  *emailtest.Server
+	a    *Adapter
+	h    *recorder
+	kv   gateway.KV
+	n    int
+	logs logBuffer
+}
+
+// logBuffer keeps the adapter's log lines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newFixture(t *testing.T, o emailtest.Options) *fixture {
@@ -115,7 +128,7 @@ func newFixture(t *testing.T, o emailtest.Options) *fixture {
 func (f *fixture) adapter(t *testing.T) *Adapter {
 	t.Helper()
 	a, err := New(Options{IMAPURL: f.srv.IMAPURL(), SMTPURL: f.srv.SMTPURL(), User: f.srv.User(), Password: f.srv.Password(),
-		Logger: slog.New(slog.NewTextHandler(tlog{t}, nil)), KV: f.kv, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, PollInterval: 50 * time.Millisecond})
+		Logger: slog.New(slog.NewTextHandler(tlog{t, &f.logs}, nil)), KV: f.kv, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, PollInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +180,15 @@ func (f *fixture) waitSent(t *testing.T, n int) []emailtest.Sent {
 	return f.srv.Sent()
 }
 
-// tlog writes the adapter's log into the test's.
-type tlog struct{ t *testing.T }
+// tlog writes the adapter's log into the test's, and keeps it.
+type tlog struct {
+	t    *testing.T
+	keep *logBuffer
+}
 
-func (l tlog) Write(b []byte) (int, error) { l.t.Log(strings.TrimSpace(string(b))); return len(b), nil }
+func (l tlog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(b)))
+	l.keep.mu.Lock()
+	defer l.keep.mu.Unlock()
+	return l.keep.b.Write(b)
+}

@@ -205,12 +205,14 @@ func (a authResults) String() string {
 }
 
 // readAuthResults reads every Authentication-Results header (RFC 8601).
-// A "fail" in any of them wins over a "pass" in another: a forged
-// header added by the sender can hide nothing, only refuse its own mail.
+// Each result is the topmost header's (servers add theirs on top, so the
+// first is the receiving server's), except that a "fail" in any header
+// wins: a header forged by the sender can hide nothing, only refuse its
+// own mail.
 func readAuthResults(values []string) authResults {
 	var a authResults
 	set := func(dst *string, v string) {
-		if *dst != "fail" {
+		if *dst == "" || v == "fail" {
 			*dst = v
 		}
 	}

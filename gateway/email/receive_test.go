@@ -126,6 +126,12 @@ func TestForgedAndAutomaticMailIsDropped(t *testing.T) {
 	if len(ms) != 1 || ms[0].Text != "genuine" {
 		t.Fatalf("handed over: %+v", ms)
 	}
+	// The verdicts are logged with each mail.
+	logs := f.logs.String()
+	if !strings.Contains(logs, `msg="email received" message=`+good.MessageID+` auth="spf=pass dkim=pass dmarc=pass"`) ||
+		!strings.Contains(logs, `msg="email: mail failing sender authentication dropped: its From may be forged" message=<m1@example.org> auth="spf=fail dkim=none dmarc=fail"`) {
+		t.Fatalf("the log:\n%s", logs)
+	}
 }
 
 func TestReadAuthResults(t *testing.T) {
