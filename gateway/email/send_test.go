@@ -183,3 +183,39 @@ func TestNoPasswordInClearBeyondLoopback(t *testing.T) {
 		t.Fatal("a mail was sent without TLS")
 	}
 }
+
+// Where the servers offer STARTTLS, a host that is not loopback is
+// reached through it: mail is read and sent over TLS, with the
+// certificate checked.
+func TestStartTLS(t *testing.T) {
+	srv := emailtest.NewServer(t, emailtest.Options{StartTLS: true})
+	f := &fixture{srv: srv, kv: gateway.NewMemoryKV()}
+	a, err := New(Options{IMAPURL: srv.IMAPURL(), SMTPURL: srv.SMTPURL(), User: srv.User(), Password: srv.Password(),
+		TLSConfig: srv.ClientTLS(), KV: f.kv, Backoff: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.imap.plain, a.smtp.plain = false, false // as for a remote host
+	f.a = a
+	f.run(t)
+	f.deliver(t, f.mail("over TLS"))
+	in := f.waitMessages(t, 1)[0]
+	if _, err := f.a.Send(context.Background(), gateway.Outbound{Chat: in.Chat, Text: "answered over TLS"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.waitSent(t, 1)[0]; got.Text != "answered over TLS" {
+		t.Fatalf("sent %+v", got)
+	}
+	// (The wire shows the IMAP of the session, decrypted.)
+	w := srv.IMAPWire()
+	if tls, login := strings.Index(w, "OK Begin TLS negotiation"), strings.Index(w, "LOGIN"); tls < 0 || login < tls {
+		t.Fatalf("the login did not wait for TLS:\n%s", w)
+	}
+	// A certificate nobody vouches for is refused.
+	b, _ := New(Options{IMAPURL: srv.IMAPURL(), SMTPURL: srv.SMTPURL(), User: srv.User(), Password: srv.Password()})
+	b.smtp.plain = false
+	_, err = b.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: "alice@example.org"}, Text: "x"})
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("an unknown certificate: %v", err)
+	}
+}

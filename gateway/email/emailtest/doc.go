@@ -8,6 +8,8 @@
 // SMTP error such as a 4xx rate limit (Fail), counting the sends that
 // came before a rate limit's wait had passed (EarlyRetries); the IMAP
 // connections cut and new ones refused (SetDown); a server without IDLE
-// (Options.NoIdle). Neither server speaks TLS: the adapter reaches them
-// as imap:// and smtp:// on a loopback address.
+// (Options.NoIdle). The servers speak TLS only after STARTTLS, and only
+// with Options.StartTLS (a certificate for 127.0.0.1 that ClientTLS
+// trusts); otherwise the adapter reaches them as imap:// and smtp:// on
+// a loopback address, in clear.
 package emailtest

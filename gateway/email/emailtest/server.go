@@ -2,6 +2,8 @@ package emailtest
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -24,14 +26,18 @@ type Options struct {
 	User, Password string
 	// NoIdle hides IDLE from the IMAP server's capabilities.
 	NoIdle bool
+	// StartTLS makes both servers offer STARTTLS, with a certificate for
+	// 127.0.0.1 that ClientTLS trusts.
+	StartTLS bool
 }
 
 // Server is the IMAP and SMTP server of one test.
 type Server struct {
-	o    Options
-	user *imapmemserver.User
-	imap *gate
-	smtp net.Listener
+	o     Options
+	roots *x509.CertPool
+	user  *imapmemserver.User
+	imap  *gate
+	smtp  net.Listener
 
 	mu           sync.Mutex
 	changed      chan struct{}
@@ -57,6 +63,10 @@ func NewServer(t testing.TB, o Options) *Server {
 	}
 	s := &Server{o: o, changed: make(chan struct{}), release: make(chan struct{})}
 	s.wire.s = s
+	var serverTLS *tls.Config
+	if o.StartTLS {
+		serverTLS, s.roots = selfSigned(t)
+	}
 	s.user = imapmemserver.NewUser(o.User, o.Password)
 	if err := s.user.Create("INBOX", nil); err != nil {
 		t.Fatal(err)
@@ -74,6 +84,7 @@ func NewServer(t testing.TB, o Options) *Server {
 		InsecureAuth: true,
 		Logger:       quiet{},
 		DebugWriter:  &s.wire,
+		TLSConfig:    serverTLS,
 	})
 	go is.Serve(s.imap)
 
@@ -84,6 +95,7 @@ func NewServer(t testing.TB, o Options) *Server {
 	ss := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) { return &smtpSession{s: s, c: c}, nil }))
 	ss.Domain = "localhost"
 	ss.AllowInsecureAuth = true
+	ss.TLSConfig = serverTLS
 	ss.ErrorLog = quiet{}
 	go ss.Serve(s.smtp)
 	t.Cleanup(func() {
