@@ -35,12 +35,14 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 	if line := renderChoices(cs); line != "" {
 		text += "\n\n" + line
 	}
-	id, err := a.mail(ctx, t, root, m.ReplyTo, t.To, text, nil)
-	if err != nil {
-		return gateway.Sent{}, err
-	}
+	id := a.newMessageID()
 	if len(cs) > 0 {
+		// Known before the mail leaves: a reply may come back before
+		// the server has answered the send.
 		a.rememberCard(id, cs)
+	}
+	if err := a.mail(ctx, t, root, id, m.ReplyTo, t.To, text, nil); err != nil {
+		return gateway.Sent{}, err
 	}
 	return gateway.Sent{MessageID: id}, nil
 }
@@ -65,8 +67,11 @@ func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.Fi
 	if name == "" {
 		name = filepath.Base(f.Path)
 	}
-	id, err := a.mail(ctx, t, root, "", t.To, f.Caption, &file{name: name, data: data})
-	return gateway.Sent{MessageID: id}, err
+	id := a.newMessageID()
+	if err := a.mail(ctx, t, root, id, "", t.To, f.Caption, &file{name: name, data: data}); err != nil {
+		return gateway.Sent{}, err
+	}
+	return gateway.Sent{MessageID: id}, nil
 }
 
 // Typing does nothing: mail has no such thing.
@@ -89,28 +94,31 @@ func (a *Adapter) answerOnly(ctx context.Context, root string, to, inReplyTo, te
 	if err != nil {
 		return a.lookupError(err)
 	}
-	_, err = a.mail(ctx, t, root, inReplyTo, []string{to}, text, nil)
-	return err
+	return a.mail(ctx, t, root, a.newMessageID(), inReplyTo, []string{to}, text, nil)
 }
 
-// mail composes and sends one mail of thread t (root "" starts a new
-// one) and notes it in the thread.
-func (a *Adapter) mail(ctx context.Context, t *thread, root, replyTo string, to []string, text string, f *file) (string, error) {
-	id := a.newMessageID()
+// mail composes and sends one mail, id, of thread t (root "" starts a
+// new one) and notes it in the thread.
+func (a *Adapter) mail(ctx context.Context, t *thread, root, id, replyTo string, to []string, text string, f *file) error {
 	raw, err := a.compose(t, id, replyTo, to, text, f)
 	if err != nil {
-		return "", &gateway.SendError{Permanent: true, Err: fmt.Errorf("email: composing: %w", err)}
-	}
-	if err := a.submit(ctx, to, raw); err != nil {
-		return "", err
+		return &gateway.SendError{Permanent: true, Err: fmt.Errorf("email: composing: %w", err)}
 	}
 	if root == "" {
 		root = id // the mail starts a thread the addresses may answer
 	}
-	if err := a.recordSent(ctx, root, t, id); err != nil {
+	// Noted before it leaves, so that a reply to it, which may come
+	// back before the server has answered, is noted after it.
+	if err := a.recordSent(ctx, root, t, id, true); err != nil {
 		a.log.Error("email: sent mail not noted in its thread", "message", id, "err", err)
 	}
-	return id, nil
+	if err := a.submit(ctx, to, raw); err != nil {
+		if err := a.recordSent(ctx, root, t, id, false); err != nil {
+			a.log.Error("email: unsent mail not taken out of its thread", "message", id, "err", err)
+		}
+		return err
+	}
+	return nil
 }
 
 func (a *Adapter) newMessageID() string {

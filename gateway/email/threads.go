@@ -105,8 +105,9 @@ func (a *Adapter) recordInbound(ctx context.Context, root string, p *parsed, peo
 	return a.saveThread(ctx, root, t)
 }
 
-// recordSent notes a mail the bot sent in a thread.
-func (a *Adapter) recordSent(ctx context.Context, root string, t *thread, id string) error {
+// recordSent notes a mail the bot sends in a thread (sent), or takes it
+// out again (a send that failed).
+func (a *Adapter) recordSent(ctx context.Context, root string, t *thread, id string, sent bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	cur, ok, err := a.loadThread(ctx, root)
@@ -114,9 +115,13 @@ func (a *Adapter) recordSent(ctx context.Context, root string, t *thread, id str
 		return err
 	}
 	if !ok {
-		cur = t
+		cur = &thread{Subject: t.Subject, To: t.To, Refs: slices.Clone(t.Refs)}
 	}
-	cur.add(id)
+	if sent {
+		cur.add(id)
+	} else {
+		cur.Refs = slices.DeleteFunc(cur.Refs, func(r string) bool { return r == id })
+	}
 	return a.saveThread(ctx, root, cur)
 }
 
