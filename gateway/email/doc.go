@@ -20,8 +20,10 @@
 // ("<id@host>": the first of References, else In-Reply-To, else its
 // own). A thread whose only other person is the sender is a DM (a
 // stranger there gets the gateway's pairing reply by mail); a thread
-// with more people on To or Cc is a Group, and every mail in it is
-// addressed to the bot. The gateway keeps one conversation per person in
+// with more people on To or Cc is a Group, where a mail is Addressed
+// (as a mention would be) when the bot is on its To line or it answers
+// one of the bot's mails: a bot only on Cc of a discussion answers
+// nothing there unless require_mention is off. The gateway keeps one conversation per person in
 // DMs, so a person's one-to-one threads continue one conversation (each
 // answered in its own thread); each group thread is a conversation of
 // its own. Answers go to everyone on the thread: whoever a sender puts

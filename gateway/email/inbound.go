@@ -49,16 +49,16 @@ func (r *run) handle(ctx context.Context, raw []byte, fallbackID string) error {
 	if err := a.recordInbound(ctx, root, p, people); err != nil {
 		return err
 	}
-	kind := gateway.Group
+	kind, addressed := gateway.Group, a.addressed(p)
 	if len(people) == 1 {
-		kind = gateway.DM
+		kind, addressed = gateway.DM, true
 	}
 	name := p.from.Name
 	if name == "" {
 		name = p.from.Address
 	}
 	in := gateway.Inbound{Platform: "email", Chat: gateway.ChatRef{ChatID: root}, ChatType: kind, MessageID: p.messageID,
-		UserID: p.from.Address, UserName: name, Text: p.text, Addressed: true}
+		UserID: p.from.Address, UserName: name, Text: p.text, Addressed: addressed}
 	for _, f := range p.files {
 		data := f.data
 		in.Attachments = append(in.Attachments, gateway.Attachment{Kind: kindOf(f.mime), Name: f.name, MIME: f.mime,
@@ -75,4 +75,16 @@ func kindOf(mime string) string {
 		}
 	}
 	return "file"
+}
+
+// addressed says a mail in a group thread speaks to the bot, as a
+// mention would: the bot is on its To line (not only on Cc), or it
+// answers one of the bot's mails.
+func (a *Adapter) addressed(p *parsed) bool {
+	for _, ad := range p.to {
+		if strings.EqualFold(ad.Address, a.self) {
+			return true
+		}
+	}
+	return a.ownID(p.inReplyTo)
 }

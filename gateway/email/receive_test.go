@@ -289,3 +289,32 @@ func TestIdleIsRenewed(t *testing.T) {
 		t.Fatalf("got %+v, state %+v", ms, f.h.lastState())
 	}
 }
+
+// In a group thread a mail speaks to the bot when the bot is on its To
+// line or it answers one of the bot's mails; a bot only on Cc of a
+// discussion is not addressed. A direct thread always is.
+func TestAddressedInGroupThreads(t *testing.T) {
+	f := newFixture(t, emailtest.Options{})
+	f.run(t)
+	cc := f.mail("bob, what do you think?")
+	cc.To, cc.Cc = []string{"bob@example.org"}, []string{f.srv.Address()}
+	f.deliver(t, cc)
+	in := f.waitMessages(t, 1)[0]
+	if in.ChatType != gateway.Group || in.Addressed {
+		t.Fatalf("a mail to bob with the bot on Cc: %+v", in)
+	}
+	sent, err := f.a.Send(context.Background(), gateway.Outbound{Chat: in.Chat, Text: "my view"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := f.mail("thanks, bot")
+	reply.To, reply.Cc = []string{"bob@example.org"}, []string{f.srv.Address()}
+	reply.InReplyTo, reply.References = sent.MessageID, []string{cc.MessageID, sent.MessageID}
+	f.deliver(t, reply)
+	direct := f.mail("just you")
+	f.deliver(t, direct)
+	ms := f.waitMessages(t, 3)
+	if !ms[1].Addressed || ms[1].ChatType != gateway.Group || !ms[2].Addressed || ms[2].ChatType != gateway.DM {
+		t.Fatalf("a reply to the bot: %+v; a direct mail: %+v", ms[1], ms[2])
+	}
+}

@@ -127,6 +127,14 @@ func (a *Adapter) newMessageID() string {
 	return "<" + strconv.FormatInt(a.o.Now().Unix(), 36) + "." + hex.EncodeToString(b) + "@" + a.domain + ">"
 }
 
+// ownIDPattern matches the Message-IDs newMessageID makes.
+var ownIDPattern = regexp.MustCompile(`^<[0-9a-z]+\.[0-9a-f]{24}@`)
+
+// ownID says id is one of the bot's Message-IDs.
+func (a *Adapter) ownID(id string) bool {
+	return ownIDPattern.MatchString(id) && strings.HasSuffix(id, "@"+a.domain+">")
+}
+
 func unbracket(id string) string { return strings.TrimSuffix(strings.TrimPrefix(id, "<"), ">") }
 
 // compose writes the mail: text/plain in UTF-8, with f attached.
