@@ -13,6 +13,10 @@ require (
 	github.com/bwmarrin/discordgo v0.29.0
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/coder/acp-go-sdk v0.13.0
+	github.com/emersion/go-imap/v2 v2.0.0-beta.8
+	github.com/emersion/go-message v0.18.2
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
 	github.com/go-telegram/bot v1.19.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/discord"
+	"github.com/hermes-go/hermes/gateway/email"
 	"github.com/hermes-go/hermes/gateway/matrix"
 	"github.com/hermes-go/hermes/gateway/mattermost"
 	"github.com/hermes-go/hermes/gateway/signal"
@@ -47,6 +49,10 @@ func platformAdapters(cfg *config.Config, names []string, store *gateway.Store, 
 			m := ps.Matrix
 			a, err = matrix.New(matrix.Options{Homeserver: m.Homeserver, AccessToken: m.AccessToken,
 				Inviters: append(slices.Clone(m.AllowedUsers), m.AdminUsers...), AllowAll: m.AllowAll, Logger: l, KV: store})
+		case "email":
+			e := ps.Email
+			a, err = email.New(email.Options{IMAPURL: e.IMAPURL, SMTPURL: e.SMTPURL, User: e.User, Password: e.Password,
+				Address: e.Address, Folder: e.Folder, PollInterval: time.Duration(e.PollInterval) * time.Second, Logger: l, KV: store})
 		default:
 			err = fmt.Errorf("this build has no %s adapter", name)
 		}

@@ -29,6 +29,7 @@ type setupFlags struct {
 	allowed, admins                string
 	url                            string
 	homeserver                     string
+	imapURL, smtpURL, user         string // email
 }
 
 // setupGuide says, before the questions, where a platform's answers are.
@@ -63,6 +64,12 @@ Settings, Help & About, Access Token; or POST /_matrix/client/v3/login). Use tha
 User ids look like @alice:example.org. Encrypted rooms are not supported: invite the bot to rooms
 without end-to-end encryption; it joins the invites of allowed users.
 `
+	case "email":
+		return `Email: give the bot a mailbox of its own (every mail in its folder is read as written to the bot).
+Your provider's settings name the IMAP server (imaps://imap.example.org, port 993) and the SMTP
+server (smtps://smtp.example.org:465, or smtp://smtp.example.org:587 with STARTTLS); the user and
+password log in to both (with 2-step verification, an app password). User ids are addresses.
+`
 	case "signal":
 		return `Signal: register a number for the bot with signal-cli (signal-cli -a +15551234567 register, then
 verify; or link it to a phone with signal-cli link), then keep its daemon running:
@@ -87,7 +94,9 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 		Example: "  hermes gateway setup telegram\n" +
 			"  hermes gateway setup telegram --non-interactive --token \"$TOKEN\" --allowed-users 123456789 --admin-users 123456789\n" +
 			"  hermes gateway setup slack --non-interactive --token xoxb-... --app-token xapp-... --allowed-users U012ABCDEF\n" +
-			"  hermes gateway setup matrix --non-interactive --homeserver https://matrix.example.org --token syt_... --allowed-users @alice:example.org",
+			"  hermes gateway setup matrix --non-interactive --homeserver https://matrix.example.org --token syt_... --allowed-users @alice:example.org\n" +
+			"  hermes gateway setup email --non-interactive --imap-url imaps://imap.example.org --smtp-url smtps://smtp.example.org \\\n" +
+			"      --user bot@example.org --token \"$PASSWORD\" --allowed-users alice@example.org",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: config.GatewayPlatformNames(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -104,6 +113,9 @@ func newGatewaySetupCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.signingSecret, "signing-secret", "", "Slack: the signing secret, for the Events API instead of Socket Mode")
 	fl.StringVar(&f.url, "url", "", "Mattermost: the server's URL (https://mattermost.example.com); Signal: the signal-cli daemon's (default "+signal.DefaultHTTPURL+")")
 	fl.StringVar(&f.homeserver, "homeserver", "", "Matrix: the homeserver's URL, https://matrix.example.org (--token is the bot's access token)")
+	fl.StringVar(&f.imapURL, "imap-url", "", "email: the IMAP server, imaps://host or imap://host (STARTTLS)")
+	fl.StringVar(&f.smtpURL, "smtp-url", "", "email: the SMTP server, smtps://host or smtp://host:587 (STARTTLS)")
+	fl.StringVar(&f.user, "user", "", "email: the user logging in to both (the password is --token)")
 	fl.StringVar(&f.allowed, "allowed-users", "", "user ids allowed to talk to the bot, comma-separated (default: none, pairing only)")
 	fl.StringVar(&f.admins, "admin-users", "", "user ids that may use every command, comma-separated (asked: default the allowed users; --non-interactive: none)")
 	return c
@@ -226,6 +238,32 @@ func askSetup(ask *asker, changed func(string) bool, f *setupFlags, platform str
 		}
 		a.settings = append(a.settings, config.Setting{Key: "homeserver", Value: hs},
 			config.Setting{Key: "access_token", Value: ref("MATRIX_ACCESS_TOKEN")})
+	case "email":
+		for _, q := range []struct{ flag, value, key, question, scheme string }{
+			{"imap-url", f.imapURL, "imap_url", "IMAP server (imaps://imap.example.org, or imap://host upgraded with STARTTLS)", "imap"},
+			{"smtp-url", f.smtpURL, "smtp_url", "SMTP server (smtps://smtp.example.org, or smtp://host:587 upgraded with STARTTLS)", "smtp"},
+		} {
+			v, err := ask.value(q.flag, q.value, changed(q.flag), q.question, false, true, func(s string) error {
+				if !strings.HasPrefix(s, q.scheme+"://") && !strings.HasPrefix(s, q.scheme+"s://") {
+					return fmt.Errorf("the URL starts with %s:// or %ss://", q.scheme, q.scheme)
+				}
+				return nil
+			})
+			if err != nil {
+				return a, err
+			}
+			a.settings = append(a.settings, config.Setting{Key: q.key, Value: v})
+		}
+		user, err := ask.value("user", f.user, changed("user"), "User logging in to both (often the bot's address)", false, true, oneWord("the user is one word"))
+		if err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "user", Value: user})
+		if _, err := secret("token", f.token, "Password (an app password where the provider has them)", "EMAIL_PASSWORD", true,
+			func(s string) error { return nil }); err != nil {
+			return a, err
+		}
+		a.settings = append(a.settings, config.Setting{Key: "password", Value: ref("EMAIL_PASSWORD")})
 	case "signal":
 		// Nothing secret: the daemon holds the account's keys.
 		account, err := ask.value("token", f.token, changed("token"), "The bot's Signal number, registered in signal-cli (+15551234567)", false, true,
