@@ -128,11 +128,16 @@ func (g *Gateway) pair(ctx context.Context, a Adapter, m Inbound) error {
 	return err
 }
 
-// sessionKey names the chat's conversation: direct chats by user, groups
-// by chat, thread, and user unless GroupSessionsPerUser is off.
+// sessionKey names the chat's conversation: direct chats by user (and
+// chat, where the platform's Limits say DMPerChat), groups by chat,
+// thread, and user unless GroupSessionsPerUser is off.
 func (g *Gateway) sessionKey(m Inbound) string {
 	if m.ChatType == DM {
-		return m.Platform + ":dm:" + m.UserID
+		k := m.Platform + ":dm:" + m.UserID
+		if a, ok := g.adapters[m.Platform]; ok && a.Limits().DMPerChat {
+			k += ":chat:" + m.Chat.ChatID
+		}
+		return k
 	}
 	k := m.Platform + ":group:" + m.Chat.ChatID
 	if m.Chat.ThreadID != "" {

@@ -65,6 +65,10 @@ type Limits struct {
 	// Edits says whether a sent message can be edited (streaming by
 	// edits needs it).
 	Edits bool
+	// DMPerChat makes each direct chat a conversation of its own (email:
+	// every thread); by default all of a person's direct chats with the
+	// bot are one conversation.
+	DMPerChat bool
 }
 
 // ChatType says what kind of chat a message came from.

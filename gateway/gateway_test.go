@@ -653,3 +653,23 @@ func TestApprovalOnAPlatformWithoutEdits(t *testing.T) {
 		t.Fatalf("%d edits on a platform without them", edits)
 	}
 }
+
+// Where each direct chat is a conversation of its own (email threads),
+// a person's second chat starts fresh; elsewhere it continues the first.
+func TestDirectChatsPerChatWhereThePlatformSaysSo(t *testing.T) {
+	for _, perChat := range []bool{false, true} {
+		f := newFixture(t, func(o *gateway.Options) { o.Streaming = false })
+		f.a.limits.DMPerChat = perChat
+		f.script(llmtest.Reply{Text: "first answer"}, llmtest.Reply{Text: "second answer"})
+		f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "thread-1"}, ChatType: gateway.DM, UserID: "alice", Text: "about the invoice", Addressed: true})
+		eventually(t, "the first answer", func() bool { return lastText(f.a.messages("thread-1")) == "first answer" })
+		f.a.push(t, gateway.Inbound{Chat: gateway.ChatRef{ChatID: "thread-2"}, ChatType: gateway.DM, UserID: "alice", Text: "about the trip", Addressed: true})
+		eventually(t, "the second answer", func() bool { return lastText(f.a.messages("thread-2")) == "second answer" })
+		reqs := f.modelRequests()
+		got := userTexts(reqs[len(reqs)-1])
+		continued := slices.Contains(got, "about the invoice")
+		if continued == perChat {
+			t.Fatalf("DMPerChat %v: the second chat's request held %q", perChat, got)
+		}
+	}
+}

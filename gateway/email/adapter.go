@@ -147,7 +147,7 @@ func (a *Adapter) Platform() string { return "email" }
 // Limits are mail's: long plain-text bodies, no edits (a sent mail
 // cannot be changed, so replies are sent whole, never streamed).
 func (a *Adapter) Limits() gateway.Limits {
-	return gateway.Limits{MaxText: 100_000, Format: "plain", Edits: false}
+	return gateway.Limits{MaxText: 100_000, Format: "plain", Edits: false, DMPerChat: true}
 }
 
 // endpoint is a server to reach and how: TLS from the start, STARTTLS,

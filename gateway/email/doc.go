@@ -23,10 +23,9 @@
 // with more people on To or Cc is a Group, where a mail is Addressed
 // (as a mention would be) when the bot is on its To line or it answers
 // one of the bot's mails: a bot only on Cc of a discussion answers
-// nothing there unless require_mention is off. The gateway keeps one conversation per person in
-// DMs, so a person's one-to-one threads continue one conversation (each
-// answered in its own thread); each group thread is a conversation of
-// its own. Answers go to everyone on the thread: whoever a sender puts
+// nothing there unless require_mention is off. Every thread is a
+// conversation of its own (Limits.DMPerChat: a person's one-to-one
+// threads do not continue each other). Answers go to everyone on the thread: whoever a sender puts
 // on Cc reads the bot's answers there. The thread's people, subject and latest ids are
 // kept in the KV ("email:thread:<root>", one small record per thread,
 // never dropped). Text is the text/plain part,
