@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/chatmem"
 )
 
 // DefaultActionsListen is where the button endpoint listens when
@@ -79,10 +80,10 @@ type Adapter struct {
 	self       identity
 	actionsURL string
 
-	seen     *recent
-	threads  *threads
-	names    *names
-	roots    *names // thread roots looked up: "1" the bot's, "0" not
+	seen     *chatmem.Recent
+	threads  *chatmem.Threads
+	names    *chatmem.Names
+	roots    *chatmem.Names // thread roots looked up: "1" the bot's, "0" not
 	channels *channels
 }
 
@@ -152,10 +153,10 @@ func New(o Options) (*Adapter, error) {
 		log:      log,
 		now:      o.Now,
 		secret:   hex.EncodeToString(b[:]),
-		seen:     newRecent(4096),
-		threads:  newThreads(o.KV, log, 4096),
-		names:    newNames(4096),
-		roots:    newNames(4096),
+		seen:     chatmem.NewRecent(4096),
+		threads:  chatmem.NewThreads("mattermost", o.KV, log, 4096),
+		names:    chatmem.NewNames(4096),
+		roots:    chatmem.NewNames(4096),
 		channels: newChannels(o.KV, log),
 	}, nil
 }

@@ -84,10 +84,10 @@ func (a *Adapter) botThread(ctx context.Context, channel, root string) bool {
 	if root == "" {
 		return false
 	}
-	if a.threads.has(ctx, channel, root) {
+	if a.threads.Has(ctx, channel, root) {
 		return true
 	}
-	if mine, ok := a.roots.get(root); ok {
+	if mine, ok := a.roots.Get(root); ok {
 		return mine == "1"
 	}
 	var p post
@@ -96,7 +96,7 @@ func (a *Adapter) botThread(ctx context.Context, channel, root string) bool {
 		return false
 	}
 	mine := p.UserID == a.me().id
-	a.roots.put(root, map[bool]string{true: "1", false: "0"}[mine])
+	a.roots.Put(root, map[bool]string{true: "1", false: "0"}[mine])
 	return mine
 }
 
@@ -104,12 +104,12 @@ func (a *Adapter) botThread(ctx context.Context, channel, root string) bool {
 // read again by the catch-up after a reconnect. A message h failed to
 // store may come again.
 func (a *Adapter) deliver(ctx context.Context, h gateway.Handler, in gateway.Inbound) error {
-	if !a.seen.claim(in.MessageID) {
+	if !a.seen.Claim(in.MessageID) {
 		return nil
 	}
 	in.UserName = a.userName(ctx, in.UserID)
 	if err := h.Message(ctx, in); err != nil {
-		a.seen.forget(in.MessageID)
+		a.seen.Forget(in.MessageID)
 		return fmt.Errorf("mattermost post %s not stored: %w", in.MessageID, err)
 	}
 	return nil
@@ -170,7 +170,7 @@ func (a *Adapter) catchUp(ctx context.Context, h gateway.Handler) error {
 // userName is a person's name (GET /users/{id}, remembered): the
 // nickname, else the first and last names, else the username.
 func (a *Adapter) userName(ctx context.Context, id string) string {
-	if name, ok := a.names.get(id); ok {
+	if name, ok := a.names.Get(id); ok {
 		return name
 	}
 	var u struct {
@@ -190,7 +190,7 @@ func (a *Adapter) userName(ctx context.Context, id string) string {
 	if name == "" {
 		name = u.Username
 	}
-	a.names.put(id, name)
+	a.names.Put(id, name)
 	return name
 }
 

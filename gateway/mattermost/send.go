@@ -46,7 +46,7 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 // botRoot), so that not every post the bot makes is stored.
 func (a *Adapter) inThread(ctx context.Context, chat gateway.ChatRef, _ string) {
 	if chat.ThreadID != "" {
-		a.threads.add(ctx, chat.ChatID, chat.ThreadID)
+		a.threads.Add(ctx, chat.ChatID, chat.ThreadID)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/chatmem"
 )
 
 // Modes of receiving events.
@@ -77,9 +78,9 @@ type Adapter struct {
 	mu   sync.Mutex
 	self identity
 
-	seen    *recent
-	threads *threads
-	names   *names
+	seen    *chatmem.Recent
+	threads *chatmem.Threads
+	names   *chatmem.Names
 }
 
 var _ gateway.Adapter = (*Adapter)(nil)
@@ -148,9 +149,9 @@ func New(o Options) (*Adapter, error) {
 			slackapi.OptionAPIURL(o.APIURL),
 			slackapi.OptionHTTPClient(o.HTTPClient),
 			slackapi.OptionAppLevelToken(o.AppToken)),
-		seen:    newRecent(4096),
-		threads: newThreads(o.KV, log, 4096),
-		names:   newNames(4096),
+		seen:    chatmem.NewRecent(4096),
+		threads: chatmem.NewThreads("slack", o.KV, log, 4096),
+		names:   chatmem.NewNames(4096),
 	}
 	return a, nil
 }

@@ -93,19 +93,19 @@ func (a *Adapter) botThread(ctx context.Context, channel, threadTS, parentUser s
 	if threadTS == "" {
 		return false
 	}
-	return parentUser == a.me().userID || a.threads.has(ctx, channel, threadTS)
+	return parentUser == a.me().userID || a.threads.Has(ctx, channel, threadTS)
 }
 
 // deliver hands a message to h once: Slack sends the same message as a
 // message and an app_mention event, and sends again what was not
 // confirmed in time. A message h failed to store may come again.
 func (a *Adapter) deliver(ctx context.Context, h gateway.Handler, in gateway.Inbound) error {
-	if !a.seen.claim(in.MessageID) {
+	if !a.seen.Claim(in.MessageID) {
 		return nil
 	}
 	in.UserName = a.userName(ctx, in.UserID)
 	if err := h.Message(ctx, in); err != nil {
-		a.seen.forget(in.MessageID)
+		a.seen.Forget(in.MessageID)
 		return fmt.Errorf("slack message %s: %w", in.MessageID, err)
 	}
 	return nil
@@ -114,7 +114,7 @@ func (a *Adapter) deliver(ctx context.Context, h gateway.Handler, in gateway.Inb
 // userName is a person's display name (users.info, remembered), or ""
 // when Slack does not say.
 func (a *Adapter) userName(ctx context.Context, id string) string {
-	if name, ok := a.names.get(id); ok {
+	if name, ok := a.names.Get(id); ok {
 		return name
 	}
 	u, err := a.api.GetUserInfoContext(ctx, id)
@@ -129,7 +129,7 @@ func (a *Adapter) userName(ctx context.Context, id string) string {
 	if name == "" {
 		name = u.Name
 	}
-	a.names.put(id, name)
+	a.names.Put(id, name)
 	return name
 }
 

@@ -33,7 +33,7 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 		return gateway.Sent{}, classify("chat.postMessage", err)
 	}
 	if m.Chat.ThreadID != "" {
-		a.threads.add(ctx, m.Chat.ChatID, m.Chat.ThreadID)
+		a.threads.Add(ctx, m.Chat.ChatID, m.Chat.ThreadID)
 	}
 	return gateway.Sent{MessageID: ts}, nil
 }
@@ -76,7 +76,7 @@ func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.Fi
 		return gateway.Sent{}, classify("files upload", err)
 	}
 	if chat.ThreadID != "" {
-		a.threads.add(ctx, chat.ChatID, chat.ThreadID)
+		a.threads.Add(ctx, chat.ChatID, chat.ThreadID)
 	}
 	return gateway.Sent{MessageID: sum.ID}, nil
 }
