@@ -283,6 +283,7 @@ func (e *Executor) invoke(ctx context.Context, p *prepared, call Call) Outcome {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
+	runCtx = context.WithValue(runCtx, executorKey{}, e)
 
 	type ret struct {
 		res Result
