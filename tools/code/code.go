@@ -81,6 +81,7 @@ type Options struct {
 // Tool is the execute_code tool.
 type Tool struct {
 	opts   Options
+	grace  time.Duration // between SIGTERM and SIGKILL
 	once   sync.Once
 	python string
 	err    error
@@ -106,7 +107,7 @@ func New(o Options) *Tool {
 	if o.Tools == nil {
 		o.Tools = func() []tool.Tool { return nil }
 	}
-	return &Tool{opts: o}
+	return &Tool{opts: o, grace: killGrace}
 }
 
 // check finds the interpreter, once: the tool is offered where it is.
@@ -317,7 +318,7 @@ func (t *Tool) exec(ctx context.Context, call tool.Call, script, dir, token, soc
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-done:
-		case <-time.After(killGrace):
+		case <-time.After(t.grace):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}
 	}()
