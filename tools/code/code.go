@@ -41,8 +41,10 @@ const (
 )
 
 // Never are the tools a script never gets: those that talk to the user,
-// start agents or runs of their own, or nest scripts.
-var Never = []string{"execute_code", "delegate_task", "clarify", "cronjob"}
+// start agents or runs of their own, nest scripts, or keep the
+// conversation's own state (memory, task list, skills, background
+// processes), which the model changes itself, where it sees the change.
+var Never = []string{"execute_code", "delegate_task", "clarify", "cronjob", "memory", "todo", "skill_manage", "process"}
 
 // Starter starts cmd as a terminal command of session starts (in the
 // sandbox, in a process group of its own, with the environment of a

@@ -125,7 +125,7 @@ func TestTheDescriptionShowsTheFunctionSignatures(t *testing.T) {
 	d := b.code.Spec().Description
 	for _, want := range []string{
 		"read_file(path: str, offset: int = None, limit: int = None)",
-		"terminal(command: str, timeout: float = None, workdir: str = None, background: bool = None)",
+		"terminal(command: str, timeout: float = None, workdir: str = None)\n",
 		"write_file(path: str, content: str)",
 	} {
 		if !strings.Contains(d, want) {

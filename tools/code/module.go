@@ -84,6 +84,9 @@ func functionOf(s tool.Spec) function {
 		json.Unmarshal(s.Parameters, &schema)
 	}
 	for _, name := range orderedKeys(schema.Properties) {
+		if s.Name == "terminal" && name == "background" {
+			continue // refused inside a script
+		}
 		if !isIdent(name) {
 			f.extra = true
 			continue
