@@ -28,10 +28,23 @@ type function struct {
 	doc   string
 }
 
-// pyTypes maps JSON schema types to Python annotations.
-var pyTypes = map[string]string{
-	"string": "str", "integer": "int", "number": "float", "boolean": "bool",
-	"array": "list", "object": "dict",
+// pyType is the Python annotation of a JSON schema type.
+func pyType(t string) string {
+	switch t {
+	case "string":
+		return "str"
+	case "integer":
+		return "int"
+	case "number":
+		return "float"
+	case "boolean":
+		return "bool"
+	case "array":
+		return "list"
+	case "object":
+		return "dict"
+	}
+	return ""
 }
 
 // pyKeywords are names Python does not accept as identifiers.
@@ -97,7 +110,7 @@ func functionOf(s tool.Spec) function {
 		json.Unmarshal(propertyOf(schema.Properties, name), &prop)
 		var typ string
 		json.Unmarshal(prop.Type, &typ)
-		f.params = append(f.params, param{name: name, typ: pyTypes[typ], required: slices.Contains(schema.Required, name)})
+		f.params = append(f.params, param{name: name, typ: pyType(typ), required: slices.Contains(schema.Required, name)})
 	}
 	slices.SortStableFunc(f.params, func(a, b param) int {
 		switch {

@@ -120,7 +120,13 @@ func (s *server) handle(ctx context.Context, c net.Conn) {
 	}
 }
 
-var errLineTooLong = fmt.Errorf("request over %d bytes", maxLine)
+// lineTooLong is the error of a request over maxLine bytes (a type, so
+// that nothing is built at init).
+type lineTooLong struct{}
+
+func (lineTooLong) Error() string { return fmt.Sprintf("request over %d bytes", maxLine) }
+
+var errLineTooLong error = lineTooLong{}
 
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
