@@ -86,7 +86,9 @@ type Tool struct {
 	grace  time.Duration // between SIGTERM and SIGKILL
 	once   sync.Once
 	python string
-	err    error
+	// sitePath are the interpreter's package directories.
+	sitePath []string
+	err      error
 }
 
 // New returns the execute_code tool.
@@ -118,6 +120,18 @@ func (t *Tool) check() error {
 		t.python, t.err = exec.LookPath(t.opts.Python)
 		if t.err != nil {
 			t.err = fmt.Errorf("execute_code: %w", t.err)
+			return
+		}
+		// A version manager's shim (pyenv) is a shell script that starts
+		// the interpreter: ask it once for the interpreter itself, which
+		// starts in a fraction of the time.
+		// Scripts start without the site module (-S), whose .pth files
+		// cost tens of milliseconds a start; its package directories
+		// are found here, once, and put on their path instead.
+		out, err := exec.Command(t.python, "-S", "-c", "import sys, site; print(sys.executable); print('\\n'.join(site.getsitepackages()))").Output()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if err == nil && filepath.IsAbs(lines[0]) {
+			t.python, t.sitePath = lines[0], lines[1:]
 		}
 	})
 	return t.err
@@ -294,7 +308,7 @@ func (t *Tool) exec(ctx context.Context, call tool.Call, script, dir, token, soc
 		outW.Close()
 		return 0, "", err
 	}
-	cmd := exec.Command(t.python, "-s", "-B", script)
+	cmd := exec.Command(t.python, "-S", "-B", script)
 	cmd.Dir = t.workdir(call.TaskID)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, outW, errW
 	// The Runner calls Cancel when ctx ends; without a sandbox nothing
@@ -302,7 +316,7 @@ func (t *Tool) exec(ctx context.Context, call tool.Call, script, dir, token, soc
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	done := make(chan struct{})
 	wait, err := t.opts.Start(ctx, call.SessionID, cmd,
-		"PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "PYTHONUNBUFFERED=1",
+		"PYTHONPATH="+strings.Join(append([]string{dir}, t.sitePath...), string(os.PathListSeparator)), "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "PYTHONUNBUFFERED=1",
 		"PYTHONIOENCODING=utf-8", "HERMES_TOOLS_SOCKET="+sock, "HERMES_TOOLS_TOKEN="+token)
 	outW.Close()
 	errW.Close()

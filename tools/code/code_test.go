@@ -141,9 +141,11 @@ func TestSecretsAreNotInTheScriptsEnvironment(t *testing.T) {
 	r, _ := b.run(t, `
 import os, hermes_tools
 print("OPENAI_API_KEY" in os.environ, os.environ.get("HERMES_CODE_PLAIN"), "HERMES_TOOLS_TOKEN" in os.environ)
-print(os.environ.get("PYTHONPATH") == os.path.dirname(hermes_tools.__file__))
+import site, sys
+print(os.environ.get("PYTHONPATH").split(os.pathsep)[0] == os.path.dirname(hermes_tools.__file__))
+print(all(p in sys.path for p in site.getsitepackages() if os.path.isdir(p)))
 `)
-	if got := strings.TrimSpace(r.Stdout); got != "False visible False\nTrue" {
+	if got := strings.TrimSpace(r.Stdout); got != "False visible False\nTrue\nTrue" {
 		t.Errorf("stdout %q, stderr %s", got, r.Stderr)
 	}
 }

@@ -29,7 +29,7 @@ type boxOptions struct {
 	opts Options
 }
 
-func newBox(t *testing.T, bo boxOptions) *box {
+func newBox(t testing.TB, bo boxOptions) *box {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
@@ -102,7 +102,7 @@ func (b *box) run(t *testing.T, code string, timeout ...float64) (Result, tool.O
 	return r, o
 }
 
-func (b *box) write(t *testing.T, name, content string) string {
+func (b *box) write(t testing.TB, name, content string) string {
 	t.Helper()
 	p := filepath.Join(b.ws, name)
 	os.MkdirAll(filepath.Dir(p), 0o755)
