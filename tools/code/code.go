@@ -117,24 +117,47 @@ func New(o Options) *Tool {
 // check finds the interpreter, once: the tool is offered where it is.
 func (t *Tool) check() error {
 	t.once.Do(func() {
-		t.python, t.err = exec.LookPath(t.opts.Python)
-		if t.err != nil {
-			t.err = fmt.Errorf("execute_code: %w", t.err)
-			return
-		}
-		// A version manager's shim (pyenv) is a shell script that starts
-		// the interpreter: ask it once for the interpreter itself, which
-		// starts in a fraction of the time.
-		// Scripts start without the site module (-S), whose .pth files
-		// cost tens of milliseconds a start; its package directories
-		// are found here, once, and put on their path instead.
-		out, err := exec.Command(t.python, "-S", "-c", "import sys, site; print(sys.executable); print('\\n'.join(site.getsitepackages()))").Output()
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if err == nil && filepath.IsAbs(lines[0]) {
-			t.python, t.sitePath = lines[0], lines[1:]
-		}
+		in := findInterpreter(t.opts.Python)
+		t.python, t.sitePath, t.err = in.python, in.sitePath, in.err
 	})
 	return t.err
+}
+
+// interpreter is what findInterpreter learnt of a configured python.
+type interpreter struct {
+	python   string
+	sitePath []string
+	err      error
+}
+
+// interpreters caches findInterpreter per configured name for the
+// process: every conversation makes its own tool, and asking python
+// costs a start of it.
+var interpreters sync.Map // name -> interpreter
+
+// findInterpreter looks name up on PATH. A version manager's shim
+// (pyenv) is a shell script that starts the interpreter: it is asked,
+// once, for the interpreter itself, which starts in a fraction of the
+// time. Scripts start without the site module (-S), whose .pth files cost
+// tens of milliseconds a start; its package directories are found here
+// and put on their path instead.
+func findInterpreter(name string) interpreter {
+	if v, ok := interpreters.Load(name); ok {
+		return v.(interpreter)
+	}
+	var in interpreter
+	in.python, in.err = exec.LookPath(name)
+	if in.err != nil {
+		in.err = fmt.Errorf("execute_code: %w", in.err)
+	} else {
+		out, err := exec.Command(in.python, "-S", "-c", "import sys, site; print(sys.executable); print('\\n'.join(site.getsitepackages()))").Output()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if err == nil && filepath.IsAbs(lines[0]) {
+			in.python, in.sitePath = lines[0], lines[1:]
+		}
+	}
+	v, _ := interpreters.LoadOrStore(name, in)
+	return v.(interpreter)
 }
 
 const parameters = `{"type":"object","properties":{` +
