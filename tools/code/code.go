@@ -272,7 +272,10 @@ func (t *Tool) run(ctx context.Context, exe *tool.Executor, call tool.Call, code
 	if err := os.WriteFile(script, []byte(code), 0o600); err != nil {
 		return nil, fmt.Errorf("write the script: %w", err)
 	}
-	sock := filepath.Join(dir, "tools.sock")
+	sock := filepath.Join(dir, "t.sock")
+	if len(sock) >= 108 { // sun_path
+		return nil, fmt.Errorf("the socket path %s is too long for a Unix socket; set a shorter TMPDIR", sock)
+	}
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		return nil, fmt.Errorf("listen for tool calls: %w", err)

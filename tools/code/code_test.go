@@ -182,3 +182,33 @@ print("own call:", "content of a" in read_file(path="a.txt"))
 		t.Errorf("tool calls %+v", r.ToolCalls)
 	}
 }
+
+func TestWhatAScriptIsRefused(t *testing.T) {
+	b := newBox(t, boxOptions{})
+	r, _ := b.run(t, `
+import os, stat, hermes_tools
+from hermes_tools import ToolError
+for tool, args in [("terminal", {"command": "sleep 100", "background": True}), ("execute_code", {"code": "print(1)"}), ("clarify", {"question": "?"})]:
+    try:
+        hermes_tools._call(tool, args)
+        print(tool, "ran")
+    except ToolError as e:
+        print(tool, "refused:", e)
+print(oct(stat.S_IMODE(os.stat(os.path.dirname(hermes_tools.__file__)).st_mode)))
+print(hasattr(hermes_tools, "execute_code"), hasattr(hermes_tools, "clarify"), hasattr(hermes_tools, "read_file"))
+`)
+	for _, want := range []string{
+		"terminal refused: terminal: background processes cannot be started from execute_code",
+		"execute_code refused: execute_code is not available inside execute_code",
+		"clarify refused: clarify is not available",
+		"0o700\n",
+		"False False True\n",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s\n%s", want, r.Stdout, r.Stderr)
+		}
+	}
+	if len(r.ToolCalls) != 0 {
+		t.Errorf("refused calls ran: %+v", r.ToolCalls)
+	}
+}
