@@ -301,12 +301,15 @@ func (t *Tool) run(ctx context.Context, exe *tool.Executor, call tool.Call, code
 	if err != nil {
 		return nil, err
 	}
+	timedOut := runCtx.Err() != nil
+	// A call a thread of the script left running ends with the script.
+	cancel()
 	srv.close()
 	res.ExitCode, res.Note = exitCode, note
 	switch {
 	case ctx.Err() != nil:
 		res.Note = "cancelled: the script and its child processes were killed"
-	case runCtx.Err() != nil:
+	case timedOut:
 		res.Note = fmt.Sprintf("timed out after %s: the script and its child processes were killed", timeout)
 	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
@@ -343,7 +346,7 @@ func (t *Tool) exec(ctx context.Context, call tool.Call, script, dir, token, soc
 	done := make(chan struct{})
 	wait, err := t.opts.Start(ctx, call.SessionID, cmd,
 		"PYTHONPATH="+strings.Join(append([]string{dir}, t.sitePath...), string(os.PathListSeparator)), "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "PYTHONUNBUFFERED=1",
-		"PYTHONIOENCODING=utf-8", "HERMES_TOOLS_SOCKET="+sock, "HERMES_TOOLS_TOKEN="+token)
+		"PYTHONIOENCODING=utf-8", "PYTHONHOME=", "PYTHONSTARTUP=", "PYTHONINSPECT=", "HERMES_TOOLS_SOCKET="+sock, "HERMES_TOOLS_TOKEN="+token)
 	outW.Close()
 	errW.Close()
 	if err != nil {

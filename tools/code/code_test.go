@@ -137,6 +137,7 @@ except OSError as e:
 func TestSecretsAreNotInTheScriptsEnvironment(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef0123456789abcdef")
 	t.Setenv("HERMES_CODE_PLAIN", "visible")
+	t.Setenv("PYTHONPATH", "/hermes-source-tree")
 	b := newBox(t, boxOptions{})
 	r, _ := b.run(t, `
 import os, hermes_tools
@@ -144,8 +145,9 @@ print("OPENAI_API_KEY" in os.environ, os.environ.get("HERMES_CODE_PLAIN"), "HERM
 import site, sys
 print(os.environ.get("PYTHONPATH").split(os.pathsep)[0] == os.path.dirname(hermes_tools.__file__))
 print(all(p in sys.path for p in site.getsitepackages() if os.path.isdir(p)))
+print("/hermes-source-tree" in sys.path)
 `)
-	if got := strings.TrimSpace(r.Stdout); got != "False visible False\nTrue\nTrue" {
+	if got := strings.TrimSpace(r.Stdout); got != "False visible False\nTrue\nTrue\nFalse" {
 		t.Errorf("stdout %q, stderr %s", got, r.Stderr)
 	}
 }
