@@ -16,7 +16,13 @@ func ExecutorFrom(ctx context.Context) *Executor {
 	return e
 }
 
-// Run runs one call as Execute does, on the calling goroutine.
+// Run runs one call of a running tool as Execute runs a call, on the
+// calling goroutine, without reporting it to OnStart and OnFinish: those
+// observers follow the model's calls (a client pairs each result with a
+// call the model made), and see the call that runs this one.
 func (e *Executor) Run(ctx context.Context, c Call) Outcome {
-	return e.Execute(ctx, []Call{c})[0]
+	e.init()
+	p := e.prepare(c)
+	p.quiet = true
+	return e.runPrepared(ctx, p)
 }

@@ -45,8 +45,11 @@ func TestANestedCallPassesTheWholePipeline(t *testing.T) {
 		return nil
 	})
 	e.Redact = func(s string) string { return strings.ReplaceAll(s, "ran", "r*n") }
+	var observed []string
+	e.OnStart = func(c Call) { observed = append(observed, "start:"+c.Name) }
+	e.OnFinish = func(o Outcome) { observed = append(observed, "finish:"+o.Call.Name) }
 
-	o := e.Run(context.Background(), Call{ID: "c1", Name: "outer", TaskID: "t1"})
+	o := e.Execute(context.Background(), []Call{{ID: "c1", Name: "outer", TaskID: "t1"}})[0]
 	if o.Status != StatusOK {
 		t.Fatalf("outer: %+v", o)
 	}
@@ -57,6 +60,9 @@ func TestANestedCallPassesTheWholePipeline(t *testing.T) {
 	wantSeen := "pre:outer,pre:sh,approve:ls:t1,pre:sh,approve:rm -rf /:t1,pre:sh"
 	if got := strings.Join(seen, ","); got != wantSeen {
 		t.Errorf("pipeline saw %s, want %s", got, wantSeen)
+	}
+	if got := strings.Join(observed, ","); got != "start:outer,finish:outer" {
+		t.Errorf("observers saw %s, want the outer call alone", got)
 	}
 	if ExecutorFrom(context.Background()) != nil {
 		t.Error("an executor outside any call")
