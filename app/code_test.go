@@ -3,7 +3,9 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
+	"github.com/hermes-go/hermes/tool/approval"
 )
 
 // An MCP server's tools are functions of hermes_tools too, their
@@ -58,5 +61,52 @@ except ToolError as e:
 	}
 	if out.Stdout != "Echo: hi\nblocked: True\n" {
 		t.Errorf("stdout %q stderr %s", out.Stdout, out.Stderr)
+	}
+}
+
+// A dangerous command in a script asks the conversation's person, as the
+// model's own call would, and is refused where nobody attends.
+func TestADangerousCommandInAScriptAsksTheConversationsPerson(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	script := `from hermes_tools import terminal, ToolError
+try:
+    terminal(command="rm -rf junk")
+    print("ran")
+except ToolError as e:
+    print("refused")
+`
+	args, _ := json.Marshal(map[string]string{"code": script})
+	for _, attended := range []bool{true, false} {
+		srv := llmtest.NewServer(t)
+		srv.Enqueue(
+			llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "code", Name: "execute_code", Arguments: string(args)}}},
+			llmtest.Reply{Text: "done"},
+		)
+		work := t.TempDir()
+		os.MkdirAll(filepath.Join(work, "junk"), 0o755)
+		writeFile(t, filepath.Join(work, "junk", "file"), "x")
+		rt := newRuntime(t, newConfig(t, srv.URL()), app.Options{Workdir: work})
+		var asked []string
+		o := app.ConversationOptions{Unattended: "nobody is here"}
+		if attended {
+			o = app.ConversationOptions{Approve: func(_ context.Context, p approval.Prompt) (approval.Choice, error) {
+				asked = append(asked, p.Command)
+				return approval.Once, nil
+			}}
+		}
+		if _, err := open(t, rt, o).Run(context.Background(), agent.Input{Message: "go"}); err != nil {
+			t.Fatal(err)
+		}
+		var out struct{ Stdout string }
+		json.Unmarshal([]byte(toolResults(srv.Requests()[1])["code"]), &out)
+		_, err := os.Stat(filepath.Join(work, "junk"))
+		switch {
+		case attended && (len(asked) != 1 || out.Stdout != "ran\n" || !os.IsNotExist(err)):
+			t.Errorf("attended: asked %q, stdout %q, junk %v", asked, out.Stdout, err)
+		case !attended && (out.Stdout != "refused\n" || err != nil):
+			t.Errorf("unattended: stdout %q, junk %v", out.Stdout, err)
+		}
 	}
 }
