@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 func TestAScriptCallsFiveToolsAndPrintsTheirResults(t *testing.T) {
@@ -212,5 +214,24 @@ print(hasattr(hermes_tools, "execute_code"), hasattr(hermes_tools, "clarify"), h
 	}
 	if len(r.ToolCalls) != 0 {
 		t.Errorf("refused calls ran: %+v", r.ToolCalls)
+	}
+}
+
+// In a read-only sandbox a script still reaches hermes and reads, and
+// cannot write.
+func TestAScriptRunsInAReadOnlySandbox(t *testing.T) {
+	b := newBox(t, boxOptions{mode: sandbox.ReadOnly})
+	b.write(t, "a.txt", "content of a\n")
+	r, _ := b.run(t, `
+from hermes_tools import read_file, write_file, ToolError
+print("content of a" in read_file(path="a.txt"))
+try:
+    write_file(path="b.txt", content="x")
+    print("written")
+except ToolError:
+    print("refused")
+`)
+	if r.Stdout != "True\nrefused\n" {
+		t.Errorf("stdout %q stderr %s", r.Stdout, r.Stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package code
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -25,7 +26,8 @@ type box struct {
 }
 
 type boxOptions struct {
-	ask  bool // a person answers approvals (yes); otherwise nobody does
+	ask  bool         // a person answers approvals (yes); otherwise nobody does
+	mode sandbox.Mode // default workspace-write
 	opts Options
 }
 
@@ -41,7 +43,7 @@ func newBox(t testing.TB, bo boxOptions) *box {
 			t.Fatal(err)
 		}
 	}
-	p, err := sandbox.NewPolicy(sandbox.Options{Mode: sandbox.WorkspaceWrite, Workdir: b.ws, Home: filepath.Join(base, "home"), Scratch: []string{b.scratch}})
+	p, err := sandbox.NewPolicy(sandbox.Options{Mode: cmp.Or(bo.mode, sandbox.WorkspaceWrite), Workdir: b.ws, Home: filepath.Join(base, "home"), Scratch: []string{b.scratch}})
 	if err != nil {
 		t.Fatal(err)
 	}
