@@ -294,7 +294,7 @@ func (t *Tool) run(ctx context.Context, exe *tool.Executor, call tool.Call, code
 	go srv.serve(runCtx)
 	defer srv.close()
 
-	stdout := newCapture(t.opts.MaxStdout, t.spillFile(call.ID), DefaultMaxSaved)
+	stdout := newCapture(t.opts.MaxStdout, t.spillFile(), DefaultMaxSaved)
 	stderr := newCapture(t.opts.MaxStderr, nil, 0)
 	res := &Result{ExitCode: -1}
 	exitCode, note, err := t.exec(runCtx, call, script, dir, srv.token, sock, stdout, stderr)
@@ -439,7 +439,7 @@ func (t *Tool) runDir() (string, error) {
 }
 
 // spillFile opens the file that keeps a long stdout whole.
-func (t *Tool) spillFile(callID string) func() (*os.File, error) {
+func (t *Tool) spillFile() func() (*os.File, error) {
 	return func() (*os.File, error) {
 		dir := t.opts.SpillDir
 		if dir == "" {
