@@ -235,3 +235,29 @@ except ToolError:
 		t.Errorf("stdout %q stderr %s", r.Stdout, r.Stderr)
 	}
 }
+
+// Connections past maxConns are closed at once: a script cannot make
+// hermes hold a buffer per connection without end.
+func TestAScriptHoldsAtMostMaxConnsConnections(t *testing.T) {
+	b := newBox(t, boxOptions{})
+	r, _ := b.run(t, `
+import os, socket
+path = os.environ["HERMES_TOOLS_SOCKET"]
+held, closed = [], 0
+for i in range(40):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.settimeout(0.1)
+    held.append(s)
+for s in held:
+    try:
+        if s.recv(1) == b"":
+            closed += 1
+    except socket.timeout:
+        pass
+print(closed)
+`)
+	if got := strings.TrimSpace(r.Stdout); got != "24" {
+		t.Errorf("%s connections of 40 were closed at once, want 24 (stderr %s)", got, r.Stderr)
+	}
+}

@@ -14,8 +14,13 @@ import (
 	"github.com/hermes-go/hermes/tool"
 )
 
-// maxLine bounds one request from a script (a write_file's content).
-const maxLine = 16 << 20
+// maxLine bounds one request from a script (a write_file's content);
+// maxConns the connections open at once (threads of the script), each
+// of which holds a buffer.
+const (
+	maxLine  = 16 << 20
+	maxConns = 16
+)
 
 // request is one line a script sends; reply is hermes' answer.
 type request struct {
@@ -67,6 +72,11 @@ func (s *server) serve(ctx context.Context) {
 			s.mu.Unlock()
 			c.Close()
 			return
+		}
+		if len(s.conns) >= maxConns {
+			s.mu.Unlock()
+			c.Close()
+			continue
 		}
 		s.conns[c] = true
 		s.wg.Add(1)
