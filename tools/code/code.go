@@ -84,6 +84,7 @@ type Options struct {
 type Tool struct {
 	opts   Options
 	grace  time.Duration // between SIGTERM and SIGKILL
+	saved  int64         // the most of stdout saved to a file
 	once   sync.Once
 	python string
 	// sitePath are the interpreter's package directories.
@@ -111,7 +112,7 @@ func New(o Options) *Tool {
 	if o.Tools == nil {
 		o.Tools = func() []tool.Tool { return nil }
 	}
-	return &Tool{opts: o, grace: killGrace}
+	return &Tool{opts: o, grace: killGrace, saved: DefaultMaxSaved}
 }
 
 // check finds the interpreter, once: the tool is offered where it is.
@@ -294,7 +295,7 @@ func (t *Tool) run(ctx context.Context, exe *tool.Executor, call tool.Call, code
 	go srv.serve(runCtx)
 	defer srv.close()
 
-	stdout := newCapture(t.opts.MaxStdout, t.spillFile(), DefaultMaxSaved)
+	stdout := newCapture(t.opts.MaxStdout, t.spillFile(), t.saved)
 	stderr := newCapture(t.opts.MaxStderr, nil, 0)
 	res := &Result{ExitCode: -1}
 	exitCode, note, err := t.exec(runCtx, call, script, dir, srv.token, sock, stdout, stderr)

@@ -136,3 +136,27 @@ func TestTheDescriptionShowsTheFunctionSignatures(t *testing.T) {
 		t.Error("a script is offered execute_code")
 	}
 }
+
+// However much a script prints, hermes keeps a bounded part of it: head
+// and tail in memory, the first bytes up to a cap in the file.
+func TestAHugePrintIsKeptWithinBounds(t *testing.T) {
+	b := newBox(t, boxOptions{opts: Options{MaxStdout: 1000}})
+	b.code.saved = 1 << 20
+	r, _ := b.run(t, `
+import sys
+chunk = "y" * 1023 + "\n"
+for i in range(8 * 1024):
+    sys.stdout.write(chunk)
+print("LAST")
+`)
+	if r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "LAST\n") || len(r.Stdout) > 1500 {
+		t.Fatalf("stdout (%d bytes) %q", len(r.Stdout), r.Stdout)
+	}
+	st, err := os.Stat(r.StdoutFile)
+	if err != nil || st.Size() != 1<<20 {
+		t.Fatalf("saved file: %v %v, want %d bytes", st, err, 1<<20)
+	}
+	if !strings.Contains(r.Stdout, "the first 1048576 bytes are in "+r.StdoutFile) {
+		t.Errorf("the note does not say the file holds only the first bytes: %q", r.Stdout)
+	}
+}
