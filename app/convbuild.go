@@ -175,6 +175,9 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 	if c.toolsetOn("delegation") {
 		acfg.AgentTools = append(acfg.AgentTools, c.delegateTool(acfg))
 	}
+	if c.toolsetOn("code") {
+		acfg.AgentTools = append(acfg.AgentTools, c.codeTool(reg, acfg.AgentTools))
+	}
 	return acfg, nil
 }
 
@@ -206,7 +209,7 @@ func (c *Conversation) newCompressor(window int) *compress.Compressor {
 }
 
 // agentToolsets are the toolsets of the tools agentTools adds.
-var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "delegation", "cronjob"}
+var agentToolsets = []string{"memory", "todo", "session_search", "clarify", "delegation", "cronjob", "code"}
 
 // agentTools are the tools that keep a conversation's state: memory,
 // todo, session_search and clarify (delegate_task is added over the

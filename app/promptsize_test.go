@@ -25,6 +25,7 @@ var toolsetBytes = map[string]int{
 	"skills":     685,
 	"web":        516,
 	"cronjob":    1034,
+	"code":       1635,
 }
 
 func TestToolDefinitionsStayWithinTheirPinnedSizePerToolset(t *testing.T) {

@@ -34,6 +34,8 @@ type Workspace struct {
 	pre         []tool.PreHook
 	post        []tool.PostHook
 	checkpoints *checkpoint.Store // nil when checkpoints are off
+	// term runs its commands, and execute_code's scripts.
+	term *terminal.Terminal
 	// runner starts its sandboxed commands, and the runtime's MCP
 	// servers in the default workspace; nil in full access.
 	runner  *sandbox.Runner
@@ -104,6 +106,7 @@ func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy, runner *sandb
 		NetworkAsk:     ws.networkAsk,
 	})
 	ws.closers = append(ws.closers, term.Close)
+	ws.term = term
 	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
 		WriteGuard: ws.policy.CheckWrite, ReadGuard: ws.policy.CheckRead})
 	bound := tool.NewRegistry(append(term.Tools(), files.All()...)...).Filter(cfg.Toolsets)

@@ -23,6 +23,7 @@ type Config struct {
 
 	Agent         Agent         `yaml:"agent"`
 	Terminal      Terminal      `yaml:"terminal"`
+	Code          Code          `yaml:"code"`
 	Sandbox       Sandbox       `yaml:"sandbox"`
 	Approvals     Approvals     `yaml:"approvals"`
 	Security      Security      `yaml:"security"`
@@ -128,6 +129,17 @@ type Terminal struct {
 	// EnvPassthrough names secret-looking environment variables that
 	// commands may still see (they are dropped otherwise).
 	EnvPassthrough []string `yaml:"env_passthrough"`
+}
+
+// Code holds code.* keys: the execute_code tool's interpreter and
+// limits (zero: python3 on PATH, 300 s, 50 tool calls, 50 KB of stdout,
+// 10 KB of stderr).
+type Code struct {
+	Python       string `yaml:"python"`
+	Timeout      int    `yaml:"timeout"` // seconds
+	MaxToolCalls int    `yaml:"max_tool_calls"`
+	MaxStdout    int    `yaml:"max_stdout"` // bytes
+	MaxStderr    int    `yaml:"max_stderr"` // bytes
 }
 
 // Sandbox holds sandbox.* keys: the boundary around every command the

@@ -430,7 +430,7 @@ func TestToolProgressIsOneStatusLine(t *testing.T) {
 // threshold is higher.
 func TestAFullConversationIsCompressedBeforeTheTurn(t *testing.T) {
 	f := newFixtureOn(t, "", func(o *gateway.Options) { o.Streaming = false }, func(c *config.Config) {
-		c.Model.ContextLength = 7900
+		c.Model.ContextLength = 8400
 		c.Compression.Threshold = 0.99
 		c.Compression.ProtectFirstN, c.Compression.ProtectLastN = 1, 2
 	})

@@ -22,6 +22,10 @@
 // no nullable types and no $schema or $id. A hand-written Spec.Parameters
 // wins over the derivation, for schemas a struct cannot express.
 //
+// A running tool finds the Executor running it with ExecutorFrom and
+// may run further calls through it (Executor.Run): each passes the same
+// pipeline as a call of the model's.
+//
 // Concurrency: a Registry is safe for concurrent use. An Executor is safe
 // for concurrent batches; its pool size may change while batches run.
 package tool

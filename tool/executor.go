@@ -94,6 +94,9 @@ type prepared struct {
 	writes bool
 	// early is set when the call must not run; it is the result to report.
 	early *Outcome
+	// quiet calls (a running tool's, through Run) are not reported to
+	// OnStart and OnFinish.
+	quiet bool
 }
 
 // Execute runs calls and returns one Outcome per call, in call order.
@@ -223,7 +226,7 @@ func (e *Executor) runPrepared(ctx context.Context, p *prepared) Outcome {
 	} else if err := ctx.Err(); err != nil {
 		o = e.cancelled(p, err)
 	} else {
-		if e.OnStart != nil {
+		if e.OnStart != nil && !p.quiet {
 			e.OnStart(p.call)
 		}
 		o = e.pipeline(ctx, p)
@@ -236,7 +239,7 @@ func (e *Executor) runPrepared(ctx context.Context, p *prepared) Outcome {
 		o.Result.Content = e.Redact(o.Result.Content)
 	}
 	e.capResult(p, &o)
-	if e.OnFinish != nil {
+	if e.OnFinish != nil && !p.quiet {
 		e.OnFinish(o)
 	}
 	return o
@@ -283,6 +286,7 @@ func (e *Executor) invoke(ctx context.Context, p *prepared, call Call) Outcome {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
+	runCtx = context.WithValue(runCtx, executorKey{}, e)
 
 	type ret struct {
 		res Result
