@@ -86,11 +86,11 @@ func TestARequiredPolicyIsRefusedWhereItIsNotFullyEnforced(t *testing.T) {
 	noLandlock := Status{OS: "linux", Helper: true}
 	cmd := exec.Command("true")
 	var ne *NotEnforcedError
-	if err := p.wrapWith(cmd, noLandlock, nil); !errors.As(err, &ne) || !strings.Contains(err.Error(), "no Landlock") {
+	if err := p.wrapWith(cmd, noLandlock, nil, nil); !errors.As(err, &ne) || !strings.Contains(err.Error(), "no Landlock") {
 		t.Fatalf("Wrap = %v, want a NotEnforcedError naming what is missing", err)
 	}
 	p.Required = false
-	if err := p.wrapWith(cmd, noLandlock, nil); err != nil || cmd.Args[0] != "true" {
+	if err := p.wrapWith(cmd, noLandlock, nil, nil); err != nil || cmd.Args[0] != "true" {
 		t.Fatalf("an optional sandbox the kernel cannot enforce runs the command as it is: %v %q", err, cmd.Args)
 	}
 }
