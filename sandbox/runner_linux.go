@@ -407,7 +407,10 @@ func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}
 			} else {
 				cmd.Process.Kill()
 			}
-			if g != nil {
+			// A Cancel with a WaitDelay is a grace (SIGTERM first): the
+			// group is killed when it runs out.
+			graceful := cmd.Cancel != nil && cmd.WaitDelay > 0
+			if g != nil && !graceful {
 				if kerr := g.kill(); kerr != nil {
 					err = kerr
 				}
@@ -419,6 +422,9 @@ func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}
 				select {
 				case <-time.After(cmd.WaitDelay):
 					cmd.Process.Kill()
+					if g != nil {
+						g.kill()
+					}
 				case <-exited:
 				}
 			}
@@ -530,7 +536,13 @@ func startWrapped(ctx context.Context, p Policy, cmd *exec.Cmd, files []string, 
 		g.release()
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { g.kill() })
+	// A Cancel with a WaitDelay is a grace (SIGTERM first): the group is
+	// killed when it runs out.
+	grace := time.Duration(0)
+	if cmd.Cancel != nil {
+		grace = cmd.WaitDelay
+	}
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, func() { g.kill() }) })
 	return func() error {
 		err := cmd.Wait()
 		stop()
