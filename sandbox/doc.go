@@ -138,6 +138,29 @@
 // to mount or unmount, so the binds stay. Without a user namespace (root
 // only) a command runs as the host's root, without capabilities.
 //
+// # Processes
+//
+// Where hermes can make groups in the pids cgroup hierarchy (cgroup v1,
+// as root: Status.ProcessLimit), every command a Runner starts runs in a
+// cgroup of its own, limited to Policy.MaxProcesses processes and
+// threads (DefaultMaxProcesses, 512): a fork bomb gets EAGAIN at the
+// limit, and the rest of the machine keeps running. A lane's thread
+// enters the command's group just before it forks the command, and
+// leaves it after; through Wrap the helper enters the group before it
+// executes the command: either way the command is born inside, and all
+// it starts with it. When the command's context ends, every process in
+// its group is killed, those that left its session or process group
+// among them, until none is left; with StartOptions.EndWithCommand that
+// happens when the wait returns too. The group is removed once empty.
+// Policy.Wrap alone (without a Runner) limits nothing.
+//
+// Root in the initial user namespace is exempt from RLIMIT_NPROC, and a
+// command's own user namespace maps root to root, so without that
+// hierarchy (cgroup v2 alone, where a lane's thread cannot be moved by
+// itself; a hermes that is not root) nothing limits a command's
+// processes: Enforcement.MaxProcesses is 0 and Enforcement.String says
+// so, with the reason, whatever the Level.
+//
 // The parent decides the plan from Probe and the helper enforces all of it
 // or stops before the command runs; Status.Enforcement says, for a Policy,
 // whether this system enforces it fully, partly (and what is missing) or

@@ -96,7 +96,7 @@ func (b *box) runWith(t *testing.T, st Status, p Policy, dir, script string, arg
 		if err := p.Wrap(cmd); err != nil {
 			t.Fatal(err)
 		}
-	} else if err := p.wrapWith(cmd, st, nil); err != nil {
+	} else if err := p.wrapWith(cmd, st, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	out, err := cmd.CombinedOutput()

@@ -30,6 +30,14 @@ func runHelper() {
 	if err := json.Unmarshal([]byte(spec), &pl); err != nil {
 		helperFail(exitCannotRun, "read plan: "+err.Error())
 	}
+	if pl.CgroupFD > 0 {
+		// Into the command's process group before the command can fork.
+		f := os.NewFile(uintptr(pl.CgroupFD), "cgroup.procs")
+		if _, err := f.Write([]byte("0")); err != nil {
+			helperFail(exitCannotRun, "enter the process group: "+err.Error())
+		}
+		f.Close()
+	}
 	// Landlock restricts this thread only; the command is executed from
 	// it, so it must stay the goroutine's thread until then.
 	runtime.LockOSThread()

@@ -80,9 +80,25 @@ type Policy struct {
 	// Required refuses to run a command the kernel cannot sandbox fully
 	// (see Status.Enforcement) instead of running it with less.
 	Required bool
+	// MaxProcesses is how many processes and threads one command may
+	// have at once, itself and all it starts (sandbox.max_processes);
+	// 0 means DefaultMaxProcesses. Enforced where Status.ProcessLimit.
+	MaxProcesses int `json:",omitempty"`
 
 	allow *netallow.Allowlist // NetworkAllow and the hosts granted since
 	dial  dialFunc            // the proxy's dialer; nil dials directly
+}
+
+// DefaultMaxProcesses is a command's process limit when the Policy sets
+// none: ample for a build (make -j, a test runner), far below what a
+// fork bomb needs to starve the machine.
+const DefaultMaxProcesses = 512
+
+func (p Policy) maxProcesses() int {
+	if p.MaxProcesses > 0 {
+		return p.MaxProcesses
+	}
+	return DefaultMaxProcesses
 }
 
 // Options are the inputs of NewPolicy.

@@ -83,6 +83,12 @@ type StartOptions struct {
 	Files []string
 	// NetworkAsk replaces the policy's NetworkAsk for this command.
 	NetworkAsk func(ctx context.Context, host string) (approval.Choice, error)
+	// EndWithCommand kills, when the wait returns, every process the
+	// command started and left running: those of its cgroup where
+	// processes are limited (Status.ProcessLimit), else of its process
+	// group. Without it they run on (still limited), unless ctx ends
+	// first.
+	EndWithCommand bool
 }
 
 // Start starts cmd under the Runner's policy and returns the function to
@@ -105,7 +111,7 @@ func (r *Runner) Start(ctx context.Context, cmd *exec.Cmd, o StartOptions) (wait
 		return nil, err
 	}
 	if h := r.helperFor(p, o.Files); h != nil {
-		wait, err := h.start(ctx, cmd, p)
+		wait, err := h.start(ctx, cmd, p, o.EndWithCommand)
 		if !errors.Is(err, errTooLarge) {
 			if errors.Is(err, errHelperStopped) {
 				r.stopped(h)
@@ -113,13 +119,13 @@ func (r *Runner) Start(ctx context.Context, cmd *exec.Cmd, o StartOptions) (wait
 			return wait, err
 		}
 	}
-	if err := p.Wrap(cmd, o.Files...); err != nil {
-		return nil, err
+	if p.Mode == FullAccess {
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return cmd.Wait, nil
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return cmd.Wait, nil
+	return startWrapped(ctx, p, cmd, o.Files, o.EndWithCommand)
 }
 
 // helperFor is the helper to start a command of p with files through, or

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -39,6 +40,7 @@ type helper struct {
 	z    *zygote
 	own  bool // z serves this lane alone: it ends with it
 	conn *net.UnixConn
+	tid  int         // the lane's thread
 	dead atomic.Bool // killed, or found stopped
 
 	mu sync.Mutex // one request at a time
@@ -127,8 +129,9 @@ func receive(conn *net.UnixConn) (reply, *os.File, error) {
 }
 
 // request sends req with files and returns the pid of the started
-// command, and its proxy listener when req.Proxy.
-func (h *helper) request(req request, files []*os.File) (int, *os.File, error) {
+// command, and its proxy listener when req.Proxy. With a group g the
+// lane's thread forks the command inside it (see procGroup).
+func (h *helper) request(req request, files []*os.File, g *procGroup) (int, *os.File, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return 0, nil, fmt.Errorf("sandbox helper: encode request: %w", err)
@@ -141,6 +144,12 @@ func (h *helper) request(req request, files []*os.File) (int, *os.File, error) {
 	defer h.mu.Unlock()
 	if len(b) > maxRequest || len(fds) > maxFiles {
 		return 0, nil, errTooLarge
+	}
+	if g != nil {
+		if err := g.enterThread(h.tid); err != nil {
+			return 0, nil, fmt.Errorf("sandbox: move the helper into the command's process group: %w", err)
+		}
+		defer g.leaveThread(h.tid)
 	}
 	h.conn.SetWriteDeadline(time.Now().Add(helperTimeout))
 	if _, _, err := h.conn.WriteMsgUnix(b, unix.UnixRights(fds...), nil); err != nil {
@@ -167,7 +176,7 @@ func (h *helper) request(req request, files []*os.File) (int, *os.File, error) {
 
 // start starts cmd through h, as exec.Cmd.Start would, and returns its
 // wait (see Runner.Start).
-func (h *helper) start(ctx context.Context, cmd *exec.Cmd, p Policy) (func() error, error) {
+func (h *helper) start(ctx context.Context, cmd *exec.Cmd, p Policy, endWith bool) (func() error, error) {
 	if cmd.Process != nil {
 		return nil, errors.New("sandbox: the command has started already")
 	}
@@ -201,11 +210,21 @@ func (h *helper) start(ctx context.Context, cmd *exec.Cmd, p Policy) (func() err
 		}
 		srv = server.Serve
 	}
+	var g *procGroup
+	if Probe().ProcessLimit {
+		if g, err = newProcGroup(p.maxProcesses()); err != nil {
+			s.closeAll()
+			return nil, err
+		}
+	}
 	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Environ(), Dir: dir, Proxy: proxied}
-	pid, ln, err := h.request(req, append(s.child, cmd.ExtraFiles...))
+	pid, ln, err := h.request(req, append(s.child, cmd.ExtraFiles...), g)
 	s.closeChild()
 	if err != nil {
 		s.closeParent()
+		if g != nil {
+			g.release()
+		}
 		return nil, err
 	}
 	proc, err := os.FindProcess(pid)
@@ -219,7 +238,7 @@ func (h *helper) start(ctx context.Context, cmd *exec.Cmd, p Policy) (func() err
 		serveListener(ln, exited, srv)
 	}
 	s.copy()
-	return waiter(ctx, cmd, s, exited), nil
+	return waiter(ctx, cmd, s, exited, g, endWith), nil
 }
 
 // proxyServe serves a command's proxy on a listener until ctx ends.
@@ -365,8 +384,12 @@ func (s *streams) copy() {
 // waiter is cmd.Wait for a command the helper started, closing exited
 // once the command has exited: ctx's end calls
 // cmd.Cancel (or kills the process), and after the exit the output pipes
-// get cmd.WaitDelay to close before they are closed here.
-func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}) func() error {
+// get cmd.WaitDelay to close before they are closed here. With a process
+// group g, ctx's end kills every process in it too, those that left the
+// command's process group or session among them, and the wait removes g
+// (or leaves it to a later sweep while a process the command left
+// running on a normal exit lives on in it, still limited).
+func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}, g *procGroup, endWith bool) func() error {
 	var cancelled error
 	var cancelMu sync.Mutex
 	if ctx.Done() != nil {
@@ -384,6 +407,14 @@ func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}
 			} else {
 				cmd.Process.Kill()
 			}
+			// A Cancel with a WaitDelay is a grace (SIGTERM first): the
+			// group is killed when it runs out.
+			graceful := cmd.Cancel != nil && cmd.WaitDelay > 0
+			if g != nil && !graceful {
+				if kerr := g.kill(); kerr != nil {
+					err = kerr
+				}
+			}
 			cancelMu.Lock()
 			cancelled = err
 			cancelMu.Unlock()
@@ -391,6 +422,9 @@ func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}
 				select {
 				case <-time.After(cmd.WaitDelay):
 					cmd.Process.Kill()
+					if g != nil {
+						g.kill()
+					}
 				case <-exited:
 				}
 			}
@@ -417,8 +451,14 @@ func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}
 				defer t.Stop()
 				timeout = t.C
 			}
-			for range s.copiers {
+			// What the command left holding its output dies with ctx too.
+			done := ctx.Done()
+			for i := 0; i < len(s.copiers); {
 				select {
+				case <-done:
+					done = nil
+					killLeft(cmd, g)
+					continue
 				case cerr := <-s.copyErrors:
 					if err == nil {
 						err = cerr
@@ -431,10 +471,85 @@ func waiter(ctx context.Context, cmd *exec.Cmd, s *streams, exited chan struct{}
 					timeout = nil
 					<-s.copyErrors
 				}
+				i++
 			}
 			s.closeParent()
+			if endWith || ctx.Err() != nil {
+				killLeft(cmd, g)
+			}
+			if g != nil {
+				g.release()
+			}
 			result = err
 		})
 		return result
 	}
+}
+
+// killLeft kills what the command left running: every process of its
+// cgroup g, or, without one, of its process group.
+func killLeft(cmd *exec.Cmd, g *procGroup) {
+	if g != nil {
+		g.kill()
+		return
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// startWrapped starts cmd through Wrap (see Runner.Start), in a process
+// group of its own where processes are limited: the helper enters it
+// before it executes the command. ctx's end kills every process in the
+// group (endWith: the wait's return too); the wait removes it.
+func startWrapped(ctx context.Context, p Policy, cmd *exec.Cmd, files []string, endWith bool) (func() error, error) {
+	st := Probe()
+	if !st.ProcessLimit || st.Enforcement(p).Level == None {
+		if err := p.wrapWith(cmd, st, files, nil); err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		if !endWith {
+			return cmd.Wait, nil
+		}
+		return func() error {
+			err := cmd.Wait()
+			killLeft(cmd, nil)
+			return err
+		}, nil
+	}
+	g, err := newProcGroup(p.maxProcesses())
+	if err != nil {
+		return nil, err
+	}
+	procs, err := os.OpenFile(filepath.Join(g.dir, "cgroup.procs"), os.O_WRONLY, 0)
+	if err != nil {
+		g.release()
+		return nil, fmt.Errorf("sandbox: process group: %w", err)
+	}
+	defer procs.Close()
+	if err := p.wrapWith(cmd, st, files, procs); err != nil {
+		g.release()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		g.release()
+		return nil, err
+	}
+	// A Cancel with a WaitDelay is a grace (SIGTERM first): the group is
+	// killed when it runs out.
+	grace := time.Duration(0)
+	if cmd.Cancel != nil {
+		grace = cmd.WaitDelay
+	}
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, func() { g.kill() }) })
+	return func() error {
+		err := cmd.Wait()
+		stop()
+		if endWith || ctx.Err() != nil {
+			g.kill()
+		}
+		g.release()
+		return err
+	}, nil
 }

@@ -32,6 +32,9 @@ type request struct {
 // with it.
 type reply struct {
 	Pid int `json:",omitempty"`
+	// Tid is, in a lane's first reply, its thread's id: hermes moves the
+	// thread into a command's process group before asking for the command.
+	Tid int `json:",omitempty"`
 	// Net: the zygote's lanes can have network namespaces of their own.
 	Net      bool   `json:",omitempty"`
 	Err      string `json:",omitempty"`
@@ -138,7 +141,7 @@ func lane(pl plan, sock int) {
 		sendReply(sock, reply{Err: err.Error()}, -1)
 		return
 	}
-	if err := sendReply(sock, reply{Pid: os.Getpid()}, -1); err != nil {
+	if err := sendReply(sock, reply{Pid: os.Getpid(), Tid: unix.Gettid()}, -1); err != nil {
 		return
 	}
 	var msg message

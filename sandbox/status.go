@@ -22,6 +22,12 @@ type Status struct {
 	NetNamespace bool
 	// NamespaceErr says why namespaces cannot be created, when they cannot.
 	NamespaceErr string
+	// ProcessLimit: each command a Runner's lane starts runs in a pids
+	// cgroup of its own, limited to Policy.MaxProcesses processes and
+	// threads, and killed whole when it is cancelled.
+	ProcessLimit bool
+	// ProcessLimitErr says why commands' processes are not limited.
+	ProcessLimitErr string
 	// Root: hermes runs as root.
 	Root bool
 	// Helper: this program re-executes itself as the sandbox helper (it
@@ -74,6 +80,13 @@ func (s Status) String() string {
 			parts = append(parts, strings.Join(ns, ", ")+" namespaces")
 		}
 	}
+	if s.OS == "linux" {
+		if s.ProcessLimit {
+			parts = append(parts, "processes limited (pids cgroup)")
+		} else {
+			parts = append(parts, "processes not limited")
+		}
+	}
 	if !s.Helper {
 		parts = append(parts, "no sandbox helper in this program")
 	}
@@ -121,6 +134,12 @@ type Enforcement struct {
 	Allowed int
 	// Missing names what the kernel cannot enforce, one phrase each.
 	Missing []string
+	// MaxProcesses is how many processes and threads one command may
+	// have (Policy.MaxProcesses), 0 when nothing limits them;
+	// ProcessesMissing then says why. A missing limit does not lower
+	// Level: it is reported beside it.
+	MaxProcesses     int
+	ProcessesMissing string
 	// Status is what the verdict was drawn from.
 	Status Status
 }
@@ -135,11 +154,19 @@ func (e Enforcement) String() string {
 	case Off:
 		return "sandbox off (full-access): commands run unrestricted"
 	case Full:
-		return fmt.Sprintf("sandbox %s: enforced (%s)", e.Mode, e.Status)
+		return fmt.Sprintf("sandbox %s: enforced (%s)%s", e.Mode, e.Status, e.processes())
 	case Partial:
-		return fmt.Sprintf("sandbox %s: partly enforced: %s (%s)", e.Mode, strings.Join(e.Missing, "; "), e.Status)
+		return fmt.Sprintf("sandbox %s: partly enforced: %s (%s)%s", e.Mode, strings.Join(e.Missing, "; "), e.Status, e.processes())
 	}
 	return fmt.Sprintf("sandbox %s: not enforced, commands run unsandboxed: %s", e.Mode, strings.Join(e.Missing, "; "))
+}
+
+// processes is the sentence on the process limit, after a banner.
+func (e Enforcement) processes() string {
+	if e.MaxProcesses > 0 {
+		return fmt.Sprintf("; at most %d processes per command", e.MaxProcesses)
+	}
+	return "; a command's processes are not limited, a fork bomb is not contained: " + e.ProcessesMissing
 }
 
 // Enforcement says how much of p this system enforces.
@@ -171,7 +198,16 @@ func (s Status) Enforcement(p Policy) Enforcement {
 	}
 	if e.Missing != nil {
 		e.Level = None
+		e.ProcessesMissing = "the sandbox is not enforced"
 		return e
+	}
+	switch {
+	case s.ProcessLimit:
+		e.MaxProcesses = p.maxProcesses()
+	case s.ProcessLimitErr != "":
+		e.ProcessesMissing = s.ProcessLimitErr
+	default:
+		e.ProcessesMissing = "no pids cgroup"
 	}
 	if s.LandlockABI < abiTruncate {
 		e.Missing = append(e.Missing, fmt.Sprintf("truncating files outside the writable roots is not blocked (Landlock ABI %d < %d)", s.LandlockABI, abiTruncate))

@@ -86,11 +86,11 @@ func TestARequiredPolicyIsRefusedWhereItIsNotFullyEnforced(t *testing.T) {
 	noLandlock := Status{OS: "linux", Helper: true}
 	cmd := exec.Command("true")
 	var ne *NotEnforcedError
-	if err := p.wrapWith(cmd, noLandlock, nil); !errors.As(err, &ne) || !strings.Contains(err.Error(), "no Landlock") {
+	if err := p.wrapWith(cmd, noLandlock, nil, nil); !errors.As(err, &ne) || !strings.Contains(err.Error(), "no Landlock") {
 		t.Fatalf("Wrap = %v, want a NotEnforcedError naming what is missing", err)
 	}
 	p.Required = false
-	if err := p.wrapWith(cmd, noLandlock, nil); err != nil || cmd.Args[0] != "true" {
+	if err := p.wrapWith(cmd, noLandlock, nil, nil); err != nil || cmd.Args[0] != "true" {
 		t.Fatalf("an optional sandbox the kernel cannot enforce runs the command as it is: %v %q", err, cmd.Args)
 	}
 }
@@ -116,5 +116,27 @@ func TestFullAccessEnforcementProbesNothing(t *testing.T) {
 	}
 	if e := (Policy{Mode: WorkspaceWrite}).enforcement(probe); e.Level != Full || probed != 1 {
 		t.Fatalf("workspace-write: level %v, probed %d times; want full, once", e.Level, probed)
+	}
+}
+
+// The process limit is reported beside the level: present, with its
+// number, or missing, with the reason; it never lowers the level.
+func TestEnforcementSaysWhetherProcessesAreLimited(t *testing.T) {
+	st := Status{OS: "linux", LandlockABI: 7, UserNamespace: true, MountNamespace: true, NetNamespace: true, Helper: true, ProcessLimit: true}
+	p := Policy{Mode: WorkspaceWrite, MaxProcesses: 100}
+	e := st.Enforcement(p)
+	if e.Level != Full || e.MaxProcesses != 100 || !strings.Contains(e.String(), "at most 100 processes per command") {
+		t.Fatalf("limited: %v %d %q", e.Level, e.MaxProcesses, e)
+	}
+	if e := st.Enforcement(Policy{Mode: WorkspaceWrite}); e.MaxProcesses != DefaultMaxProcesses {
+		t.Fatalf("default limit %d, want %d", e.MaxProcesses, DefaultMaxProcesses)
+	}
+	st.ProcessLimit, st.ProcessLimitErr = false, "cgroup v2 only"
+	e = st.Enforcement(p)
+	if e.Level != Full || e.MaxProcesses != 0 || !strings.Contains(e.String(), "fork bomb is not contained: cgroup v2 only") {
+		t.Fatalf("not limited: %v %d %q", e.Level, e.MaxProcesses, e)
+	}
+	if !strings.Contains(st.String(), "processes not limited") {
+		t.Fatalf("status %q does not say processes are not limited", st)
 	}
 }

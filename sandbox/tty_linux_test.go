@@ -85,7 +85,7 @@ func (run terminalRun) run() (terminalReport, error) {
 	if run.Runner {
 		out, err = combinedThroughRunner(run.Policy, cmd)
 	} else {
-		if err := run.Policy.wrapWith(cmd, run.Status, nil); err != nil {
+		if err := run.Policy.wrapWith(cmd, run.Status, nil, nil); err != nil {
 			return rep, err
 		}
 		out, err = cmd.CombinedOutput()

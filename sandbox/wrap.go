@@ -41,6 +41,10 @@ type plan struct {
 	// socket it takes lanes on; 0 for a helper that becomes its one
 	// command.
 	ServeFD int `json:",omitempty"`
+	// CgroupFD is the cgroup.procs file of the command's process group
+	// (see procGroup), which the helper writes itself into first; 0 for
+	// none.
+	CgroupFD int `json:",omitempty"`
 }
 
 var helperReady atomic.Bool
@@ -97,10 +101,12 @@ func (p Policy) Wrap(cmd *exec.Cmd, files ...string) error {
 	if p.Mode == FullAccess || cmd.Err != nil {
 		return nil
 	}
-	return p.wrapWith(cmd, Probe(), files)
+	return p.wrapWith(cmd, Probe(), files, nil)
 }
 
-func (p Policy) wrapWith(cmd *exec.Cmd, st Status, files []string) error {
+// wrapWith is Wrap under st; with procs (a process group's cgroup.procs,
+// open for writing) the helper enters that group before anything else.
+func (p Policy) wrapWith(cmd *exec.Cmd, st Status, files []string, procs *os.File) error {
 	if _, err := ParseMode(string(p.Mode)); err != nil {
 		return err
 	}
@@ -111,5 +117,5 @@ func (p Policy) wrapWith(cmd *exec.Cmd, st Status, files []string) error {
 	if e.Level == None {
 		return nil
 	}
-	return wrap(cmd, plan{Policy: p, Mounts: st.MountNamespace, Landlock: st.LandlockABI, Files: files}, st)
+	return wrap(cmd, plan{Policy: p, Mounts: st.MountNamespace, Landlock: st.LandlockABI, Files: files}, st, procs)
 }

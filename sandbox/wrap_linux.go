@@ -16,7 +16,7 @@ import (
 // parent's executable even if the file was replaced since.
 var helperPath = "/proc/self/exe"
 
-func wrap(cmd *exec.Cmd, pl plan, st Status) error {
+func wrap(cmd *exec.Cmd, pl plan, st Status, procs *os.File) error {
 	if cmd.Path == helperPath && len(cmd.Args) > 1 && cmd.Args[1] == helperArg {
 		return fmt.Errorf("sandbox: the command is wrapped already")
 	}
@@ -30,6 +30,10 @@ func wrap(cmd *exec.Cmd, pl plan, st Status) error {
 			return err
 		}
 		pl.Proxied = true
+	}
+	if procs != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, procs)
+		pl.CgroupFD = 2 + len(cmd.ExtraFiles)
 	}
 	b, err := json.Marshal(pl)
 	if err != nil {
@@ -113,6 +117,11 @@ func probe() Status {
 			continue
 		}
 		s.UserNamespace, s.MountNamespace, s.NetNamespace = ns.user, ns.mount, z.net
+		if h := findPids(); h.err != nil {
+			s.ProcessLimitErr = h.err.Error()
+		} else {
+			s.ProcessLimit = true
+		}
 		if shareZygote(s) {
 			sharedMu.Lock()
 			shared = z

@@ -155,6 +155,7 @@ func (z *zygote) openLane(pl plan) (*helper, error) {
 		h.kill()
 		return nil, fmt.Errorf("sandbox helper: %w", err)
 	}
+	h.tid = rep.Tid
 	return h, nil
 }
 

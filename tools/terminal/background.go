@@ -121,7 +121,7 @@ func (t *Terminal) startBackground(session, task, command, dir string) (*process
 	// the task's directory.
 	cmd := t.command(context.Background(), command, dir, os.DevNull)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
-	wait, err := t.start(context.Background(), session, cmd, os.DevNull)
+	wait, err := t.start(context.Background(), session, cmd, os.DevNull, false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,12 @@
 // Contract:
 //   - Each command runs under bash -c (sh when bash is missing) in its own
 //     process group. A timeout or a cancelled context kills the whole group,
-//     so children a command left behind die with it.
+//     and a foreground command's result kills what it left running (`cmd
+//     &`): no process of it outlives its result (background:true is for
+//     what must). Under a sandbox that limits processes (see package
+//     sandbox, Processes) that is every process in the command's cgroup,
+//     those that left its process group or session among them, and a
+//     fork bomb stops at the limit.
 //   - A command's standard input is empty (/dev/null) and its output is
 //     captured through pipes: the terminal hermes runs in is never one of
 //     its standard streams (under the sandbox it is not its controlling
@@ -14,7 +19,9 @@
 //     back from the shell through a side file written by an EXIT trap, so it
 //     works whatever the command prints and however it exits.
 //   - The result always states the exit code and gives stdout and stderr
-//     apart, each capped to a head and a tail around a truncation marker.
+//     apart, each capped to a head and a tail around a truncation marker;
+//     the middle is read and dropped as it comes, so hermes' memory does
+//     not grow with a command's output (a 1 GB print costs MaxOutput).
 //   - background:true starts a long-lived process and returns its id at
 //     once; the process tool lists, polls, reads, waits for and kills them.
 //   - The terminal tool implements tool.Commander, so the executor's

@@ -89,14 +89,24 @@ func (t *Terminal) command(ctx context.Context, command, dir, pwdFile string) *e
 // start starts cmd (made by command, with ctx) under the sandbox when
 // there is one, through the Terminal's sandbox Runner, and returns the
 // function to wait for it with. The sandbox lets the shell write pwdFile.
-func (t *Terminal) start(ctx context.Context, session string, cmd *exec.Cmd, pwdFile string) (wait func() error, err error) {
+// A foreground command's processes end with it: when the wait returns,
+// whatever it left running is killed (its sandbox process group where
+// the sandbox limits processes, else its process group).
+func (t *Terminal) start(ctx context.Context, session string, cmd *exec.Cmd, pwdFile string, foreground bool) (wait func() error, err error) {
 	if t.runner == nil {
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
-		return cmd.Wait, nil
+		if !foreground {
+			return cmd.Wait, nil
+		}
+		return func() error {
+			err := cmd.Wait()
+			killGroup(cmd.Process.Pid)
+			return err
+		}, nil
 	}
-	var o sandbox.StartOptions
+	o := sandbox.StartOptions{EndWithCommand: foreground}
 	if pwdFile != os.DevNull {
 		o.Files = []string{pwdFile}
 	}
@@ -164,16 +174,13 @@ func (t *Terminal) runForeground(ctx context.Context, session, task, command, di
 	cmd := t.command(runCtx, command, dir, pwdPath)
 	stdout, stderr := newHeadTail(t.opts.MaxOutput), newHeadTail(t.opts.MaxOutput)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	wait, err := t.start(runCtx, session, cmd, pwdPath)
+	wait, err := t.start(runCtx, session, cmd, pwdPath, true)
 	if err != nil {
 		return tool.Error(fmt.Sprintf("terminal: start %s: %v", t.opts.Shell, err))
 	}
+	// The wait kills what the command left running (`cmd &`): a
+	// foreground command's processes do not outlive its result.
 	waitErr := wait()
-	// A child left in the group (`cmd &` in a foreground command) must not
-	// outlive a killed command; on a normal exit it is left alone.
-	if runCtx.Err() != nil {
-		killGroup(cmd.Process.Pid)
-	}
 
 	var note string
 	exitCode := -1
