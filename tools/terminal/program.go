@@ -20,7 +20,7 @@ func (t *Terminal) StartProgram(ctx context.Context, session string, cmd *exec.C
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	return t.start(ctx, session, cmd, os.DevNull)
+	return t.start(ctx, session, cmd, os.DevNull, true) // nothing the script started outlives it
 }
 
 // replaceEnv is base with the variables env names left out, then env,
