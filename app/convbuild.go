@@ -175,10 +175,24 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 	if c.toolsetOn("delegation") {
 		acfg.AgentTools = append(acfg.AgentTools, c.delegateTool(acfg))
 	}
-	if c.toolsetOn("code") {
+	if c.codeOffered() {
 		acfg.AgentTools = append(acfg.AgentTools, c.codeTool(reg, acfg.AgentTools))
 	}
 	return acfg, nil
+}
+
+// codeOffered says whether the conversation gets execute_code: wherever
+// its toolset is on, but in a one-shot terminal run (source cli with no
+// one at the terminal) only where the toolsets name it, so that run's
+// first request stays under 10 KB.
+func (c *Conversation) codeOffered() bool {
+	if !c.toolsetOn("code") {
+		return false
+	}
+	if cmp.Or(c.opts.Source, c.rt.opts.Source) == "cli" && c.opts.Origin == "" {
+		return slices.Contains(c.opts.Toolsets, "code") || slices.Contains(c.opts.Toolsets, "all")
+	}
+	return true
 }
 
 // newCompressor is the conversation's compressor over the runtime's

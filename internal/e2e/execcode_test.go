@@ -32,17 +32,33 @@ print("A:", "apples" in a, "B:", "bananas" in b)
 `
 	args, _ := json.Marshal(map[string]string{"code": script})
 	srv := llmtest.NewServer(t)
-	srv.Enqueue(
-		llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "execute_code", Arguments: string(args)}}},
-		llmtest.Reply{Text: "Both files hold fruit."},
-	)
-	r := hermes(t, home, work, "-z", "what do a.txt and b.txt hold?", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "Both files hold fruit." {
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		msgs := r.Messages()
+		switch last := msgs[len(msgs)-1]; {
+		case last.Role == llm.RoleTool:
+			return llmtest.Reply{Text: "Both files hold fruit."}
+		case strings.Contains(last.Content, "what do a.txt and b.txt hold?"):
+			return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "execute_code", Arguments: string(args)}}}
+		}
+		return llmtest.Reply{Text: "A title"}
+	})
+	// The terminal's chat offers execute_code (a one-shot run keeps its
+	// first request small and does not).
+	r := hermesIn(t, "what do a.txt and b.txt hold?\n", home, work, "chat", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "Both files hold fruit.") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
 	}
-	reqs := srv.Requests()
+	var reqs []*llmtest.Request
+	for _, req := range srv.Requests() {
+		for _, d := range req.Tools() {
+			if d.Name == "execute_code" {
+				reqs = append(reqs, req)
+				break
+			}
+		}
+	}
 	if len(reqs) != 2 {
-		t.Fatalf("%d model calls, want 2", len(reqs))
+		t.Fatalf("%d model calls offering execute_code, want 2", len(reqs))
 	}
 	var offered bool
 	for _, d := range reqs[0].Tools() {
