@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-go/hermes/sandbox"
 )
 
 // gone waits until pid no longer runs (a zombie counts as gone: it runs
@@ -158,5 +160,61 @@ print("LAST")
 	}
 	if !strings.Contains(r.Stdout, "the first 1048576 bytes are in "+r.StdoutFile) {
 		t.Errorf("the note does not say the file holds only the first bytes: %q", r.Stdout)
+	}
+}
+
+// A script that forks without end is stopped by the sandbox's process
+// limit: its forks fail once the limit is reached, and nothing it
+// forked outlives it.
+func TestAForkBombInAScriptIsContained(t *testing.T) {
+	if st := sandbox.Probe(); !st.ProcessLimit {
+		t.Skipf("this system cannot limit a command's processes (%s): a fork bomb here would take the machine", st.ProcessLimitErr)
+	}
+	b := newBox(t, boxOptions{})
+	r, _ := b.run(t, `
+import errno, os, sys, time
+n = 0
+try:
+    for _ in range(100000):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(600)
+            os._exit(0)
+        n += 1
+except OSError as e:
+    print("stopped", n, e.errno == errno.EAGAIN, sys.argv[0], flush=True)
+else:
+    print("unbounded", n, flush=True)
+`, 60)
+	f := strings.Fields(r.Stdout)
+	if len(f) != 4 || f[0] != "stopped" || f[2] != "True" {
+		t.Fatalf("the forks were not stopped by the limit: %+v", r)
+	}
+	// The children are found below by the script's path in their command
+	// line.
+	if !strings.HasPrefix(f[3], b.scratch) {
+		t.Fatalf("the script %s is not under %s", f[3], b.scratch)
+	}
+	if n, _ := strconv.Atoi(f[1]); n >= sandbox.DefaultMaxProcesses {
+		t.Fatalf("%d forks succeeded past the limit of %d", n, sandbox.DefaultMaxProcesses)
+	}
+	// Every forked child sleeps: once the script's result is in, none of
+	// them may still run.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := 0
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			if c, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(c), b.scratch) {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the script's processes outlived its result", left)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
