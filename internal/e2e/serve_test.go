@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -27,7 +28,28 @@ import (
 type served struct {
 	cmd    *exec.Cmd
 	addr   string
-	stderr *strings.Builder
+	stderr *logText
+}
+
+// logText is what a server wrote, kept by one goroutine and read by
+// others.
+type logText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logText) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logText) WriteString(s string) (int, error) { return l.Write([]byte(s)) }
+
+func (l *logText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startServe starts `hermes serve` on a free loopback port and waits for
@@ -50,7 +72,7 @@ func startServeBin(t testing.TB, bin, home, workdir string, env []string, args .
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{cmd: cmd, stderr: &strings.Builder{}}
+	s := &served{cmd: cmd, stderr: &logText{}}
 	t.Cleanup(func() { s.stop(t) })
 	re := regexp.MustCompile(`listening on http://(\S+)`)
 	sc := bufio.NewScanner(pipe)

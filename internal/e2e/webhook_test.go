@@ -169,7 +169,7 @@ func TestHermesGatewayServesWebhooks(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{cmd: cmd, stderr: &strings.Builder{}}
+	s := &served{cmd: cmd, stderr: &logText{}}
 	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	sc := bufio.NewScanner(pipe)
 	for sc.Scan() {
