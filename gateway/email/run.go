@@ -14,6 +14,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 )
 
 // run is one call of Run.
@@ -39,7 +40,7 @@ func (a *Adapter) Run(ctx context.Context, h gateway.Handler) error {
 			r.report(false, "stopped")
 		}
 	}()
-	b := &backoff{next: a.o.Backoff, min: a.o.Backoff, max: a.o.MaxBackoff}
+	b := backoff.New(a.o.Backoff, a.o.MaxBackoff)
 	for ctx.Err() == nil {
 		connected, err := r.session(ctx)
 		if ctx.Err() != nil {
@@ -50,10 +51,10 @@ func (a *Adapter) Run(ctx context.Context, h gateway.Handler) error {
 			return fmt.Errorf("email: %w", err)
 		}
 		if connected {
-			b.reset()
+			b.Reset()
 		}
 		r.report(false, describe(err))
-		if !b.wait(ctx) {
+		if !b.Wait(ctx, 0) {
 			return nil
 		}
 	}
@@ -313,21 +314,3 @@ func (r *run) report(connected bool, detail string) {
 	}
 	r.h.State(s)
 }
-
-// backoff is the wait between attempts: Backoff, doubled after each
-// failure up to MaxBackoff.
-type backoff struct{ next, min, max time.Duration }
-
-func (b *backoff) wait(ctx context.Context) bool {
-	t := time.NewTimer(b.next)
-	defer t.Stop()
-	b.next = min(b.next*2, b.max)
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (b *backoff) reset() { b.next = b.min }

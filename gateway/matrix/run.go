@@ -10,6 +10,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 )
 
 // run is one call of Run: the handler and the last state reported.
@@ -72,7 +73,7 @@ func (r *run) login(ctx context.Context) (id.UserID, error) {
 		}
 		r.report(false, describe(err))
 		r.a.log.Warn("matrix whoami failed", "err", err)
-		if !b.wait(ctx, retryAfter(err)) {
+		if !b.Wait(ctx, retryAfter(err)) {
 			return "", nil
 		}
 	}
@@ -108,7 +109,7 @@ func (r *run) sync(ctx context.Context) error {
 			connected = false
 			r.a.log.Warn("matrix sync failed", "err", err)
 			r.report(false, describe(err))
-			b.wait(ctx, retryAfter(err))
+			b.Wait(ctx, retryAfter(err))
 			continue
 		}
 		connected = true
@@ -116,11 +117,11 @@ func (r *run) sync(ctx context.Context) error {
 		if err := r.handleSync(ctx, resp, since, stored); err != nil {
 			if ctx.Err() == nil {
 				r.a.log.Error("matrix events not taken; syncing them again", "err", err)
-				b.wait(ctx, 0)
+				b.Wait(ctx, 0)
 			}
 			continue
 		}
-		b.reset()
+		b.Reset()
 		if resp.NextBatch != "" && resp.NextBatch != since {
 			since, stored = resp.NextBatch, true
 			r.saveSince(ctx, since)
@@ -171,28 +172,5 @@ func (r *run) saveSince(ctx context.Context, since string) {
 }
 
 // backoff is the wait between attempts: Backoff, doubled after each
-// failure up to MaxBackoff.
-type backoff struct {
-	next, min, max time.Duration
-}
-
-func (r *run) backoff() *backoff {
-	return &backoff{next: r.a.o.Backoff, min: r.a.o.Backoff, max: r.a.o.MaxBackoff}
-}
-
-// wait waits the next delay, or at least atLeast (the homeserver's
-// retry_after_ms), on a timer; it returns false when ctx ends first.
-func (b *backoff) wait(ctx context.Context, atLeast time.Duration) bool {
-	d := max(b.next, atLeast)
-	b.next = min(b.next*2, b.max)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (b *backoff) reset() { b.next = b.min }
+// failure up to MaxBackoff, at least the homeserver's retry_after_ms.
+func (r *run) backoff() *backoff.Backoff { return backoff.New(r.a.o.Backoff, r.a.o.MaxBackoff) }

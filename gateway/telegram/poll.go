@@ -42,7 +42,7 @@ func (r *run) poll(ctx context.Context) error {
 					return nil
 				}
 				r.fail(err)
-				b.wait(ctx, retryAfter(err))
+				b.Wait(ctx, retryAfter(err))
 				continue
 			}
 			webhookDeleted = true
@@ -66,7 +66,7 @@ func (r *run) poll(ctx context.Context) error {
 			}
 			connected = false
 			r.fail(err)
-			b.wait(ctx, retryAfter(err))
+			b.Wait(ctx, retryAfter(err))
 			continue
 		}
 		connected = true
@@ -87,9 +87,9 @@ func (r *run) poll(ctx context.Context) error {
 			r.saveOffset(ctx, offset)
 		}
 		if handled {
-			b.reset()
+			b.Reset()
 		} else {
-			b.wait(ctx, 0)
+			b.Wait(ctx, 0)
 		}
 	}
 	return nil

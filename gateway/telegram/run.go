@@ -11,6 +11,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 )
 
 // run is one call of Run: the handler, the bot's identity and the last
@@ -68,7 +69,7 @@ func (r *run) login(ctx context.Context) (*models.User, error) {
 		}
 		r.report(false, describe(err))
 		r.a.log.Warn("telegram getMe failed", "err", err)
-		if !b.wait(ctx, 0) {
+		if !b.Wait(ctx, 0) {
 			return nil, nil
 		}
 	}
@@ -118,31 +119,8 @@ func describe(err error) string {
 }
 
 // backoff is the wait between attempts: Backoff, doubled after each
-// failure up to MaxBackoff.
-type backoff struct {
-	next, min, max time.Duration
-}
-
-func (r *run) backoff() *backoff {
-	return &backoff{next: r.a.o.Backoff, min: r.a.o.Backoff, max: r.a.o.MaxBackoff}
-}
-
-// wait waits the next delay, or at least atLeast (Telegram's
-// retry_after), on a timer; it returns false when ctx ends first.
-func (b *backoff) wait(ctx context.Context, atLeast time.Duration) bool {
-	d := max(b.next, atLeast)
-	b.next = min(b.next*2, b.max)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (b *backoff) reset() { b.next = b.min }
+// failure up to MaxBackoff, at least Telegram's retry_after.
+func (r *run) backoff() *backoff.Backoff { return backoff.New(r.a.o.Backoff, r.a.o.MaxBackoff) }
 
 // retryAfter is the wait Telegram asked for in a 429, if any.
 func retryAfter(err error) time.Duration {

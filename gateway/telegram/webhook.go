@@ -67,7 +67,7 @@ func (r *run) serveWebhook(ctx context.Context) error {
 		}
 		r.a.log.Warn("telegram setWebhook failed", "err", err)
 		r.report(false, "setWebhook failed: "+describe(err))
-		if !b.wait(ctx, retryAfter(err)) {
+		if !b.Wait(ctx, retryAfter(err)) {
 			return nil
 		}
 	}
