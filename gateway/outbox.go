@@ -104,15 +104,6 @@ func (ob *Outbox) Run(ctx context.Context) error {
 	return nil
 }
 
-// Platforms lists the platforms the Outbox can deliver to.
-func (ob *Outbox) Platforms() []string {
-	var out []string
-	for p := range ob.senders {
-		out = append(out, p)
-	}
-	return out
-}
-
 // Deliver sends text (markdown, cut into the platform's messages in its
 // markup) to chat on platform, in thread when set; an empty chat means
 // the platform's home channel. It returns once every part is delivered.
