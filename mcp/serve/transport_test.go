@@ -111,7 +111,8 @@ func TestCancellingRunTaskInterruptsTheRun(t *testing.T) {
 			}
 			break
 		}
-		if !strings.Contains(text(res), "busy") && !strings.Contains(text(res), "held") || time.Now().After(deadline) {
+		if !strings.Contains(text(res), "busy") && !strings.Contains(text(res), "held") && !strings.Contains(text(res), "in use") ||
+			time.Now().After(deadline) {
 			t.Fatalf("messages_send after the cancel: %s", text(res))
 		}
 		time.Sleep(10 * time.Millisecond)
