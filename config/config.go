@@ -39,6 +39,7 @@ type Config struct {
 	Streaming     Streaming     `yaml:"streaming"`
 	Cron          Cron          `yaml:"cron"`
 	Webhooks      Webhooks      `yaml:"webhooks"`
+	Logging       Logging       `yaml:"logging"`
 
 	CommandAllowlist  []string                `yaml:"command_allowlist"`
 	FallbackProviders []FallbackProvider      `yaml:"fallback_providers"`

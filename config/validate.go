@@ -137,6 +137,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	c.validateMCP(bad)
 	c.validateCron(bad)
 	c.validateWebhooks(bad)
+	c.validateLogging(bad)
 	if len(problems) == 0 {
 		return nil
 	}

@@ -27,22 +27,30 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // Handler is a slog.Handler that redacts the message and every string,
-// error and Stringer attribute before the wrapped handler sees them.
+// error, Stringer and other non-scalar attribute (rendered as text first)
+// before the wrapped handler sees them.
 type Handler struct {
 	inner slog.Handler
+	mask  func(string) string
 }
 
-// NewHandler wraps h.
-func NewHandler(h slog.Handler) *Handler { return &Handler{inner: h} }
+// NewHandler wraps h, masking by shape (String).
+func NewHandler(h slog.Handler) *Handler { return &Handler{inner: h, mask: String} }
+
+// NewHandlerFunc wraps h, masking with mask: a Redactor's String masks
+// the secrets it knows by value as well as by shape.
+func NewHandlerFunc(h slog.Handler, mask func(string) string) *Handler {
+	return &Handler{inner: h, mask: mask}
+}
 
 // Enabled reports whether the wrapped handler handles level.
 func (h *Handler) Enabled(ctx context.Context, l slog.Level) bool { return h.inner.Enabled(ctx, l) }
 
 // Handle redacts r and passes it on.
 func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, String(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, h.mask(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(redactAttr(a))
+		out.AddAttrs(redactAttr(a, h.mask))
 		return true
 	})
 	return h.inner.Handle(ctx, out)
@@ -52,36 +60,40 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	red := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {
-		red[i] = redactAttr(a)
+		red[i] = redactAttr(a, h.mask)
 	}
-	return &Handler{inner: h.inner.WithAttrs(red)}
+	return &Handler{inner: h.inner.WithAttrs(red), mask: h.mask}
 }
 
 // WithGroup passes the group on.
 func (h *Handler) WithGroup(name string) slog.Handler {
-	return &Handler{inner: h.inner.WithGroup(name)}
+	return &Handler{inner: h.inner.WithGroup(name), mask: h.mask}
 }
 
-func redactAttr(a slog.Attr) slog.Attr {
+func redactAttr(a slog.Attr, mask func(string) string) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, String(v.String()))
+		return slog.String(a.Key, mask(v.String()))
 	case slog.KindGroup:
 		g := v.Group()
 		red := make([]any, len(g))
 		for i, x := range g {
-			red[i] = redactAttr(x)
+			red[i] = redactAttr(x, mask)
 		}
 		return slog.Group(a.Key, red...)
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case error:
-			return slog.String(a.Key, String(x.Error()))
+			return slog.String(a.Key, mask(x.Error()))
 		case fmt.Stringer:
-			return slog.String(a.Key, String(x.String()))
+			return slog.String(a.Key, mask(x.String()))
 		case []byte:
-			return slog.String(a.Key, String(string(x)))
+			return slog.String(a.Key, mask(string(x)))
+		default:
+			// A map or struct would be marshalled field by field past
+			// the mask: it is logged as its text instead.
+			return slog.String(a.Key, mask(fmt.Sprintf("%+v", x)))
 		}
 	}
 	return slog.Attr{Key: a.Key, Value: v}
