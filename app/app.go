@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -63,6 +64,10 @@ type Options struct {
 	Factory provider.Factory
 	// Now is the clock of the agents and the stores (default time.Now).
 	Now func() time.Time
+	// Logger receives what conversations do (tool calls, turns,
+	// warnings), each record with its session id, masked with the
+	// runtime's redactor; nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Runtime is what every conversation shares, built once from config:
@@ -89,6 +94,7 @@ type Runtime struct {
 	memory   *memory.Store // nil when memory is off
 	redactor *redact.Redactor
 	redact   func(string) string
+	log      *slog.Logger
 	always   *approval.Allowlist
 	meter    usageMeter
 	webOnce  sync.Once
@@ -156,6 +162,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Runtime, error
 		rt.redactor = rt.newRedactor(dot)
 		rt.redact = rt.redactor.String
 	}
+	rt.log = rt.newLog()
 	rt.always = approval.NewAllowlist(cfg.CommandAllowlist, func(key string) error {
 		return config.AddToAllowlist(filepath.Join(cfg.Home, "config.yaml"), key)
 	})

@@ -80,6 +80,7 @@ func (c *Conversation) assemble(ctx context.Context) error {
 		c.memory = rt.memory
 	}
 	c.obs.add(rt.meter.observe)
+	c.obs.add(c.logEvents)
 	c.obs.add(o.Observer)
 	c.compress = c.newCompressor(rt.contextWindow(chain.Current()))
 	acfg, err := c.agentConfig(chain, sess)

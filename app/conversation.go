@@ -157,6 +157,7 @@ func (rt *Runtime) Open(ctx context.Context, o ConversationOptions) (*Conversati
 	if err := c.assemble(ctx); err != nil {
 		return nil, err
 	}
+	c.logOpened()
 	ok = true
 	return c, nil
 }

@@ -42,9 +42,11 @@ func runACP(ctx context.Context, e *env, f *runFlags) error {
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
 	}
+	lg := openLog(e, cfg, "acp", slog.LevelWarn)
+	defer lg.Close()
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: acp.Source, Platform: "acp", NoStream: f.noStream, Getenv: e.getenv,
-		OnWarning: func(s string) { e.warn(s) },
+		OnWarning: func(s string) { e.warn(s) }, Logger: lg.File,
 	})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
@@ -56,5 +58,5 @@ func runACP(ctx context.Context, e *env, f *runFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return acp.Serve(ctx, e.stdin, e.stdout, acp.Options{Runtime: rt, Version: Version,
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: lg.Logger})
 }

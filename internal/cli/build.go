@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
+	"github.com/hermes-go/hermes/internal/logfile"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -27,6 +28,14 @@ type runtime struct {
 	// clarify callbacks, the preloaded skills, the rules left out.
 	own   app.ConversationOptions
 	lines *lineReader // set when a person can answer prompts
+	log   *logfile.Log
+}
+
+// Close closes the runtime, then the log.
+func (rt *runtime) Close() error {
+	err := rt.Runtime.Close()
+	rt.log.Close()
+	return err
 }
 
 // buildOptions are what differs between commands.
@@ -97,7 +106,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{}
+	rt := &runtime{log: openLog(e, cfg, bo.source, nil)}
 	if bo.interactive && bo.approve == nil {
 		rt.lines = newLineReader(e.stdin, e.stderr)
 	}
@@ -110,6 +119,7 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		NoStream:  f.noStream,
 		Getenv:    e.getenv,
 		OnWarning: func(s string) { e.warn(s) },
+		Logger:    rt.log.File,
 	}
 	rt.own = app.ConversationOptions{IgnoreRules: f.ignoreRules, Skills: f.skills}
 	if bo.interactive {
@@ -128,6 +138,8 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	}
 	rt.Runtime, err = app.New(ctx, cfg, opts)
 	if err != nil {
+		rt.log.Error("start failed", "err", err)
+		rt.log.Close()
 		return nil, err
 	}
 	rt.conv, err = rt.open(ctx, app.ConversationOptions{Resume: resume, Yolo: f.yolo, Observer: bo.observer})

@@ -31,6 +31,8 @@ type cronRuntimes struct {
 	// shared, when set, is the runtime of jobs on the configured
 	// endpoint (hermes gateway's own); it is not closed here.
 	shared *app.Runtime
+	// log is the process's log file, handed to the runtimes built here.
+	log *slog.Logger
 
 	mu  sync.Mutex
 	rts map[string]*app.Runtime
@@ -58,7 +60,7 @@ func (c *cronRuntimes) get(ctx context.Context, j cron.Job) (*app.Runtime, error
 		cfg.Model.Name = pick(j.Model, cfg.Model.Name)
 	}
 	rt, err := app.New(ctx, cfg, app.Options{Source: "cron", Platform: "cron", NoStream: c.f.noStream, Getenv: c.e.getenv,
-		OnWarning: func(s string) { c.e.warn(s) }})
+		OnWarning: func(s string) { c.e.warn(s) }, Logger: c.log})
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +126,12 @@ func newCronRunCmd(e *env, f *runFlags) *cobra.Command {
 			if err != nil {
 				return cronErr(err)
 			}
-			platforms, closePlatforms := cronPlatforms(cfg, slog.New(slog.NewTextHandler(e.stderr, nil)))
+			lg := openLog(e, cfg, "cron", slog.LevelInfo)
+			defer lg.Close()
+			platforms, closePlatforms := cronPlatforms(cfg, lg.Logger)
 			defer closePlatforms()
 			runner, rts := cronRunner(e, f, cfg, st, platforms)
+			rts.log = lg.File
 			defer rts.Close()
 			run, err := runner.RunNow(ctx, j)
 			if err != nil {
@@ -164,10 +169,13 @@ func newCronDaemonCmd(e *env, f *runFlags) *cobra.Command {
 			defer st.Close()
 			ctx, stop := signal.NotifyContext(ensureCtx(cmd.Context()), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			lg := openLog(e, cfg, "cron daemon", slog.LevelInfo)
+			defer lg.Close()
+			log := lg.Logger
 			platforms, closePlatforms := cronPlatforms(cfg, log)
 			defer closePlatforms()
 			runner, rts := cronRunner(e, f, cfg, st, platforms)
+			rts.log = lg.File
 			defer rts.Close()
 			s := &cron.Scheduler{Store: st, Runner: runner, Home: cfg.Home, MaxParallel: cfg.Cron.Parallel(), Poll: time.Second,
 				Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}

@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-go/hermes/cron"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/apiserver"
+	"github.com/hermes-go/hermes/internal/logfile"
 )
 
 // runGateway runs every platform cfg enables, and the API server when
@@ -57,11 +58,15 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	lg := openLog(e, cfg, "gateway", slog.LevelInfo)
+	defer lg.Close()
+	log := lg.Logger
 	transport := apiTransport(max(cfg.Gateway.MaxConcurrentTurns, api.MaxConcurrentRuns))
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: "gateway", NoStream: f.noStream, Getenv: e.getenv,
 		HTTPClient: &http.Client{Transport: transport},
 		OnWarning:  func(s string) { e.warn(s) },
+		Logger:     lg.File,
 	})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
@@ -70,7 +75,6 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 	if st := rt.SandboxStatus(); st.Short() {
 		e.warn(st)
 	}
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	done := make(chan error, 2)
 	running := 0
@@ -103,9 +107,9 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 	}
 	if api.Enabled || hooks {
 		running++
-		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr, deliver) }()
+		go func() { done <- serveAPIOn(ctx, e, rt, transport, cfg, apiAddr, deliver, log) }()
 	}
-	stopCron, err := startCron(ctx, e, f, cfg, rt, deliver, log)
+	stopCron, err := startCron(ctx, e, f, cfg, rt, deliver, lg)
 	if err != nil {
 		return err
 	}
@@ -128,13 +132,14 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 // jobs fire while the gateway is up (or wait for the lock while hermes
 // cron daemon holds it), delivering through deliver. The returned
 // function waits for it after ctx ends.
-func startCron(ctx context.Context, e *env, f *runFlags, cfg *config.Config, rt *app.Runtime, deliver cron.Platforms, log *slog.Logger) (func(), error) {
+func startCron(ctx context.Context, e *env, f *runFlags, cfg *config.Config, rt *app.Runtime, deliver cron.Platforms, lg *logfile.Log) (func(), error) {
+	log := lg.Logger
 	st, err := cron.Open(cron.StorePath(cfg.Home))
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	runner, rts := cronRunner(e, f, cfg, st, deliver)
-	rts.shared = rt
+	rts.shared, rts.log = rt, lg.File
 	s := &cron.Scheduler{Store: st, Runner: runner, Home: cfg.Home, MaxParallel: cfg.Cron.Parallel(), Poll: time.Second,
 		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
 	stopped := make(chan struct{})

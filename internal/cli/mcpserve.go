@@ -77,9 +77,11 @@ func runMCPServe(ctx context.Context, e *env, f *runFlags, sf *mcpServeFlags) er
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
 	}
+	lg := openLog(e, cfg, "mcp serve", slog.LevelWarn)
+	defer lg.Close()
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: serve.Source, Platform: "api", NoStream: f.noStream, Getenv: e.getenv,
-		OnWarning: func(s string) { e.warn(s) },
+		OnWarning: func(s string) { e.warn(s) }, Logger: lg.File,
 	})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
@@ -91,7 +93,7 @@ func runMCPServe(ctx context.Context, e *env, f *runFlags, sf *mcpServeFlags) er
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, err := serve.New(ctx, serve.Options{Runtime: rt, Version: Version,
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: lg.Logger})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}

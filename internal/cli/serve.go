@@ -100,10 +100,13 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 		return &exitError{code: exitUsage, err: apiserver.ErrNoKey}
 	}
 	transport := apiTransport(a.MaxConcurrentRuns)
+	lg := openLog(e, cfg, "serve", slog.LevelInfo)
+	defer lg.Close()
 	rt, err := app.New(ctx, cfg, app.Options{
 		Source: "api_server", Platform: "api", NoStream: f.noStream, Getenv: e.getenv,
 		HTTPClient: &http.Client{Transport: transport},
 		OnWarning:  func(s string) { e.warn(s) },
+		Logger:     lg.File,
 	})
 	if err != nil {
 		return &exitError{code: exitFor(err), err: err}
@@ -114,9 +117,9 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	platforms, closePlatforms := cronPlatforms(cfg, slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	platforms, closePlatforms := cronPlatforms(cfg, lg.Logger)
 	defer closePlatforms()
-	return serveAPIOn(ctx, e, rt, transport, cfg, addr, platforms)
+	return serveAPIOn(ctx, e, rt, transport, cfg, addr, platforms, lg.Logger)
 }
 
 // apiTransport is the model client's transport for n turns at once:
@@ -129,7 +132,7 @@ func apiTransport(n int) *http.Transport {
 }
 
 // serveAPIOn serves the API server of cfg on addr over rt until ctx ends.
-func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Transport, cfg *config.Config, addr string, platforms cron.Platforms) error {
+func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Transport, cfg *config.Config, addr string, platforms cron.Platforms, log *slog.Logger) error {
 	a := cfg.Gateway.APIServer
 	hooks, closeHooks, err := webhookOptions(cfg, platforms)
 	if err != nil {
@@ -146,7 +149,7 @@ func serveAPIOn(ctx context.Context, e *env, rt *app.Runtime, transport *http.Tr
 				e.warn(err)
 			}
 		},
-		Logger:   slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:   log,
 		Webhooks: hooks.Webhooks, Deliveries: hooks.Deliveries, MaxWebhookBody: hooks.MaxWebhookBody, Deliver: hooks.Deliver,
 	})
 	if err != nil {

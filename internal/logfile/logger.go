@@ -29,15 +29,20 @@ type Options struct {
 	// Mask masks secrets in every message and attribute; nil masks by
 	// shape only (redact.String).
 	Mask func(string) string
+	// Attrs are added to every record of the file (the command, the
+	// process id), not to Also's.
+	Attrs []slog.Attr
 	// Also receives every record too, masked the same way (a process's
 	// stderr, at a level of its own); nil for none.
 	Also slog.Handler
 }
 
-// Log is an open log: its Logger and what to close.
+// Log is an open log: its Logger, writing to the file and to
+// Options.Also, File, writing to the file only, and what to close.
 type Log struct {
 	*slog.Logger
-	w *Writer
+	File *slog.Logger
+	w    *Writer
 }
 
 // Open opens the log file and returns a logger writing masked JSON lines
@@ -51,11 +56,13 @@ func Open(o Options) (*Log, error) {
 	if mask == nil {
 		mask = redact.String
 	}
-	var h slog.Handler = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: o.Level})
+	file := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: o.Level}).WithAttrs(o.Attrs)
+	l := &Log{File: slog.New(redact.NewHandlerFunc(file, mask)), w: w}
+	l.Logger = l.File
 	if o.Also != nil {
-		h = slog.NewMultiHandler(h, o.Also)
+		l.Logger = slog.New(redact.NewHandlerFunc(slog.NewMultiHandler(file, o.Also), mask))
 	}
-	return &Log{Logger: slog.New(redact.NewHandlerFunc(h, mask)), w: w}, nil
+	return l, nil
 }
 
 // Discard is a Log that writes nothing, for when the file cannot be
@@ -64,7 +71,7 @@ func Discard(also slog.Handler) *Log {
 	if also == nil {
 		also = slog.DiscardHandler
 	}
-	return &Log{Logger: slog.New(redact.NewHandler(also))}
+	return &Log{Logger: slog.New(redact.NewHandler(also)), File: slog.New(slog.DiscardHandler)}
 }
 
 // Close closes the file.
