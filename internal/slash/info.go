@@ -109,6 +109,7 @@ func runUsage(ctx context.Context, h Host, _ string) error {
 	fmt.Fprintf(&b, "  tokens in   %d (cache read %d, cache write %d)\n", s.Usage.InputTokens, s.Usage.CacheReadTokens, s.Usage.CacheWriteTokens)
 	fmt.Fprintf(&b, "  tokens out  %d (reasoning %d)\n", s.Usage.OutputTokens, s.Usage.ReasoningTokens)
 	fmt.Fprintf(&b, "  API calls   %d · messages %d\n", s.APICalls, s.MessageCount)
+	fmt.Fprintf(&b, "  cost        %s\n", sessionCost(u))
 	fmt.Fprintf(&b, "  context     %s\n", contextLine(u.Context.Tokens, u.Context.Window))
 	b.WriteString("This run, by task (auxiliary tasks apart from the main model):\n")
 	b.WriteString(u.ByTask.String())
