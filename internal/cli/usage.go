@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-go/hermes/agent"
 	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/llm/pricing"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
@@ -21,11 +22,16 @@ type usageReport struct {
 	Partial     bool      `json:"partial"`
 	ExitReason  string    `json:"exit_reason"`
 	Usage       llm.Usage `json:"usage"`
-	Model       string    `json:"model"`
-	Provider    string    `json:"provider"`
-	TaskID      string    `json:"task_id"`
-	SessionID   string    `json:"session_id,omitempty"`
-	Error       string    `json:"error,omitempty"`
+	// CostUSD is Usage at Model's list price (llm/pricing), null when
+	// the model has no known price; Cost splits it by kind of token.
+	// Auxiliary tasks are not priced (their models are not recorded).
+	CostUSD   *float64      `json:"cost_usd"`
+	Cost      *pricing.Cost `json:"cost,omitempty"`
+	Model     string        `json:"model"`
+	Provider  string        `json:"provider"`
+	TaskID    string        `json:"task_id"`
+	SessionID string        `json:"session_id,omitempty"`
+	Error     string        `json:"error,omitempty"`
 	// Sandbox is the mode the commands ran under and how much of it the
 	// kernel enforced.
 	Sandbox *sandboxReport `json:"sandbox,omitempty"`
@@ -59,6 +65,10 @@ func reportFrom(res *agent.Result, err error) usageReport {
 		}
 		if res.Error != nil {
 			r.Error = res.Error.Error()
+		}
+		if c, ok := pricing.Estimate(res.Model, res.Usage); ok {
+			total := c.Total()
+			r.CostUSD, r.Cost = &total, &c
 		}
 	}
 	if err != nil {
