@@ -51,8 +51,6 @@ func newLogsCmd(e *env) *cobra.Command {
 	fs.StringVar(&o.session, "session", "", "only records of this session (an id or its start)")
 	fs.StringVar(&o.since, "since", "", "only records since then: a duration (30m, 1h, 2d) or a time (2026-12-06, 2026-12-06T08:00:00Z)")
 	fs.BoolVar(&o.json, "json", false, "print the records as JSON lines, as written")
-	_ = cmd.RegisterFlagCompletionFunc("level", fixedValues("debug", "info", "warn", "error"))
-	_ = cmd.RegisterFlagCompletionFunc("session", completeSessionIDs(e))
 	return cmd
 }
 

@@ -138,5 +138,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
 	root.AddCommand(newCronCmd(e))
 	root.AddCommand(newLogsCmd(e), newInsightsCmd(e))
+	groupCommands(root)
+	addCompletions(root, e)
 	return root
 }
