@@ -36,9 +36,9 @@ func TestEveryCommandHasAHelpGroup(t *testing.T) {
 			t.Errorf("hermes %s is in group %q, which helpGroups lacks", c.Name(), c.GroupID)
 		}
 	}
-	for name, g := range commandGroups {
-		if !ids[g] {
-			t.Errorf("commandGroups puts %s in %q, which helpGroups lacks", name, g)
+	for _, c := range commandGroups {
+		if !ids[c.group] {
+			t.Errorf("commandGroups puts %s in %q, which helpGroups lacks", c.cmd, c.group)
 		}
 	}
 }

@@ -1,9 +1,10 @@
 package pricing
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazy"
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/llm"
 )
 
@@ -50,7 +51,10 @@ type entry struct {
 	price Price
 }
 
-var byName = func() map[string]Price {
+// byName indexes the table, on first use: nothing is built at start-up.
+var byName = lazy.Of(priceIndex)
+
+func priceIndex() map[string]Price {
 	m := map[string]Price{}
 	for _, e := range table {
 		for _, n := range e.names {
@@ -58,16 +62,16 @@ var byName = func() map[string]Price {
 		}
 	}
 	return m
-}()
+}
 
 // Lookup returns the price of model, and false when the table has none.
 // A dated name the table lists itself (a snapshot priced apart from its
 // family) wins over the name without its date.
 func Lookup(model string) (Price, bool) {
-	if p, ok := byName[undecorated(model)]; ok {
+	if p, ok := byName.Get()[undecorated(model)]; ok {
 		return p, true
 	}
-	p, ok := byName[Canonical(model)]
+	p, ok := byName.Get()[Canonical(model)]
 	return p, ok
 }
 
@@ -83,16 +87,16 @@ func Estimate(model string, u llm.Usage) (c Cost, ok bool) {
 
 var (
 	// -20250514, -2024-08-06, @20240620 (Vertex), -0613
-	dateSuffix = regexp.MustCompile(`(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-\d{4})$`)
+	dateSuffix = lazyre.New(`(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-\d{4})$`)
 	// Bedrock's -v1:0, -v2
-	versionSuffix = regexp.MustCompile(`-v\d+(?::\d+)?$`)
+	versionSuffix = lazyre.New(`-v\d+(?::\d+)?$`)
 )
 
 // Canonical is the name Lookup looks up: lower case, without a
 // provider prefix, a date or version suffix, -latest, or a router's
 // variant tag (:free, :beta).
 func Canonical(model string) string {
-	return dateSuffix.ReplaceAllString(undecorated(model), "")
+	return dateSuffix.Get().ReplaceAllString(undecorated(model), "")
 }
 
 // undecorated is model in lower case without its provider prefix,
@@ -105,7 +109,7 @@ func undecorated(model string) string {
 	for _, p := range []string{"anthropic.", "us.anthropic.", "eu.anthropic.", "openai."} {
 		m = strings.TrimPrefix(m, p)
 	}
-	m = versionSuffix.ReplaceAllString(m, "")
+	m = versionSuffix.Get().ReplaceAllString(m, "")
 	if i := strings.IndexByte(m, ':'); i >= 0 {
 		m = m[:i]
 	}
