@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,5 +254,48 @@ func TestLogsFollowPrintsNewRecordsAcrossRotation(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("hermes logs -f after SIGINT: %v", err)
+	}
+}
+
+// hermes serve logs its conversations to the same file, with their
+// sessions, and keeps them off its stderr.
+func TestServeLogsConversationsToTheFileOnly(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"true"}`}}}, llmtest.Reply{Text: "served"})
+	home, work := t.TempDir(), t.TempDir()
+	s := startServe(t, home, work, []string{"API_SERVER_KEY=sk-serve-log-test-Zq81"},
+		"--provider", "custom", "--base-url", srv.URL(), "--model", "test-model")
+	req, _ := http.NewRequest("POST", "http://"+s.addr+"/v1/chat/completions",
+		strings.NewReader(`{"model":"hermes-agent","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer sk-serve-log-test-Zq81")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "served") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	s.stop(t)
+	raw, _ := os.ReadFile(filepath.Join(home, "logs", "hermes.log"))
+	if strings.Contains(string(raw), "sk-serve-log-test-Zq81") {
+		t.Fatalf("the API key reached the log:\n%s", raw)
+	}
+	var done map[string]any
+	for _, rec := range logRecords(t, filepath.Join(home, "logs", "hermes.log")) {
+		if rec["cmd"] != "serve" {
+			t.Fatalf("record of %v in a serve-only home", rec["cmd"])
+		}
+		if rec["msg"] == "turn done" {
+			done = rec
+		}
+	}
+	if done == nil || done["session"] == "" || done["model"] != "test-model" {
+		t.Fatalf("no turn done record with its session:\n%s", raw)
+	}
+	if strings.Contains(s.stderr.String(), "tool call") {
+		t.Fatalf("conversation records on stderr:\n%s", s.stderr)
 	}
 }
