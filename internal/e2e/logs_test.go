@@ -299,3 +299,31 @@ func TestServeLogsConversationsToTheFileOnly(t *testing.T) {
 		t.Fatalf("conversation records on stderr:\n%s", s.stderr)
 	}
 }
+
+// A cron run logs its conversation, with the session and the source.
+func TestCronRunLogsItsConversation(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "all green"} })
+	home, work := t.TempDir(), t.TempDir()
+	r := hermes(t, home, work, append([]string{"cron", "add", "--name", "nightly", "--schedule", "every 1h", "--prompt", "check",
+		"--deliver", "local"}, cronModel(srv)...)...)
+	id := strings.TrimSpace(r.stdout)
+	if r.code != 0 || id == "" {
+		t.Fatalf("add: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r = hermes(t, home, work, "cron", "run", id); r.code != 0 {
+		t.Fatalf("run: exit %d %s", r.code, r.stderr)
+	}
+	var opened, done map[string]any
+	for _, rec := range logRecords(t, filepath.Join(home, "logs", "hermes.log")) {
+		switch rec["msg"] {
+		case "conversation opened":
+			opened = rec
+		case "turn done":
+			done = rec
+		}
+	}
+	if opened == nil || opened["cmd"] != "cron" || opened["source"] != "cron" || done == nil || done["session"] != opened["session"] {
+		t.Fatalf("opened %v, done %v", opened, done)
+	}
+}
