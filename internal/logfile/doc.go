@@ -14,13 +14,14 @@
 // one (dropping the oldest), renames hermes.log to hermes.log.1 and opens
 // a new hermes.log. Before each write it checks that its file is still
 // the one at the path, and reopens the path if another process rotated
-// it away. hermes.log therefore stays under the cap; a rotated file may
-// exceed it by the lines another process wrote before it noticed.
+// it away. hermes.log therefore stays under the cap (unless one line is
+// longer than the cap); a rotated file may exceed it by the lines
+// another process wrote before it noticed.
 //
 // Reading: Scan reads the rotated files, oldest first, then hermes.log,
 // handing each line that a Filter keeps to a callback; Follow goes on
 // reading hermes.log as it grows, and across rotations, until told to
-// stop.
+// stop (a file rotated in and out again between two looks is missed).
 //
 // Concurrency: a Writer is safe for concurrent use; Scan and Follow use
 // no shared state.
