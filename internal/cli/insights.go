@@ -24,7 +24,7 @@ func newInsightsCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "insights",
-		Short: "Tokens and cost by day, model and source (cli, gateway, cron, api...) from the stored sessions",
+		Short: "Tokens and cost by day, model and source (cli, telegram, cron, api_server...) from the stored sessions",
 		Long: "Sum the token use the providers reported for the sessions started in the last N days, by day, by model\n" +
 			"and by source, and price it at the models' list prices (prompt-cache reads and writes apart).\n" +
 			"A model without a known price shows cost \"unknown\"; totals say which models they leave out.",
