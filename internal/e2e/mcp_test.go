@@ -96,7 +96,7 @@ func TestMCPServersOverStdioAndHTTPAnswerTheModel(t *testing.T) {
 	node, script, _ := everything(t)
 	url := everythingHTTP(t)
 	home, work := t.TempDir(), t.TempDir()
-	writeConfig(t, home, fmt.Sprintf(`mcp_startup_timeout: 1
+	writeConfig(t, home, fmt.Sprintf(`mcp_startup_timeout: 5
 mcp_servers:
   everything:
     command: %s
@@ -143,7 +143,7 @@ mcp_servers:
 	if !strings.Contains(got["shell"], "the rest works") {
 		t.Errorf("terminal: %q", got["shell"])
 	}
-	for _, want := range []string{"MCP server never is still starting after 1s", "MCP server broken failed to start", "/nonexistent/mcp-server"} {
+	for _, want := range []string{"MCP server never is still starting after 5s", "MCP server broken failed to start", "/nonexistent/mcp-server"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
@@ -298,7 +298,7 @@ func TestMCPListShowsStateToolsAndErrors(t *testing.T) {
 	node, script, _ := everything(t)
 	url := everythingHTTP(t)
 	home, work := t.TempDir(), t.TempDir()
-	writeConfig(t, home, "# my settings\nmcp_startup_timeout: 1 # quick\n")
+	writeConfig(t, home, "# my settings\nmcp_startup_timeout: 5 # quick\n")
 	for _, args := range [][]string{
 		{"everything", "--", node, script, "stdio"},
 		{"web", "--url", url},
@@ -311,7 +311,7 @@ func TestMCPListShowsStateToolsAndErrors(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
-	if !strings.HasPrefix(string(b), "# my settings\nmcp_startup_timeout: 1 # quick\nmcp_servers:\n  everything:\n") {
+	if !strings.HasPrefix(string(b), "# my settings\nmcp_startup_timeout: 5 # quick\nmcp_servers:\n  everything:\n") {
 		t.Fatalf("config.yaml:\n%s", b)
 	}
 	r := hermes(t, home, work, "mcp", "list", "--json")
@@ -342,7 +342,7 @@ func TestMCPListShowsStateToolsAndErrors(t *testing.T) {
 	}
 	check("everything", "ready", "", true)
 	check("web", "ready", "", true)
-	check("never", "starting", "no answer within 1s", false)
+	check("never", "starting", "no answer within 5s", false)
 	check("broken", "down", "no such file or directory", false)
 	check("off", "disabled", "", false)
 	if rows[by["web"]].Transport != "http" {
