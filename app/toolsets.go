@@ -4,15 +4,13 @@ import (
 	"slices"
 
 	"github.com/hermes-go/hermes/config"
-	"github.com/hermes-go/hermes/skills"
 )
 
-// KnownToolsets lists the toolset names a toolsets setting (--toolsets,
-// config.yaml's toolsets) may use with cfg: the built-in toolsets, one
-// per MCP server of cfg, and "all"; sorted. It builds nothing, so shell
-// completion can offer them.
-func KnownToolsets(cfg *config.Config) []string {
-	names := slices.Concat([]string{"all", skills.Toolset}, workspaceToolsets(), agentToolsets, optionalToolsets, mcpToolsets(cfg))
-	slices.Sort(names)
-	return slices.Compact(names)
+// Toolsets lists, sorted, the toolsets the toolsets setting and
+// --toolsets may name (besides "all"): the built-in ones, "mcp" and one
+// per MCP server of cfg.
+func Toolsets(cfg *config.Config) []string {
+	out := append(append(append(workspaceToolsets(), agentToolsets...), optionalToolsets...), mcpToolsets(cfg)...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-go/hermes/provider"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
+	"github.com/hermes-go/hermes/skills"
 )
 
 // completionFunc completes a flag's value.
@@ -157,7 +158,7 @@ func completeToolsets(e *env) completionFunc {
 		}
 		chosen := strings.Split(head, ",")
 		var out []cobra.Completion
-		for _, n := range app.KnownToolsets(cfg) {
+		for _, n := range append([]string{"all", skills.Toolset}, app.Toolsets(cfg)...) {
 			if !slices.Contains(chosen, n) {
 				out = append(out, head+n)
 			}
