@@ -25,6 +25,8 @@ var commandGroups = []struct{ cmd, group string }{
 	{"config", "setup"},
 	{"profile", "setup"},
 	{"auth", "setup"},
+	{"browser", "setup"},
+	{"ssh", "setup"},
 	{"mcp", "setup"},
 	{"skills", "setup"},
 	{"approvals", "setup"},
@@ -53,6 +55,14 @@ func groupOf(name string) string {
 		}
 	}
 	return ""
+}
+
+// organize files root's commands under their help groups and gives
+// their flags value completions; run calls it once every command is
+// added.
+func organize(root *cobra.Command, e *env) {
+	groupCommands(root)
+	addCompletions(root, e)
 }
 
 // groupCommands files root's commands under helpGroups.

@@ -12,6 +12,7 @@ import (
 func testRoot() *cobra.Command {
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 	root := newRoot(e)
+	organize(root, e)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	return root

@@ -56,6 +56,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // provider), 130 when interrupted.
 func run(args []string, e *env) int {
 	root := newRoot(e)
+	organize(root, e)
 	root.SetArgs(args)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -135,10 +136,8 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
+	root.AddCommand(newLogsCmd(e), newInsightsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
 	root.AddCommand(newCronCmd(e))
-	root.AddCommand(newLogsCmd(e), newInsightsCmd(e))
-	groupCommands(root)
-	addCompletions(root, e)
 	return root
 }
