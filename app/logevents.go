@@ -54,8 +54,12 @@ func (c *Conversation) logEvents(e agent.Event) {
 			"error", e.Tool.IsError, "ms", e.Tool.Duration.Milliseconds())...)
 	case agent.EventWarning:
 		log.Warn(e.Text, attrs...)
-	case agent.EventFallback, agent.EventRetry, agent.EventCompression:
-		log.Info(e.Text, append(attrs, "event", string(e.Kind))...)
+	case agent.EventRetry:
+		log.Warn("model call retried", append(attrs, "detail", e.Text)...)
+	case agent.EventFallback:
+		log.Warn("fell back to another model", append(attrs, "detail", e.Text)...)
+	case agent.EventCompression:
+		log.Info("context compressed", append(attrs, "detail", e.Text)...)
 	case agent.EventDone:
 		r := e.Result
 		if r == nil {
@@ -76,5 +80,6 @@ func (c *Conversation) logEvents(e agent.Event) {
 // from, and the model it talks to.
 func (c *Conversation) logOpened() {
 	s := c.agent.Session()
-	c.rt.log.Info("conversation opened", "session", s.ID, "source", s.Source, "model", s.Model, "provider", s.Provider)
+	model, prov := c.Model()
+	c.rt.log.Info("conversation opened", "session", s.ID, "source", s.Source, "model", model, "provider", prov)
 }
