@@ -27,6 +27,9 @@ func logRecords(t *testing.T, path string) []map[string]any {
 	}
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if line == "" {
+			continue // an empty file
+		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line is not JSON: %q", line)
@@ -325,5 +328,54 @@ func TestCronRunLogsItsConversation(t *testing.T) {
 	}
 	if opened == nil || opened["cmd"] != "cron" || opened["source"] != "cron" || done == nil || done["session"] != opened["session"] {
 		t.Fatalf("opened %v, done %v", opened, done)
+	}
+}
+
+// Processes appending at once, with rotations among them, leave every
+// record whole and none lost.
+func TestConcurrentProcessesShareTheLog(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("logging:\n  max_size: 1KB\n  max_files: 100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 4
+	done := make(chan result, runs)
+	for range runs {
+		go func() {
+			cmd := exec.Command(hermesBin, "-z", "hi", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+			cmd.Dir = home
+			cmd.Env = []string{"HOME=" + home, "HERMES_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HERMES_LOCAL_PORTS=none"}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if err != nil {
+				code = 1
+			}
+			done <- result{stdout: string(out), code: code}
+		}()
+	}
+	for range runs {
+		if r := <-done; r.code != 0 {
+			t.Fatalf("a run failed: %s", r.stdout)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "logs", "hermes.log*"))
+	pids := map[float64]int{}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".lock") {
+			continue
+		}
+		for _, rec := range logRecords(t, f) { // fails on a broken line
+			if rec["msg"] == "turn done" {
+				pids[rec["pid"].(float64)]++
+			}
+		}
+	}
+	if len(files) < 3 {
+		t.Fatalf("no rotation happened: %v", files)
+	}
+	if len(pids) != runs {
+		t.Fatalf("turn done records from %d processes, want %d: %v", len(pids), runs, pids)
 	}
 }
