@@ -106,7 +106,9 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{log: openLog(e, cfg, bo.source, nil)}
+	rt := &runtime{}
+	var logErr error
+	rt.log, logErr = tryOpenLog(e, cfg, bo.source, nil)
 	if bo.interactive && bo.approve == nil {
 		rt.lines = newLineReader(e.stdin, e.stderr)
 	}
@@ -141,6 +143,9 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		rt.log.Error("start failed", "err", err)
 		rt.log.Close()
 		return nil, err
+	}
+	if logErr != nil {
+		e.warn(logErr)
 	}
 	rt.conv, err = rt.open(ctx, app.ConversationOptions{Resume: resume, Yolo: f.yolo, Observer: bo.observer})
 	if err != nil {

@@ -19,16 +19,26 @@ import (
 // conversations log (every tool call), goes to the file only. A log that
 // cannot be opened is a warning: hermes runs on without it.
 func openLog(e *env, cfg *config.Config, command string, stderr slog.Leveler) *logfile.Log {
+	l, err := tryOpenLog(e, cfg, command, stderr)
+	if err != nil {
+		e.warn(err)
+	}
+	return l
+}
+
+// tryOpenLog is openLog leaving the warning to the caller: a run whose
+// HERMES_HOME cannot be written says so once, through the store's error,
+// not twice.
+func tryOpenLog(e *env, cfg *config.Config, command string, stderr slog.Leveler) (*logfile.Log, error) {
 	var also slog.Handler
 	if stderr != nil {
 		also = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: stderr})
 	}
 	l, err := newLog(cfg, command, also)
 	if err != nil {
-		e.warn(err)
-		l = logfile.Discard(also)
+		return logfile.Discard(also), err
 	}
-	return l
+	return l, nil
 }
 
 func newLog(cfg *config.Config, command string, also slog.Handler) (*logfile.Log, error) {

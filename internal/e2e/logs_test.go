@@ -379,3 +379,17 @@ func TestConcurrentProcessesShareTheLog(t *testing.T) {
 		t.Fatalf("turn done records from %d processes, want %d: %v", len(pids), runs, pids)
 	}
 }
+
+// A log that cannot be written is a warning; the run goes on.
+func TestARunWhoseLogCannotBeWrittenWarnsAndGoesOn(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "answered"})
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "logs"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := hermes(t, home, home, "-z", "hi", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "answered" || !contains(r.stderr, "warning", "log") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
