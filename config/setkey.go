@@ -360,3 +360,7 @@ func removeKey(b []byte, keys []string) ([]byte, error) {
 	t.lines = append(t.lines[:from-1], t.lines[to:]...)
 	return t.bytes(), nil
 }
+
+// AuxTasks are the auxiliary tasks that may have a model of their own
+// (auxiliary.<task>).
+func AuxTasks() []string { return append([]string{}, auxTasks...) }
