@@ -128,7 +128,7 @@ func listModels(ctx context.Context, cfg *config.Config, getenv func(string) str
 	var targets []target
 	add := func(id, url string) {
 		id = normalizeProvider(id)
-		if id == "" || id == "auto" || slices.ContainsFunc(targets, func(t target) bool { return t.id == id && t.url == url }) {
+		if id == "" || id == "auto" || slices.ContainsFunc(targets, func(t target) bool { return t.id == id && (t.url == url || url == "") }) {
 			return
 		}
 		targets = append(targets, target{id, url})
@@ -238,6 +238,9 @@ func splitRef(s string) (modelRef, error) {
 // checkOffered refuses a model its provider's listing lacks; a provider
 // that cannot be asked lets it through.
 func checkOffered(ctx context.Context, cfg *config.Config, getenv func(string) string, r modelRef) (string, error) {
+	if r.BaseURL == "" && cfg.Providers[r.Provider].BaseURL == "" && r.Provider == normalizeProvider(cfg.Provider) {
+		r.BaseURL = cfg.BaseURL // the main provider's server
+	}
 	if _, ok := provider.Lookup(r.Provider); !ok {
 		if _, own := cfg.Providers[r.Provider]; !own {
 			return "", fmt.Errorf("unknown provider %q: use one of %s, or describe it under providers.%s", r.Provider, providerIDs(), r.Provider)
@@ -292,10 +295,15 @@ func setModels(ctx context.Context, e *env, f *modelFlags, cfg *config.Config, g
 			if err != nil {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--fallback: %w", err)}
 			}
-			if _, err := checkOffered(ctx, cfg, getenv, r); err != nil {
+			url, err := checkOffered(ctx, cfg, getenv, r)
+			if err != nil {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--fallback %s: %w; nothing was written", s, err)}
 			}
-			items = append(items, fmt.Sprintf("{provider: %s, model: %s}", yamlString(r.Provider), yamlString(r.Model)))
+			item := fmt.Sprintf("{provider: %s, model: %s", yamlString(r.Provider), yamlString(r.Model))
+			if u := ownURL(cfg, r.Provider, url); u != "" {
+				item += ", base_url: " + yamlString(u)
+			}
+			items = append(items, item+"}")
 		}
 		changes = append(changes, config.Change{Key: "fallback_providers", Value: "[" + strings.Join(items, ", ") + "]"})
 	}
@@ -313,11 +321,15 @@ func setModels(ctx context.Context, e *env, f *modelFlags, cfg *config.Config, g
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--aux %s: %w", a, err)}
 		}
-		if _, err := checkOffered(ctx, cfg, getenv, r); err != nil {
+		url, err := checkOffered(ctx, cfg, getenv, r)
+		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--aux %s: %w; nothing was written", a, err)}
 		}
 		changes = append(changes, config.Change{Key: "auxiliary." + task + ".provider", Value: r.Provider},
 			config.Change{Key: "auxiliary." + task + ".model", Value: r.Model})
+		if u := ownURL(cfg, r.Provider, url); u != "" {
+			changes = append(changes, config.Change{Key: "auxiliary." + task + ".base_url", Value: u})
+		}
 	}
 	if err := config.SetKeys(cfgPath, changes...); err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("%w\n%s was not changed.", err, cfgPath)}
@@ -333,6 +345,16 @@ func setModels(ctx context.Context, e *env, f *modelFlags, cfg *config.Config, g
 	fmt.Fprintf(e.stdout, "Wrote to %s:\n", cfgPath)
 	printListing(e, l)
 	return nil
+}
+
+// ownURL is the base URL an entry on provider id must name: url, unless
+// the provider's usual one or providers.<id>.base_url says it already.
+func ownURL(cfg *config.Config, id, url string) string {
+	spec, _ := provider.Lookup(id)
+	if url == "" || url == strings.TrimRight(firstOf(cfg.Providers[id].BaseURL, spec.BaseURL), "/") {
+		return ""
+	}
+	return url
 }
 
 // yamlString is s as a YAML scalar in a flow mapping.
