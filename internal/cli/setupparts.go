@@ -136,6 +136,9 @@ func runSetupTools(e *env, p prompter, enable, disable []string) error {
 		return err
 	}
 	all := app.Toolsets(cfg)
+	if len(cfg.MCPServers) == 0 {
+		all = slices.DeleteFunc(all, func(t string) bool { return t == "mcp" }) // nothing to turn on or off
+	}
 	cur := enabledToolsets(cfg)
 	on := make([]bool, len(all))
 	for i, t := range all {
@@ -172,8 +175,12 @@ func runSetupTools(e *env, p prompter, enable, disable []string) error {
 		}
 	}
 	path := filepath.Join(cfg.Home, "config.yaml")
+	if len(cfg.MCPServers) == 0 {
+		names = append(names, "mcp") // MCP servers added later start as they would without the setting
+	}
+	slices.Sort(names)
 	change := config.Change{Key: "toolsets", Value: "[" + strings.Join(names, ", ") + "]"}
-	if len(names) == len(all) {
+	if len(names) >= len(all) && !slices.ContainsFunc(all, func(t string) bool { return !slices.Contains(names, t) }) {
 		change = config.Change{Key: "toolsets", Unset: true}
 	}
 	if err := config.SetKeys(path, change); err != nil {
