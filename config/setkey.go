@@ -70,6 +70,9 @@ func EditKeys(b []byte, path string, changes ...Change) ([]byte, error) {
 	var paths [][]string
 	want := map[string]any{}
 	for _, c := range changes {
+		if _, mapping := before["model"].(map[string]any); mapping && c.Key == "model" {
+			c.Key = "model.default" // model: NAME would drop the mapping's other keys
+		}
 		keys, err := splitKey(c.Key)
 		if err != nil {
 			return nil, err

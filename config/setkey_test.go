@@ -147,3 +147,14 @@ func TestSecretKeys(t *testing.T) {
 		t.Errorf("telegram token variable %q", v)
 	}
 }
+
+// model: as a mapping keeps its other keys when the model is set.
+func TestSetModelOfAMappingSetsItsDefault(t *testing.T) {
+	path := writeConfig(t, "model:\n  default: a\n  context_length: 8192\n")
+	if err := SetKey(path, "model", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readConfig(t, path); got != "model:\n  default: b\n  context_length: 8192\n" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/hermes-go/hermes/app"
 	"github.com/hermes-go/hermes/config"
 )
 
@@ -198,6 +200,11 @@ func newConfigSetCmd(e *env) *cobra.Command {
 			_, cfgPath, envPath := configPaths(e)
 			if config.IsSecretKey(key) {
 				return setSecret(e, key, value, asJSON)
+			}
+			if key == "toolsets" {
+				if err := checkToolsetNames(e, value); err != nil {
+					return err
+				}
 			}
 			if err := config.SetKey(cfgPath, key, value); err != nil {
 				return &exitError{code: exitFailed, err: fmt.Errorf("%w\n%s was not changed.", err, cfgPath)}
@@ -448,4 +455,20 @@ func runConfigEdit(e *env) error {
 		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("%s was invalid; the previous file was put back as it was", path)}
 	}
+}
+
+// checkToolsetNames refuses a toolsets value naming a toolset hermes
+// does not have (which hermes would refuse at start).
+func checkToolsetNames(e *env, value string) error {
+	cfg, err := loadForEdit(e)
+	if err != nil {
+		return err
+	}
+	known := append(app.Toolsets(cfg), "all")
+	for _, n := range strings.FieldsFunc(strings.Trim(value, "[] "), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if n = strings.Trim(n, `"'`); !slices.Contains(known, n) {
+			return &exitError{code: exitFailed, err: fmt.Errorf("toolsets: no toolset %q (toolsets: %s)\n%s was not changed.", n, strings.Join(known, ", "), filepath.Join(cfg.Home, "config.yaml"))}
+		}
+	}
+	return nil
 }

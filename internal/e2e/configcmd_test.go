@@ -82,6 +82,8 @@ func TestConfigSetRefusesABadValueAndLeavesTheFile(t *testing.T) {
 		{"terminal.timeout", "never", "a whole number"},
 		{"web.allow_private", "perhaps", "true or false"},
 		{"sandbox.mode", "wide-open", "read-only, workspace-write, full-access"},
+		{"toolsets", "terminal,bogus", `no toolset "bogus"`},
+		{"terminal", "5", "section"},
 	} {
 		r := hermes(t, home, home, "config", "set", tc.key, tc.value)
 		if r.code == 0 || !contains(r.stderr, tc.reason, "was not changed") {
