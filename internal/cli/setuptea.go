@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 )
@@ -19,12 +19,28 @@ type teaPrompter struct {
 	out io.Writer
 }
 
+// formStyles are the forms' styles, built when a form is first drawn:
+// nothing at start-up.
+type formStyles struct {
+	question, cursor, dim lipgloss.Style
+	done                  string
+}
+
 var (
-	questionStyle = lipgloss.NewStyle().Bold(true)
-	cursorStyle   = lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Bold(true)
-	dimStyle      = lipgloss.NewStyle().Faint(true)
-	doneMark      = lipgloss.NewStyle().Foreground(lipgloss.Color("2")).Render("✓")
+	formStyleOnce sync.Once
+	formStyleSet  formStyles
 )
+
+func formStyle() *formStyles {
+	formStyleOnce.Do(func() {
+		s := &formStyleSet
+		s.question = lipgloss.NewStyle().Bold(true)
+		s.cursor = lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Bold(true)
+		s.dim = lipgloss.NewStyle().Faint(true)
+		s.done = lipgloss.NewStyle().Foreground(lipgloss.Color("2")).Render("✓")
+	})
+	return &formStyleSet
+}
 
 // run runs one question's program to its end.
 func (p *teaPrompter) run(m tea.Model) (tea.Model, error) {
@@ -53,24 +69,14 @@ func (p *teaPrompter) secret(question string) (string, error) {
 }
 
 func (p *teaPrompter) line(question, def string, secret bool) (string, error) {
-	ti := textinput.New()
-	ti.Prompt = "> "
-	ti.SetWidth(70)
-	if secret {
-		ti.EchoMode = textinput.EchoNone // not even its length shows
-		ti.Placeholder = "(typing is not shown)"
-	} else {
-		ti.Placeholder = def
-	}
-	ti.Focus()
-	m := &inputModel{question: question, def: def, secret: secret, ti: ti}
+	m := &inputModel{question: question, def: def, secret: secret}
 	if _, err := p.run(m); err != nil {
 		return "", err
 	}
 	if m.aborted {
 		return "", errAborted
 	}
-	v := strings.TrimSpace(m.ti.Value())
+	v := strings.TrimSpace(string(m.value))
 	if v == "" {
 		v = def
 	}
@@ -152,13 +158,13 @@ const pageSize = 12
 func (m *choiceModel) View() tea.View {
 	var b strings.Builder
 	if m.done {
-		fmt.Fprintf(&b, "%s %s %s\n", doneMark, questionStyle.Render(m.question), m.options[m.picked].name)
+		fmt.Fprintf(&b, "%s %s %s\n", formStyle().done, formStyle().question.Render(m.question), m.options[m.picked].name)
 		return tea.NewView(b.String())
 	}
 	if m.aborted {
-		return tea.NewView(questionStyle.Render(m.question) + " (stopped)\n")
+		return tea.NewView(formStyle().question.Render(m.question) + " (stopped)\n")
 	}
-	fmt.Fprintf(&b, "%s %s\n", questionStyle.Render(m.question), dimStyle.Render("↑/↓ move, type to filter, Enter picks"))
+	fmt.Fprintf(&b, "%s %s\n", formStyle().question.Render(m.question), formStyle().dim.Render("↑/↓ move, type to filter, Enter picks"))
 	if m.filter != "" {
 		fmt.Fprintf(&b, "  filter: %s\n", m.filter)
 	}
@@ -168,10 +174,10 @@ func (m *choiceModel) View() tea.View {
 		o := m.options[shown[j]]
 		line := fmt.Sprintf("%2d) %s", shown[j]+1, o.name)
 		if o.detail != "" {
-			line += "  " + dimStyle.Render(o.detail)
+			line += "  " + formStyle().dim.Render(o.detail)
 		}
 		if j == m.cursor {
-			b.WriteString(cursorStyle.Render("> ") + line + "\n")
+			b.WriteString(formStyle().cursor.Render("> ") + line + "\n")
 		} else {
 			b.WriteString("  " + line + "\n")
 		}
@@ -179,41 +185,58 @@ func (m *choiceModel) View() tea.View {
 	if len(shown) == 0 {
 		b.WriteString("  (nothing matches)\n")
 	} else if len(shown) > pageSize {
-		fmt.Fprintf(&b, "  %s\n", dimStyle.Render(fmt.Sprintf("%d of %d", m.cursor+1, len(shown))))
+		fmt.Fprintf(&b, "  %s\n", formStyle().dim.Render(fmt.Sprintf("%d of %d", m.cursor+1, len(shown))))
 	}
 	return tea.NewView(b.String())
 }
 
-// inputModel reads one line; a secret one shows nothing of what is typed.
+// inputModel reads one line, edited at its end (a key is pasted or
+// typed, not edited in the middle); a secret one shows nothing of what is
+// typed, not even its length. (bubbles' textinput would do more, for 86 KB
+// more binary.)
 type inputModel struct {
 	question, def string
 	secret        bool
-	ti            textinput.Model
+	value         []rune
 	done, aborted bool
 }
 
 func (m *inputModel) Init() tea.Cmd { return nil }
 
 func (m *inputModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
+	switch msg := msg.(type) {
+	case tea.PasteMsg:
+		m.value = append(m.value, []rune(strings.NewReplacer("\r", "", "\n", "").Replace(msg.Content))...)
+	case tea.KeyPressMsg:
+		switch msg.String() {
 		case "ctrl+c", "esc":
 			m.aborted = true
 			return m, tea.Quit
 		case "enter":
 			m.done = true
 			return m, tea.Quit
+		case "backspace", "ctrl+h":
+			if len(m.value) > 0 {
+				m.value = m.value[:len(m.value)-1]
+			}
+		case "ctrl+u":
+			m.value = nil
+		case "ctrl+w":
+			v := strings.TrimRight(string(m.value), " ")
+			m.value = []rune(v[:strings.LastIndex(v, " ")+1])
+		default:
+			if msg.Text != "" {
+				m.value = append(m.value, []rune(msg.Text)...)
+			}
 		}
 	}
-	var cmd tea.Cmd
-	m.ti, cmd = m.ti.Update(msg)
-	return m, cmd
+	return m, nil
 }
 
 func (m *inputModel) View() tea.View {
 	switch {
 	case m.done:
-		v := strings.TrimSpace(m.ti.Value())
+		v := strings.TrimSpace(string(m.value))
 		switch {
 		case m.secret && v != "":
 			v = "(entered, not shown)"
@@ -222,11 +245,18 @@ func (m *inputModel) View() tea.View {
 		case v == "":
 			v = "(none)"
 		}
-		return tea.NewView(fmt.Sprintf("%s %s %s\n", doneMark, questionStyle.Render(m.question), v))
+		return tea.NewView(fmt.Sprintf("%s %s %s\n", formStyle().done, formStyle().question.Render(m.question), v))
 	case m.aborted:
-		return tea.NewView(questionStyle.Render(m.question) + " (stopped)\n")
+		return tea.NewView(formStyle().question.Render(m.question) + " (stopped)\n")
 	}
-	return tea.NewView(questionStyle.Render(m.question) + "\n" + m.ti.View() + "\n")
+	shown := string(m.value)
+	switch {
+	case m.secret:
+		shown = formStyle().dim.Render("(typing is not shown)")
+	case shown == "" && m.def != "":
+		shown = formStyle().dim.Render(m.def + "  (Enter keeps it)")
+	}
+	return tea.NewView(formStyle().question.Render(m.question) + "\n" + formStyle().cursor.Render("> ") + shown + "\n")
 }
 
 // toggleModel turns options on and off: arrows move, Space turns, Enter
@@ -272,10 +302,10 @@ func (m *toggleModel) View() tea.View {
 				on = append(on, o.name)
 			}
 		}
-		fmt.Fprintf(&b, "%s %s %s\n", doneMark, questionStyle.Render(m.question), strings.Join(on, ", "))
+		fmt.Fprintf(&b, "%s %s %s\n", formStyle().done, formStyle().question.Render(m.question), strings.Join(on, ", "))
 		return tea.NewView(b.String())
 	}
-	fmt.Fprintf(&b, "%s %s\n", questionStyle.Render(m.question), dimStyle.Render("↑/↓ move, Space turns on/off, Enter is done"))
+	fmt.Fprintf(&b, "%s %s\n", formStyle().question.Render(m.question), formStyle().dim.Render("↑/↓ move, Space turns on/off, Enter is done"))
 	for i, o := range m.options {
 		mark := "[ ]"
 		if m.on[i] {
@@ -283,9 +313,9 @@ func (m *toggleModel) View() tea.View {
 		}
 		cur := "  "
 		if i == m.cursor {
-			cur = cursorStyle.Render("> ")
+			cur = formStyle().cursor.Render("> ")
 		}
-		fmt.Fprintf(&b, "%s%s %s  %s\n", cur, mark, o.name, dimStyle.Render(o.detail))
+		fmt.Fprintf(&b, "%s%s %s  %s\n", cur, mark, o.name, formStyle().dim.Render(o.detail))
 	}
 	return tea.NewView(b.String())
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +16,13 @@ type option struct {
 }
 
 // errAborted is the user leaving a question (Esc, Ctrl+C, the end of
-// the input): nothing is written.
-var errAborted = errors.New("setup stopped before the end; nothing was written")
+// the input): nothing is written. (A type, so that start-up allocates
+// nothing for it.)
+var errAborted error = abortedError{}
+
+type abortedError struct{}
+
+func (abortedError) Error() string { return "stopped before the end; nothing was written" }
 
 // prompter puts the questions of setup and model: in a terminal through
 // Bubble Tea (teaPrompter), else as lines on stderr answered on stdin
