@@ -148,6 +148,7 @@ func setupModel(ctx context.Context, e *env, p prompter, f *setupModelFlags, cfg
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	id, baseURL := normalizeProvider(f.provider), strings.TrimSpace(f.baseURL)
+	found := false // a server running on this machine, which takes no key
 	if id == "" && baseURL != "" {
 		id = "custom"
 	}
@@ -155,7 +156,7 @@ func setupModel(ctx context.Context, e *env, p prompter, f *setupModelFlags, cfg
 		if p == nil {
 			return nil, &exitError{code: exitUsage, err: errors.New("--provider (or --base-url) is required with --non-interactive")}
 		}
-		if id, baseURL, err = askProvider(ctx, p, cfg, getenv); err != nil {
+		if id, baseURL, found, err = askProvider(ctx, p, cfg, getenv); err != nil {
 			return nil, &exitError{code: exitFailed, err: err}
 		}
 	}
@@ -180,7 +181,7 @@ func setupModel(ctx context.Context, e *env, p prompter, f *setupModelFlags, cfg
 	have, haveVar := existingKey(cfg, getenv, id)
 	key := strings.TrimSpace(f.apiKey)
 	needKey := !spec.KeyOptional && builtin
-	if key == "" && p != nil && !spec.Local {
+	if key == "" && p != nil && !spec.Local && !found {
 		q := "API key for " + id + " (input hidden)"
 		switch {
 		case have != "":
@@ -350,7 +351,7 @@ func modelChanges(b []byte, id, baseURL, usualURL, model, apiMode string) []conf
 // askProvider offers the servers found on this machine first, then the
 // providers hermes knows, and returns the one picked with its base URL
 // when it was found running.
-func askProvider(ctx context.Context, p prompter, cfg *config.Config, getenv func(string) string) (id, baseURL string, err error) {
+func askProvider(ctx context.Context, p prompter, cfg *config.Config, getenv func(string) string) (id, baseURL string, local bool, err error) {
 	p.note("Looking for model servers on this machine...")
 	found, err := provider.Resolver{Getenv: getenv}.FindLocalServers(ctx)
 	if err != nil {
@@ -360,6 +361,9 @@ func askProvider(ctx context.Context, p prompter, cfg *config.Config, getenv fun
 	var opts []option
 	var picks []choice
 	def := -1
+	if len(found) > 0 {
+		def = 0 // a server already running is the first thing to offer
+	}
 	for _, f := range found {
 		opts = append(opts, option{f.Server.Provider, fmt.Sprintf("%s running at %s, %d models", f.Server.Name, f.Server.BaseURL, len(f.Models))})
 		picks = append(picks, choice{f.Server.Provider, f.Server.BaseURL})
@@ -398,9 +402,9 @@ func askProvider(ctx context.Context, p prompter, cfg *config.Config, getenv fun
 	}
 	i, err := p.choose("Provider", opts, max(def, 0))
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
-	return picks[i].id, picks[i].url, nil
+	return picks[i].id, picks[i].url, picks[i].url != "", nil
 }
 
 // normalizeProvider is a provider id as Lookup knows it.

@@ -209,3 +209,49 @@ func TestSetupToolsTurnsToolsetsOffAndOn(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
 	}
 }
+
+// A model server running on this machine is offered first, and taken
+// with Enter: no base URL and no key to type.
+func TestSetupOffersTheLocalServerFirst(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "ready"}, llmtest.Reply{Text: "hello from the local server"})
+	local := newLocalServer(t, srv, "local-model", "other-model")
+	home := writeHome(t, setupConfig)
+	r := hermesRun(t, []string{"HERMES_LOCAL_PORTS=" + local.port}, "\n\ndone\n", home, home, "setup")
+	if r.code != 0 || !contains(r.stderr, "1) custom  a local server running at "+local.url+", 2 models", "Model (2 offered by custom)") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stderr, "API key for") || strings.Contains(r.stderr, "Base URL of") {
+		t.Fatalf("asked for what the server needs not:\n%s", r.stderr)
+	}
+	cfg := readFile(t, filepath.Join(home, "config.yaml"))
+	if !contains(cfg, "model: local-model", "provider: custom", "base_url: "+local.url) {
+		t.Fatalf("config.yaml:\n%s", cfg)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".env")); !os.IsNotExist(err) {
+		t.Fatalf(".env written for a server without a key: %v", err)
+	}
+	if r := hermes(t, home, home, "-z", "hi"); r.code != 0 || strings.TrimSpace(r.stdout) != "hello from the local server" {
+		t.Fatalf("after setup: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// hermes setup gateway is hermes gateway setup; for a script it needs
+// the platform named.
+func TestSetupGatewayWritesThePlatform(t *testing.T) {
+	home := writeHome(t, setupConfig)
+	r := hermes(t, home, home, "setup", "gateway", "--non-interactive")
+	if r.code != 2 || !strings.Contains(r.stderr, "name the platform") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	r = hermes(t, home, home, "setup", "gateway", "telegram", "--non-interactive", "--token", "123456:ABCdef_token", "--allowed-users", "42")
+	if r.code != 0 {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if cfg := readFile(t, filepath.Join(home, "config.yaml")); !strings.HasPrefix(cfg, setupConfig) || !strings.Contains(cfg, "telegram:") {
+		t.Fatalf("config.yaml:\n%s", cfg)
+	}
+	if env := readFile(t, filepath.Join(home, ".env")); !strings.Contains(env, "TELEGRAM_BOT_TOKEN=123456:ABCdef_token") {
+		t.Fatalf(".env %q", env)
+	}
+}
