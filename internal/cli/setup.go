@@ -344,6 +344,11 @@ func modelChanges(b []byte, id, baseURL, usualURL, model, apiMode string) []conf
 	}
 	if apiMode != "" {
 		set(prefix+"api_mode", apiMode)
+	} else if cur, _ := m["provider"].(string); cur != "" && normalizeProvider(cur) != id {
+		unset(m, prefix, "api_mode") // the old provider's wire format
+		if mapping {
+			unset(doc, "", "api_mode")
+		}
 	}
 	return out
 }
