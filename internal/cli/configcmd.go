@@ -152,6 +152,9 @@ func newConfigGetCmd(e *env) *cobra.Command {
 			} else {
 				v = lookupSetting(m, strings.Split(key, "."))
 			}
+			if s, _ := v.(string); s == "" && config.IsSecretKey(key) {
+				v = secretFromEnv(e, cfg, key, reveal) // the secret is where set put it
+			}
 			if asJSON {
 				b, _ := json.Marshal(v)
 				fmt.Fprintln(e.stdout, string(b))
@@ -471,4 +474,23 @@ func checkToolsetNames(e *env, value string) error {
 		}
 	}
 	return nil
+}
+
+// secretFromEnv is the value of the variable a secret key is read from
+// (environment, then .env), masked unless reveal; nil when none is set.
+func secretFromEnv(e *env, cfg *config.Config, key string, reveal bool) any {
+	name := config.SecretVariable(key, cfg)
+	if key == "api_key" {
+		if id := normalizeProvider(cfg.Provider); id != "" && id != "auto" {
+			name, _ = keyVariable(cfg, id)
+		}
+	}
+	getenv, err := homeEnv(e, cfg.Home)
+	if name == "" || err != nil || getenv(name) == "" {
+		return nil
+	}
+	if reveal {
+		return getenv(name)
+	}
+	return mask(getenv(name))
 }

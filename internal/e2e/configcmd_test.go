@@ -111,6 +111,12 @@ func TestConfigSetOfASecretWritesDotEnv(t *testing.T) {
 	if cfg := readFile(t, filepath.Join(home, "config.yaml")); strings.Contains(cfg, setupKey) {
 		t.Fatalf("config.yaml holds the key:\n%s", cfg)
 	}
+	if r := hermes(t, home, home, "config", "get", "api_key"); r.stdout != "********"+setupKey[len(setupKey)-4:]+"\n" {
+		t.Fatalf("get api_key: %q %q", r.stdout, r.stderr)
+	}
+	if r := hermes(t, home, home, "config", "get", "api_key", "--reveal"); r.stdout != setupKey+"\n" {
+		t.Fatalf("get api_key --reveal: %q %q", r.stdout, r.stderr)
+	}
 	r = hermes(t, home, home, "config", "set", "gateway.platforms.telegram.token", "123:abc-token-value")
 	if r.code != 0 || !strings.Contains(readFile(t, filepath.Join(home, ".env")), "TELEGRAM_BOT_TOKEN=123:abc-token-value") {
 		t.Fatalf("telegram token: exit %d %q %q", r.code, r.stdout, r.stderr)
