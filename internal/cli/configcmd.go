@@ -104,13 +104,12 @@ func newConfigShowCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e, map[string]any{"path": filepath.Join(cfg.Home, "config.yaml"), "exists": cfg.Path != "", "settings": m})
 			}
-			out, _ := yaml.Marshal(m)
-			src := "file " + cfg.Path
+			head := "# settings in effect: " + cfg.Path + " over the environment and the defaults"
 			if cfg.Path == "" {
-				src = "no config.yaml yet: all defaults"
+				head = "# settings in effect: no config.yaml yet, so the environment and the defaults"
 			}
-			fmt.Fprintf(e.stdout, "# settings in effect (%s; defaults and environment fill the rest)\n%s", src, out)
-			return nil
+			fmt.Fprintln(e.stdout, head)
+			return writeYAML(e, m)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"path", "exists", "settings"} as JSON`)
@@ -164,8 +163,7 @@ func newConfigGetCmd(e *env) *cobra.Command {
 			case nil:
 				fmt.Fprintln(e.stdout)
 			case map[string]any, []any:
-				out, _ := yaml.Marshal(v)
-				fmt.Fprint(e.stdout, string(out))
+				return writeYAML(e, v)
 			default:
 				fmt.Fprintln(e.stdout, v)
 			}
@@ -493,4 +491,14 @@ func secretFromEnv(e *env, cfg *config.Config, key string, reveal bool) any {
 		return getenv(name)
 	}
 	return mask(getenv(name))
+}
+
+// writeYAML prints v as YAML indented as config.yaml usually is.
+func writeYAML(e *env, v any) error {
+	enc := yaml.NewEncoder(e.stdout)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	return enc.Close()
 }
