@@ -198,7 +198,7 @@ func newConfigSetCmd(e *env) *cobra.Command {
 			if _, err := config.SettingType(key); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			_, cfgPath, envPath := configPaths(e)
+			_, cfgPath, _ := configPaths(e)
 			if config.IsSecretKey(key) {
 				return setSecret(e, key, value, asJSON)
 			}
@@ -213,7 +213,6 @@ func newConfigSetCmd(e *env) *cobra.Command {
 			if asJSON {
 				return writeJSON(e, map[string]any{"ok": true, "key": key, "file": cfgPath})
 			}
-			_ = envPath
 			fmt.Fprintf(e.stdout, "Set %s in %s.\n", key, cfgPath)
 			return nil
 		},

@@ -399,6 +399,12 @@ func askProvider(ctx context.Context, p prompter, cfg *config.Config, getenv fun
 		opts = append(opts, option{s.ID, detail})
 		picks = append(picks, choice{s.ID, ""})
 	}
+	for _, id := range sortedProviderKeys(cfg) {
+		if _, builtin := provider.Lookup(id); !builtin {
+			opts = append(opts, option{id, "yours, under providers: in config.yaml, at " + firstOf(cfg.Providers[id].BaseURL, "(no base_url)")})
+			picks = append(picks, choice{id, ""})
+		}
+	}
 	for i, c := range picks {
 		if cfg.Provider != "" && c.id == normalizeProvider(cfg.Provider) {
 			def = i
