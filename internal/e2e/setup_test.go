@@ -255,3 +255,35 @@ func TestSetupGatewayWritesThePlatform(t *testing.T) {
 		t.Fatalf(".env %q", env)
 	}
 }
+
+// After the model, the wizard goes on to a chat platform: hermes gateway
+// setup's questions on the same terminal, the token not shown.
+func TestSetupWizardGoesOnToAChatPlatform(t *testing.T) {
+	srv := keyedServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "ready"})
+	home := writeHome(t, setupConfig)
+	const token = "123456:ABCdef_secret_token"
+	term := startTerm(t, home, home, nil, "setup", "--provider", "custom", "--base-url", srv.URL(), "--api-key", setupKey, "--model", "model-a")
+	term.waitFor("Anything else?")
+	term.keys("Down", "Enter")
+	term.waitFor("Chat platform", "telegram")
+	term.keys("Enter")
+	term.waitFor("Bot token")
+	term.typeLine(token)
+	term.waitFor("User ids allowed")
+	term.typeLine("42")
+	term.waitFor("Admin user ids")
+	term.typeLine("")
+	s := term.waitFor("Wrote gateway.platforms.telegram", "Anything else?")
+	if strings.Contains(s, "ABCdef_secret") || strings.Contains(s, setupKey) {
+		t.Fatalf("a secret shows on the screen:\n%s", s)
+	}
+	term.keys("Enter")
+	term.waitFor("[exit 0]")
+	if env := readFile(t, filepath.Join(home, ".env")); !contains(env, "TELEGRAM_BOT_TOKEN="+token, "HERMES_CUSTOM_API_KEY="+setupKey) {
+		t.Fatalf(".env %q", env)
+	}
+	if cfg := readFile(t, filepath.Join(home, "config.yaml")); !strings.HasPrefix(cfg, setupConfig) || !contains(cfg, "telegram:", "model: model-a") {
+		t.Fatalf("config.yaml:\n%s", cfg)
+	}
+}
