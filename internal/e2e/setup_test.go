@@ -287,3 +287,19 @@ func TestSetupWizardGoesOnToAChatPlatform(t *testing.T) {
 		t.Fatalf("config.yaml:\n%s", cfg)
 	}
 }
+
+// On a terminal, setup tools is a list of boxes: Space turns the toolset
+// under the cursor off, Enter writes the rest.
+func TestSetupToolsInATerminal(t *testing.T) {
+	home := writeHome(t, setupConfig)
+	term := startTerm(t, home, home, nil, "setup", "tools")
+	term.waitFor("Toolsets", "[x] clarify", "[x] web")
+	term.keys("Space")
+	term.waitFor("[ ] clarify")
+	term.keys("Enter")
+	term.waitFor("[exit 0]")
+	cfg := readFile(t, filepath.Join(home, "config.yaml"))
+	if !strings.HasPrefix(cfg, setupConfig) || !contains(cfg, "toolsets: [", "web", "terminal") || strings.Contains(cfg, "clarify") {
+		t.Fatalf("config.yaml:\n%s", cfg)
+	}
+}
