@@ -137,5 +137,6 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
 	root.AddCommand(newCronCmd(e))
+	root.AddCommand(newSetupCmd(e), newModelCmd(e), newConfigCmd(e))
 	return root
 }
