@@ -288,15 +288,42 @@ func newConfigUnsetCmd(e *env) *cobra.Command {
 				return &exitError{code: exitUsage, err: err}
 			}
 			_, cfgPath, envPath := configPaths(e)
+			// A secret's variable is named by the configuration as it
+			// stands before the key goes (providers.X.key_env, a route's
+			// secret_env).
+			variable := ""
+			if config.IsSecretKey(key) {
+				cfg, err := loadForEdit(e)
+				if err != nil {
+					return err
+				}
+				variable = config.SecretVariable(key, cfg)
+				if key == "api_key" {
+					if id := normalizeProvider(cfg.Provider); id != "" && id != "auto" {
+						variable, _ = keyVariable(cfg, id)
+					}
+				}
+			}
 			if err := config.UnsetKey(cfgPath, key); err != nil {
 				return &exitError{code: exitFailed, err: fmt.Errorf("%w\n%s was not changed.", err, cfgPath)}
 			}
+			removed := false
+			if variable != "" {
+				var err error
+				if removed, err = config.UnsetDotEnv(envPath, variable); err != nil {
+					return &exitError{code: exitFailed, err: fmt.Errorf("removed %s from %s, but not %s from %s: %w", key, cfgPath, variable, envPath, err)}
+				}
+			}
 			if asJSON {
-				return writeJSON(e, map[string]any{"ok": true, "key": key, "file": cfgPath})
+				out := map[string]any{"ok": true, "key": key, "file": cfgPath}
+				if removed {
+					out["variable"], out["env_file"] = variable, envPath
+				}
+				return writeJSON(e, out)
 			}
 			fmt.Fprintf(e.stdout, "Removed %s from %s.\n", key, cfgPath)
-			if config.IsSecretKey(key) {
-				fmt.Fprintf(e.stdout, "Its variable in %s, if any, stays: remove that line to forget the secret.\n", envPath)
+			if removed {
+				fmt.Fprintf(e.stdout, "Removed %s from %s.\n", variable, envPath)
 			}
 			return nil
 		},

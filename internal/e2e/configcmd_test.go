@@ -131,6 +131,18 @@ func TestConfigSetOfASecretWritesDotEnv(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &show); err != nil || show.Settings["provider"] != "openrouter" {
 		t.Fatalf("show --json: %v %s", err, r.stdout)
 	}
+
+	// Unsetting a secret forgets it: its line leaves .env, the others stay.
+	r = hermes(t, home, home, "config", "unset", "api_key")
+	if r.code != 0 || !contains(r.stdout, "OPENROUTER_API_KEY", ".env") {
+		t.Fatalf("unset api_key: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if env := readFile(t, filepath.Join(home, ".env")); strings.Contains(env, setupKey) || !strings.Contains(env, "TELEGRAM_BOT_TOKEN=123:abc-token-value") {
+		t.Fatalf(".env after unset: %q", env)
+	}
+	if r := hermes(t, home, home, "config", "get", "api_key"); strings.Contains(r.stdout, setupKey[len(setupKey)-4:]) {
+		t.Fatalf("get api_key after unset: %q %q", r.stdout, r.stderr)
+	}
 }
 
 func TestConfigPathAndCheck(t *testing.T) {
