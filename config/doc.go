@@ -20,5 +20,11 @@
 // place, as text, as SetGatewayPlatform does gateway.platforms.<name>:
 // the file's comments, layout and other keys stay as the user wrote
 // them, and an edit that could change anything else is refused rather
-// than made. SetDotEnv sets variables in .env, keeping its other lines.
+// than made. SetKeys and UnsetKey edit any dotted key (terminal.timeout,
+// providers.NAME.base_url) the same way, and check the edited text as
+// Load would first: a value Load would refuse is an error naming the
+// reason, and the file stays byte for byte as it was. IsSecretKey names
+// the keys that hold credentials, which belong in .env (SecretVariable
+// says in which variable). SetDotEnv sets variables in .env, keeping its
+// other lines.
 package config

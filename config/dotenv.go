@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +15,37 @@ import (
 // other line stays as it was. The file is replaced atomically and is
 // private (0600) afterwards, as it holds secrets.
 func SetDotEnv(path string, vars map[string]string) error {
+	return editDotEnv(path, vars, nil)
+}
+
+// UnsetDotEnv removes every line of the .env file at path that sets one
+// of names (KEY=, export KEY=); the other lines stay as they were. A
+// missing file, or one that sets none of them, is left alone. It reports
+// whether a line was removed.
+func UnsetDotEnv(path string, names ...string) (bool, error) {
+	for _, k := range names {
+		if k == "" || k[0] >= '0' && k[0] <= '9' || !onlyOf(k, wordChars) {
+			return false, fmt.Errorf("config: %q is not a variable name", k)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("config: %w", err)
+	}
+	found := false
+	for _, line := range newText(b).lines {
+		found = found || slices.Contains(names, dotEnvKey(line))
+	}
+	if !found {
+		return false, nil
+	}
+	return true, editDotEnv(path, nil, names)
+}
+
+func editDotEnv(path string, vars map[string]string, unset []string) error {
 	for k, v := range vars {
 		if k == "" || k[0] >= '0' && k[0] <= '9' || !onlyOf(k, wordChars) {
 			return fmt.Errorf("config: %q is not a variable name", k)
@@ -36,6 +68,7 @@ func SetDotEnv(path string, vars map[string]string) error {
 		k := dotEnvKey(line)
 		v, ok := vars[k]
 		switch {
+		case k != "" && slices.Contains(unset, k):
 		case !ok:
 			lines = append(lines, line)
 		case !done[k]:

@@ -139,5 +139,6 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newLogsCmd(e), newInsightsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
 	root.AddCommand(newCronCmd(e))
+	root.AddCommand(newSetupCmd(e), newModelCmd(e), newConfigCmd(e))
 	return root
 }

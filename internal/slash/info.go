@@ -14,7 +14,7 @@ func infoCommands(r *Registry) []Command {
 	return []Command{
 		{Name: "help", Args: "[command]", Summary: "list the commands, or explain one", WhileBusy: true,
 			Run: func(ctx context.Context, h Host, args string) error { return runHelp(r, h, args) }},
-		{Name: "model", Args: "[provider:]name", Summary: "switch model from the next turn (without a name: show it)", WhileBusy: true, Run: runModel},
+		{Name: "model", Args: "[provider:]name|N", Summary: "switch model from the next turn (without a name: show it and the models offered)", WhileBusy: true, Run: runModel},
 		{Name: "usage", Summary: "tokens used in this session and how full the context is", WhileBusy: true, Run: runUsage},
 		{Name: "context", Aliases: []string{"ctx"}, Summary: "what fills the context window, by category", WhileBusy: true, Run: runContext},
 		{Name: "tools", Summary: "list the tools the model can call", WhileBusy: true, Run: runTools},
@@ -83,8 +83,12 @@ func runModel(ctx context.Context, h Host, args string) error {
 		if m, p, ok := c.PendingModel(); ok {
 			text += fmt.Sprintf(" From the next turn: %s on %s.", m, p)
 		}
-		h.Print(Info, text+" Switch with /model NAME or /model PROVIDER:NAME.")
+		h.Print(Info, text+"\n"+offeredList(ctx, h, prov+":"+model))
 		return nil
+	}
+	args, err := pickModel(ctx, h, args)
+	if err != nil {
+		return err
 	}
 	ep, err := c.SwitchModel(ctx, args)
 	if err != nil {

@@ -32,6 +32,7 @@ type Server struct {
 	allowUnexpected bool
 	noValidation    bool
 	dialect         Dialect
+	models          []string // served at GET .../models once SetModels is called
 }
 
 // NewServer starts a server. With a non-nil t, the server closes when the
@@ -156,6 +157,9 @@ func (s *Server) Close() {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, hr *http.Request) {
+	if hr.Method == http.MethodGet && strings.HasSuffix(strings.TrimSuffix(hr.URL.Path, "/"), "/models") && s.serveModels(w, hr) {
+		return
+	}
 	body, err := io.ReadAll(hr.Body)
 	if err != nil {
 		http.Error(w, "llmtest: reading request body: "+err.Error(), http.StatusBadRequest)
