@@ -1,0 +1,236 @@
+package ssh
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	gliderssh "github.com/gliderlabs/ssh"
+	"github.com/pkg/sftp"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// testServer is an SSH server on 127.0.0.1 that runs each exec request
+// through /bin/sh on this machine as sshd does (a new session, a clean
+// environment, the exit status as soon as the shell exits) and serves
+// SFTP with pkg/sftp. It records what it ran.
+type testServer struct {
+	t       *testing.T
+	addr    string
+	hostKey gossh.Signer
+	home    string // the remote user's home
+
+	mu       sync.Mutex
+	conns    []net.Conn
+	commands []string      // exec requests, in order
+	signals  []string      // signal requests, in order
+	sftpIn   atomic.Int64  // bytes of SFTP requests received
+	logins   atomic.Int64  // connections that logged in
+	srv      *gliderssh.Server
+}
+
+func newKey(t *testing.T) (gossh.Signer, ed25519.PrivateKey) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, priv
+}
+
+// writeKey writes priv as an OpenSSH private key file, mode 0600.
+func writeKey(t *testing.T, priv ed25519.PrivateKey, path string) {
+	t.Helper()
+	blk, err := gossh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(blk), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startServer serves on 127.0.0.1 with hostKey, accepting clientKey.
+func startServer(t *testing.T, hostKey gossh.Signer, clientKey gossh.PublicKey) *testServer {
+	t.Helper()
+	s := &testServer{t: t, hostKey: hostKey, home: t.TempDir()}
+	s.srv = &gliderssh.Server{
+		Handler:     s.handle,
+		HostSigners: []gliderssh.Signer{hostKey},
+		PublicKeyHandler: func(ctx gliderssh.Context, key gliderssh.PublicKey) bool {
+			ok := gliderssh.KeysEqual(key, clientKey)
+			if ok {
+				s.logins.Add(1)
+			}
+			return ok
+		},
+		SubsystemHandlers: map[string]gliderssh.SubsystemHandler{"sftp": s.serveSFTP},
+		ConnCallback: func(ctx gliderssh.Context, c net.Conn) net.Conn {
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+			return c
+		},
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.addr = ln.Addr().String()
+	go s.srv.Serve(ln)
+	t.Cleanup(func() { s.srv.Close() })
+	return s
+}
+
+// dropAll closes every connection the server holds, as a network
+// failure or a restarted sshd would.
+func (s *testServer) dropAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.conns = nil
+}
+
+func (s *testServer) ran() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.commands...)
+}
+
+func (s *testServer) gotSignals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.signals...)
+}
+
+var signalNames = map[gliderssh.Signal]syscall.Signal{
+	gliderssh.SIGKILL: syscall.SIGKILL, gliderssh.SIGTERM: syscall.SIGTERM, gliderssh.SIGINT: syscall.SIGINT, gliderssh.SIGHUP: syscall.SIGHUP,
+}
+
+func (s *testServer) handle(sess gliderssh.Session) {
+	s.mu.Lock()
+	s.commands = append(s.commands, sess.RawCommand())
+	s.mu.Unlock()
+	cmd := exec.Command("/bin/sh", "-c", sess.RawCommand())
+	cmd.Dir = s.home
+	// sshd's environment: the login's own, nothing of the client's.
+	cmd.Env = []string{"HOME=" + s.home, "PATH=" + os.Getenv("PATH"), "USER=tester", "LOGNAME=tester", "SHELL=/bin/sh", "SSH_CONNECTION=127.0.0.1 1 127.0.0.1 22"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		sess.Exit(255)
+		return
+	}
+	outR, outW, _ := os.Pipe()
+	errR, errW, _ := os.Pipe()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	sigs := make(chan gliderssh.Signal, 8)
+	sess.Signals(sigs)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(sess.Stderr(), err)
+		sess.Exit(127)
+		return
+	}
+	outW.Close()
+	errW.Close()
+	go func() { io.Copy(stdin, sess); stdin.Close() }()
+	copied := make(chan struct{}, 2)
+	go func() { io.Copy(sess, outR); outR.Close(); copied <- struct{}{} }()
+	go func() { io.Copy(sess.Stderr(), errR); errR.Close(); copied <- struct{}{} }()
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				s.mu.Lock()
+				s.signals = append(s.signals, string(sig))
+				s.mu.Unlock()
+				if n, ok := signalNames[sig]; ok {
+					cmd.Process.Signal(n) // sshd signals the shell, not its group
+				}
+			case <-stop:
+				return
+			}
+		}
+	}()
+	cmd.Wait()
+	close(stop)
+	// The exit status goes once the shell has exited; output a process
+	// it left running still holds is sent for a moment.
+	t := time.NewTimer(200 * time.Millisecond)
+	for n := 0; n < 2; n++ {
+		select {
+		case <-copied:
+		case <-t.C:
+			n = 2
+		}
+	}
+	t.Stop()
+	code := cmd.ProcessState.ExitCode()
+	if code < 0 {
+		code = 128 + int(cmd.ProcessState.Sys().(syscall.WaitStatus).Signal())
+	}
+	sess.Exit(code)
+}
+
+// countingRW counts the bytes of SFTP requests read from the client.
+type countingRW struct {
+	io.ReadWriteCloser
+	n *atomic.Int64
+}
+
+func (c countingRW) Read(p []byte) (int, error) {
+	n, err := c.ReadWriteCloser.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// sessionCloser closes a session as the end of its SFTP stream.
+type sessionCloser struct{ gliderssh.Session }
+
+func (s sessionCloser) Close() error { return s.Session.Close() }
+
+func (s *testServer) serveSFTP(sess gliderssh.Session) {
+	srv, err := sftp.NewServer(countingRW{sessionCloser{sess}, &s.sftpIn})
+	if err != nil {
+		return
+	}
+	if err := srv.Serve(); err != nil && !errors.Is(err, io.EOF) {
+		s.t.Logf("sftp server: %v", err)
+	}
+	srv.Close()
+}
+
+// client is what a test needs to reach a server: a key file and a
+// known_hosts file.
+type client struct {
+	key, knownHosts string
+	pub             gossh.PublicKey
+}
+
+func newClient(t *testing.T) client {
+	t.Helper()
+	dir := t.TempDir()
+	s, priv := newKey(t)
+	c := client{key: filepath.Join(dir, "id_ed25519"), knownHosts: filepath.Join(dir, "known_hosts"), pub: s.PublicKey()}
+	writeKey(t, priv, c.key)
+	return c
+}
