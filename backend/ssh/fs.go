@@ -163,10 +163,12 @@ func (s sftpFS) CreateTemp(dir, pattern string) (backend.TempFile, error) {
 type tempFile struct{ *sftp.File }
 
 func (t tempFile) Sync() error {
-	if err := t.File.Sync(); err != nil && !errors.Is(err, sftp.ErrSSHFxOpUnsupported) {
-		return err
+	err := t.File.Sync()
+	var se *sftp.StatusError
+	if errors.Is(err, sftp.ErrSSHFxOpUnsupported) || errors.As(err, &se) && se.FxCode() == sftp.ErrSSHFxOpUnsupported {
+		return nil
 	}
-	return nil
+	return err
 }
 
 func (s sftpFS) Chmod(p string, mode fs.FileMode) error {
@@ -191,4 +193,3 @@ func (s sftpFS) Home() string {
 	defer s.b.mu.Unlock()
 	return s.b.home
 }
-

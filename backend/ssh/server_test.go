@@ -34,10 +34,10 @@ type testServer struct {
 
 	mu       sync.Mutex
 	conns    []net.Conn
-	commands []string      // exec requests, in order
-	signals  []string      // signal requests, in order
-	sftpIn   atomic.Int64  // bytes of SFTP requests received
-	logins   atomic.Int64  // connections that logged in
+	commands []string     // exec requests, in order
+	signals  []string     // signal requests, in order
+	sftpIn   atomic.Int64 // bytes of SFTP requests received
+	logins   atomic.Int64 // connections that logged in
 	srv      *gliderssh.Server
 }
 
@@ -69,7 +69,7 @@ func writeKey(t *testing.T, priv ed25519.PrivateKey, path string) {
 // startServer serves on 127.0.0.1 with hostKey, accepting clientKey.
 func startServer(t *testing.T, hostKey gossh.Signer, clientKey gossh.PublicKey) *testServer {
 	t.Helper()
-	s := &testServer{t: t, hostKey: hostKey, home: t.TempDir()}
+	s := &testServer{t: t, hostKey: hostKey, home: remoteHome(t)}
 	s.srv = &gliderssh.Server{
 		Handler:     s.handle,
 		HostSigners: []gliderssh.Signer{hostKey},
@@ -96,6 +96,18 @@ func startServer(t *testing.T, hostKey gossh.Signer, clientKey gossh.PublicKey) 
 	go s.srv.Serve(ln)
 	t.Cleanup(func() { s.srv.Close() })
 	return s
+}
+
+// remoteHome is the remote user's home: outside /tmp, which the path
+// policy lets the file tools write.
+func remoteHome(t *testing.T) string {
+	t.Helper()
+	home, err := os.MkdirTemp("/var/tmp", "hermes-ssh-home-")
+	if err != nil {
+		t.Skipf("no home outside /tmp for the remote user: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	return home
 }
 
 // dropAll closes every connection the server holds, as a network

@@ -351,3 +351,83 @@ func TestBackgroundProcessesRunRemotelyAndAreKilled(t *testing.T) {
 	}
 	waitDead(t, pid)
 }
+
+func TestFileToolsGoOverSFTPWithThePathPolicy(t *testing.T) {
+	f := setUp(t, true, nil)
+	ctx := context.Background()
+	f.run(t, "mkdir -p src && cd src") // the file tools follow the task's directory
+	ranBefore, sftpBefore := len(f.srv.ran()), f.srv.sftpIn.Load()
+
+	res := call(t, ctx, f.fileTool("write_file"), map[string]any{"path": "main.go", "content": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"})
+	if res.IsError || !strings.Contains(res.Content, "Created "+filepath.Join(f.work, "src", "main.go")) {
+		t.Fatalf("write_file: %s", res.Content)
+	}
+	res = call(t, ctx, f.fileTool("patch"), map[string]any{"path": "main.go", "old_string": `println("hi")`, "new_string": `println("hello")`})
+	if res.IsError || !strings.Contains(res.Content, `+	println("hello")`) {
+		t.Fatalf("patch: %s", res.Content)
+	}
+	res = call(t, ctx, f.fileTool("read_file"), map[string]any{"path": "main.go"})
+	if res.IsError || !strings.Contains(res.Content, "     4|\tprintln(\"hello\")\n") {
+		t.Fatalf("read_file: %s", res.Content)
+	}
+	os.WriteFile(filepath.Join(f.work, "src", "other.go"), []byte("package main // hello too\n"), 0o644)
+	os.WriteFile(filepath.Join(f.work, ".gitignore"), []byte("ignored.go\n"), 0o644)
+	os.Mkdir(filepath.Join(f.work, ".git"), 0o755)
+	os.WriteFile(filepath.Join(f.work, "src", "ignored.go"), []byte("hello ignored\n"), 0o644)
+	res = call(t, ctx, f.fileTool("search_files"), map[string]any{"pattern": "hello", "path": f.work})
+	if want := "main.go:4:\tprintln(\"hello\")\nother.go:1:package main // hello too\n"; res.IsError || res.Content != want {
+		t.Fatalf("search_files:\n%s\nwant:\n%s", res.Content, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.work, "src", "main.go")); !strings.Contains(string(b), `println("hello")`) {
+		t.Fatalf("the file on the remote side holds %q", b)
+	}
+	// All of it went over SFTP, none of it through a command.
+	if ran := f.srv.ran(); len(ran) != ranBefore {
+		t.Fatalf("the file tools ran commands: %q", ran[ranBefore:])
+	}
+	if f.srv.sftpIn.Load() == sftpBefore {
+		t.Fatal("no SFTP request reached the server")
+	}
+
+	// The path policy holds on the remote side.
+	os.MkdirAll(filepath.Join(f.srv.home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(f.srv.home, ".ssh", "id_ed25519"), []byte("PRIVATE"), 0o600)
+	os.Symlink(filepath.Join(f.srv.home, ".ssh"), filepath.Join(f.work, "keys"))
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read_file", map[string]any{"path": "~/.ssh/id_ed25519"}, "keys or credentials"},
+		{"read_file", map[string]any{"path": filepath.Join(f.work, "keys", "id_ed25519")}, "keys or credentials"},
+		{"write_file", map[string]any{"path": filepath.Join(f.srv.home, "outside.txt"), "content": "x"}, "outside the remote workspace"},
+		{"write_file", map[string]any{"path": "~/.bashrc", "content": "x"}, "start-up or settings file"},
+		{"write_file", map[string]any{"path": filepath.Join(f.work, ".git", "hooks", "pre-commit"), "content": "x"}, "stays read-only"},
+	} {
+		res := call(t, ctx, f.fileTool(tc.tool), tc.args)
+		if !res.IsError || !strings.Contains(res.Content, tc.want) || strings.Contains(res.Content, "PRIVATE") {
+			t.Errorf("%s %v: %s", tc.tool, tc.args, res.Content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.srv.home, "outside.txt")); err == nil {
+		t.Error("a write outside the workspace happened")
+	}
+	// /tmp is writable, as locally.
+	tmp := filepath.Join("/tmp", fmt.Sprintf("hermes-ssh-test-%d.txt", time.Now().UnixNano()))
+	defer os.Remove(tmp)
+	if res := call(t, ctx, f.fileTool("write_file"), map[string]any{"path": tmp, "content": "x"}); res.IsError {
+		t.Errorf("write to /tmp: %s", res.Content)
+	}
+}
+
+func TestReadOnlyRefusesEveryRemoteWriteAndFullAccessNone(t *testing.T) {
+	ro := setUp(t, true, func(o *Options) { o.Mode = "read-only" })
+	if res := call(t, context.Background(), ro.fileTool("write_file"), map[string]any{"path": "a.txt", "content": "x"}); !res.IsError || !strings.Contains(res.Content, "read-only") {
+		t.Fatalf("read-only write: %s", res.Content)
+	}
+	full := setUp(t, true, func(o *Options) { o.Mode = "full-access" })
+	out := filepath.Join(full.srv.home, "outside.txt")
+	if res := call(t, context.Background(), full.fileTool("write_file"), map[string]any{"path": out, "content": "x"}); res.IsError {
+		t.Fatalf("full-access write: %s", res.Content)
+	}
+}
