@@ -14,15 +14,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/backend/ssh/sshtest"
 	"github.com/hermes-go/hermes/tool"
 	"github.com/hermes-go/hermes/tools/file"
 	"github.com/hermes-go/hermes/tools/terminal"
 	gossh "golang.org/x/crypto/ssh"
 )
 
+// client is what a test needs to reach a server: a key file and a
+// known_hosts file.
+type client struct {
+	key, knownHosts string
+	pub             gossh.PublicKey
+}
+
+func newClient(t *testing.T) client {
+	t.Helper()
+	dir := t.TempDir()
+	s, priv := sshtest.NewKey(t)
+	c := client{key: filepath.Join(dir, "id_ed25519"), knownHosts: filepath.Join(dir, "known_hosts"), pub: s.PublicKey()}
+	sshtest.WriteKey(t, priv, c.key)
+	return c
+}
+
 // fixture is a server, a backend connected to it and the tools over it.
 type fixture struct {
-	srv    *testServer
+	srv    *sshtest.Server
 	cl     client
 	be     *Backend
 	term   *terminal.Terminal
@@ -31,18 +48,18 @@ type fixture struct {
 	stderr *bytes.Buffer
 }
 
-func trust(t *testing.T, cl client, srv *testServer) {
+func trust(t *testing.T, cl client, srv *sshtest.Server) {
 	t.Helper()
-	host, port, _ := net.SplitHostPort(srv.addr)
+	host, port, _ := net.SplitHostPort(srv.Addr)
 	addr := net.JoinHostPort(host, port)
-	tcp, _ := net.ResolveTCPAddr("tcp", srv.addr)
-	if err := Trust(cl.knownHosts, addr, tcp, srv.hostKey.PublicKey()); err != nil {
+	tcp, _ := net.ResolveTCPAddr("tcp", srv.Addr)
+	if err := Trust(cl.knownHosts, addr, tcp, srv.HostKey.PublicKey()); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func options(srv *testServer, cl client) Options {
-	host, port, _ := net.SplitHostPort(srv.addr)
+func options(srv *sshtest.Server, cl client) Options {
+	host, port, _ := net.SplitHostPort(srv.Addr)
 	p, _ := strconv.Atoi(port)
 	return Options{Host: host, Port: p, User: "tester", Key: cl.key, KnownHosts: cl.knownHosts,
 		Getenv: func(k string) string {
@@ -55,13 +72,13 @@ func options(srv *testServer, cl client) Options {
 
 func setUp(t *testing.T, trusted bool, tweak func(*Options)) *fixture {
 	t.Helper()
-	hostKey, _ := newKey(t)
+	hostKey, _ := sshtest.NewKey(t)
 	cl := newClient(t)
-	srv := startServer(t, hostKey, cl.pub)
+	srv := sshtest.Start(t, hostKey, cl.pub)
 	if trusted {
 		trust(t, cl, srv)
 	}
-	f := &fixture{srv: srv, cl: cl, work: filepath.Join(srv.home, "work"), stderr: &bytes.Buffer{}}
+	f := &fixture{srv: srv, cl: cl, work: filepath.Join(srv.Home, "work"), stderr: &bytes.Buffer{}}
 	os.MkdirAll(f.work, 0o755)
 	o := options(srv, cl)
 	o.Cwd, o.Stderr = f.work, f.stderr
@@ -113,7 +130,7 @@ func TestCommandsRunOnTheRemoteHostReadingAsLocalOnes(t *testing.T) {
 	if res.Content != want || res.IsError {
 		t.Fatalf("result:\n%s\nwant:\n%s", res.Content, want)
 	}
-	if ran := f.srv.ran(); len(ran) == 0 || !strings.Contains(strings.Join(ran, "\n"), "exec ") {
+	if ran := f.srv.Ran(); len(ran) == 0 || !strings.Contains(strings.Join(ran, "\n"), "exec ") {
 		t.Fatalf("the server ran nothing: %q", ran)
 	}
 	// The head and tail of a long output are kept, as locally.
@@ -145,30 +162,30 @@ func TestCdAndExportedVariablesCarryOverBetweenCommands(t *testing.T) {
 func TestADroppedConnectionIsMadeAgain(t *testing.T) {
 	f := setUp(t, true, nil)
 	f.run(t, "mkdir -p d && cd d && export KEPT=yes")
-	before := f.srv.logins.Load()
-	f.srv.dropAll()
+	before := f.srv.Logins.Load()
+	f.srv.DropAll()
 	res := f.run(t, `echo "again $KEPT"; pwd`)
 	if !strings.Contains(res.Content, "exit code: 0\n") || !strings.Contains(res.Content, "again yes\n"+filepath.Join(f.work, "d")+"\n") {
 		t.Fatalf("after the drop:\n%s", res.Content)
 	}
-	if f.srv.logins.Load() != before+1 {
-		t.Fatalf("logins %d, want %d: no new connection", f.srv.logins.Load(), before+1)
+	if f.srv.Logins.Load() != before+1 {
+		t.Fatalf("logins %d, want %d: no new connection", f.srv.Logins.Load(), before+1)
 	}
 	// The file tools find the new connection too.
-	f.srv.dropAll()
+	f.srv.DropAll()
 	if res := call(t, context.Background(), f.fileTool("read_file"), map[string]any{"path": "/etc/hostname"}); res.IsError && !strings.Contains(res.Content, "does not exist") {
 		t.Fatalf("read after a drop: %s", res.Content)
 	}
 }
 
-func hostLine(srv *testServer) string {
-	return TrustCommand(srv.addr)
+func hostLine(srv *sshtest.Server) string {
+	return TrustCommand(srv.Addr)
 }
 
 func TestAnUnknownHostIsRefusedWithItsFingerprintAndTheTrustCommand(t *testing.T) {
 	f := setUp(t, false, nil)
 	res := f.run(t, "touch ran")
-	fp := gossh.FingerprintSHA256(f.srv.hostKey.PublicKey())
+	fp := gossh.FingerprintSHA256(f.srv.HostKey.PublicKey())
 	for _, want := range []string{fp, hostLine(f.srv), "not known"} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("result lacks %q:\n%s", want, res.Content)
@@ -180,8 +197,8 @@ func TestAnUnknownHostIsRefusedWithItsFingerprintAndTheTrustCommand(t *testing.T
 	if !res.IsError {
 		t.Error("the refusal is not an error result")
 	}
-	if ran := f.srv.ran(); len(ran) != 0 || f.srv.logins.Load() != 0 {
-		t.Fatalf("the server ran %q (%d logins) for an unknown host", ran, f.srv.logins.Load())
+	if ran := f.srv.Ran(); len(ran) != 0 || f.srv.Logins.Load() != 0 {
+		t.Fatalf("the server ran %q (%d logins) for an unknown host", ran, f.srv.Logins.Load())
 	}
 	if _, err := os.Stat(filepath.Join(f.work, "ran")); err == nil {
 		t.Fatal("the command ran")
@@ -195,11 +212,11 @@ func TestAnUnknownHostIsRefusedWithItsFingerprintAndTheTrustCommand(t *testing.T
 	}
 
 	// Trusting it (what hermes ssh trust does) lets the next command run.
-	key, remote, err := ScanHostKey(f.srv.addr, &gossh.ClientConfig{Timeout: 5 * time.Second})
+	key, remote, err := ScanHostKey(f.srv.Addr, &gossh.ClientConfig{Timeout: 5 * time.Second})
 	if err != nil || gossh.FingerprintSHA256(key) != fp {
 		t.Fatalf("scan: %v %v", key, err)
 	}
-	if err := Trust(f.cl.knownHosts, f.srv.addr, remote, key); err != nil {
+	if err := Trust(f.cl.knownHosts, f.srv.Addr, remote, key); err != nil {
 		t.Fatal(err)
 	}
 	if res := f.run(t, "touch ran && echo done"); !strings.Contains(res.Content, "exit code: 0\n") {
@@ -212,18 +229,18 @@ func TestAnUnknownHostIsRefusedWithItsFingerprintAndTheTrustCommand(t *testing.T
 
 func TestAChangedHostKeyIsRefusedLoudly(t *testing.T) {
 	f := setUp(t, false, nil)
-	old, _ := newKey(t)
-	tcp, _ := net.ResolveTCPAddr("tcp", f.srv.addr)
-	if err := Trust(f.cl.knownHosts, f.srv.addr, tcp, old.PublicKey()); err != nil {
+	old, _ := sshtest.NewKey(t)
+	tcp, _ := net.ResolveTCPAddr("tcp", f.srv.Addr)
+	if err := Trust(f.cl.knownHosts, f.srv.Addr, tcp, old.PublicKey()); err != nil {
 		t.Fatal(err)
 	}
 	res := f.run(t, "touch ran")
-	for _, want := range []string{"HAS CHANGED", gossh.FingerprintSHA256(f.srv.hostKey.PublicKey()), gossh.FingerprintSHA256(old.PublicKey()), "man in the middle", f.cl.knownHosts + ":1"} {
+	for _, want := range []string{"HAS CHANGED", gossh.FingerprintSHA256(f.srv.HostKey.PublicKey()), gossh.FingerprintSHA256(old.PublicKey()), "man in the middle", f.cl.knownHosts + ":1"} {
 		if !strings.Contains(res.Content, want) || !strings.Contains(f.stderr.String(), want) {
 			t.Errorf("result or stderr lacks %q:\n%s\n%s", want, res.Content, f.stderr.String())
 		}
 	}
-	if ran := f.srv.ran(); len(ran) != 0 || f.srv.logins.Load() != 0 {
+	if ran := f.srv.Ran(); len(ran) != 0 || f.srv.Logins.Load() != 0 {
 		t.Fatalf("the server ran %q for a changed key", ran)
 	}
 }
@@ -306,7 +323,7 @@ func TestInterruptSignalsTheChannelAndKillsTheRemoteCommand(t *testing.T) {
 		t.Fatal("the interrupted command did not return")
 	}
 	waitDead(t, pid)
-	if sigs := f.srv.gotSignals(); len(sigs) == 0 || sigs[0] != "KILL" {
+	if sigs := f.srv.Signals(); len(sigs) == 0 || sigs[0] != "KILL" {
 		t.Fatalf("signals over the channel: %q", sigs)
 	}
 }
@@ -356,7 +373,7 @@ func TestFileToolsGoOverSFTPWithThePathPolicy(t *testing.T) {
 	f := setUp(t, true, nil)
 	ctx := context.Background()
 	f.run(t, "mkdir -p src && cd src") // the file tools follow the task's directory
-	ranBefore, sftpBefore := len(f.srv.ran()), f.srv.sftpIn.Load()
+	ranBefore, sftpBefore := len(f.srv.Ran()), f.srv.SFTPIn.Load()
 
 	res := call(t, ctx, f.fileTool("write_file"), map[string]any{"path": "main.go", "content": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"})
 	if res.IsError || !strings.Contains(res.Content, "Created "+filepath.Join(f.work, "src", "main.go")) {
@@ -382,17 +399,17 @@ func TestFileToolsGoOverSFTPWithThePathPolicy(t *testing.T) {
 		t.Fatalf("the file on the remote side holds %q", b)
 	}
 	// All of it went over SFTP, none of it through a command.
-	if ran := f.srv.ran(); len(ran) != ranBefore {
+	if ran := f.srv.Ran(); len(ran) != ranBefore {
 		t.Fatalf("the file tools ran commands: %q", ran[ranBefore:])
 	}
-	if f.srv.sftpIn.Load() == sftpBefore {
+	if f.srv.SFTPIn.Load() == sftpBefore {
 		t.Fatal("no SFTP request reached the server")
 	}
 
 	// The path policy holds on the remote side.
-	os.MkdirAll(filepath.Join(f.srv.home, ".ssh"), 0o700)
-	os.WriteFile(filepath.Join(f.srv.home, ".ssh", "id_ed25519"), []byte("PRIVATE"), 0o600)
-	os.Symlink(filepath.Join(f.srv.home, ".ssh"), filepath.Join(f.work, "keys"))
+	os.MkdirAll(filepath.Join(f.srv.Home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(f.srv.Home, ".ssh", "id_ed25519"), []byte("PRIVATE"), 0o600)
+	os.Symlink(filepath.Join(f.srv.Home, ".ssh"), filepath.Join(f.work, "keys"))
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -400,7 +417,7 @@ func TestFileToolsGoOverSFTPWithThePathPolicy(t *testing.T) {
 	}{
 		{"read_file", map[string]any{"path": "~/.ssh/id_ed25519"}, "keys or credentials"},
 		{"read_file", map[string]any{"path": filepath.Join(f.work, "keys", "id_ed25519")}, "keys or credentials"},
-		{"write_file", map[string]any{"path": filepath.Join(f.srv.home, "outside.txt"), "content": "x"}, "outside the remote workspace"},
+		{"write_file", map[string]any{"path": filepath.Join(f.srv.Home, "outside.txt"), "content": "x"}, "outside the remote workspace"},
 		{"write_file", map[string]any{"path": "~/.bashrc", "content": "x"}, "start-up or settings file"},
 		{"write_file", map[string]any{"path": filepath.Join(f.work, ".git", "hooks", "pre-commit"), "content": "x"}, "stays read-only"},
 	} {
@@ -409,7 +426,7 @@ func TestFileToolsGoOverSFTPWithThePathPolicy(t *testing.T) {
 			t.Errorf("%s %v: %s", tc.tool, tc.args, res.Content)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(f.srv.home, "outside.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(f.srv.Home, "outside.txt")); err == nil {
 		t.Error("a write outside the workspace happened")
 	}
 	// /tmp is writable, as locally.
@@ -426,7 +443,7 @@ func TestReadOnlyRefusesEveryRemoteWriteAndFullAccessNone(t *testing.T) {
 		t.Fatalf("read-only write: %s", res.Content)
 	}
 	full := setUp(t, true, func(o *Options) { o.Mode = "full-access" })
-	out := filepath.Join(full.srv.home, "outside.txt")
+	out := filepath.Join(full.srv.Home, "outside.txt")
 	if res := call(t, context.Background(), full.fileTool("write_file"), map[string]any{"path": out, "content": "x"}); res.IsError {
 		t.Fatalf("full-access write: %s", res.Content)
 	}

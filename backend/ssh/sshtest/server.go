@@ -1,4 +1,10 @@
-package ssh
+// Package sshtest is an SSH server for tests, on 127.0.0.1: each exec
+// request runs through /bin/sh on this machine as sshd runs it (a new
+// session, a clean environment, the exit status as soon as the shell
+// exits, signals passed to the shell) and the sftp subsystem is served by
+// pkg/sftp. It records what it ran, the signals it got and the SFTP
+// traffic, so tests can tell what reached the "remote" side.
+package sshtest
 
 import (
 	"crypto/ed25519"
@@ -10,7 +16,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,26 +27,31 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// testServer is an SSH server on 127.0.0.1 that runs each exec request
+// Server is an SSH server on 127.0.0.1 that runs each exec request
 // through /bin/sh on this machine as sshd does (a new session, a clean
 // environment, the exit status as soon as the shell exits) and serves
 // SFTP with pkg/sftp. It records what it ran.
-type testServer struct {
-	t       *testing.T
-	addr    string
-	hostKey gossh.Signer
-	home    string // the remote user's home
+type Server struct {
+	t *testing.T
+	// Addr is host:port; HostKey its key; Home the remote user's home
+	// (outside /tmp).
+	Addr    string
+	HostKey gossh.Signer
+	Home    string
 
 	mu       sync.Mutex
 	conns    []net.Conn
-	commands []string     // exec requests, in order
-	signals  []string     // signal requests, in order
-	sftpIn   atomic.Int64 // bytes of SFTP requests received
-	logins   atomic.Int64 // connections that logged in
+	commands []string // exec requests, in order
+	signals  []string // signal requests, in order
 	srv      *gliderssh.Server
+
+	// SFTPIn counts the bytes of SFTP requests received; Logins the
+	// connections that logged in.
+	SFTPIn atomic.Int64
+	Logins atomic.Int64
 }
 
-func newKey(t *testing.T) (gossh.Signer, ed25519.PrivateKey) {
+func NewKey(t *testing.T) (gossh.Signer, ed25519.PrivateKey) {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -54,8 +64,8 @@ func newKey(t *testing.T) (gossh.Signer, ed25519.PrivateKey) {
 	return s, priv
 }
 
-// writeKey writes priv as an OpenSSH private key file, mode 0600.
-func writeKey(t *testing.T, priv ed25519.PrivateKey, path string) {
+// WriteKey writes priv as an OpenSSH private key file, mode 0600.
+func WriteKey(t *testing.T, priv ed25519.PrivateKey, path string) {
 	t.Helper()
 	blk, err := gossh.MarshalPrivateKey(priv, "")
 	if err != nil {
@@ -66,17 +76,17 @@ func writeKey(t *testing.T, priv ed25519.PrivateKey, path string) {
 	}
 }
 
-// startServer serves on 127.0.0.1 with hostKey, accepting clientKey.
-func startServer(t *testing.T, hostKey gossh.Signer, clientKey gossh.PublicKey) *testServer {
+// Start serves on 127.0.0.1 with hostKey, accepting clientKey.
+func Start(t *testing.T, hostKey gossh.Signer, clientKey gossh.PublicKey) *Server {
 	t.Helper()
-	s := &testServer{t: t, hostKey: hostKey, home: remoteHome(t)}
+	s := &Server{t: t, HostKey: hostKey, Home: remoteHome(t)}
 	s.srv = &gliderssh.Server{
 		Handler:     s.handle,
 		HostSigners: []gliderssh.Signer{hostKey},
 		PublicKeyHandler: func(ctx gliderssh.Context, key gliderssh.PublicKey) bool {
 			ok := gliderssh.KeysEqual(key, clientKey)
 			if ok {
-				s.logins.Add(1)
+				s.Logins.Add(1)
 			}
 			return ok
 		},
@@ -92,7 +102,7 @@ func startServer(t *testing.T, hostKey gossh.Signer, clientKey gossh.PublicKey) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.addr = ln.Addr().String()
+	s.Addr = ln.Addr().String()
 	go s.srv.Serve(ln)
 	t.Cleanup(func() { s.srv.Close() })
 	return s
@@ -112,7 +122,7 @@ func remoteHome(t *testing.T) string {
 
 // dropAll closes every connection the server holds, as a network
 // failure or a restarted sshd would.
-func (s *testServer) dropAll() {
+func (s *Server) DropAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.conns {
@@ -121,13 +131,13 @@ func (s *testServer) dropAll() {
 	s.conns = nil
 }
 
-func (s *testServer) ran() []string {
+func (s *Server) Ran() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.commands...)
 }
 
-func (s *testServer) gotSignals() []string {
+func (s *Server) Signals() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.signals...)
@@ -137,14 +147,14 @@ var signalNames = map[gliderssh.Signal]syscall.Signal{
 	gliderssh.SIGKILL: syscall.SIGKILL, gliderssh.SIGTERM: syscall.SIGTERM, gliderssh.SIGINT: syscall.SIGINT, gliderssh.SIGHUP: syscall.SIGHUP,
 }
 
-func (s *testServer) handle(sess gliderssh.Session) {
+func (s *Server) handle(sess gliderssh.Session) {
 	s.mu.Lock()
 	s.commands = append(s.commands, sess.RawCommand())
 	s.mu.Unlock()
 	cmd := exec.Command("/bin/sh", "-c", sess.RawCommand())
-	cmd.Dir = s.home
+	cmd.Dir = s.Home
 	// sshd's environment: the login's own, nothing of the client's.
-	cmd.Env = []string{"HOME=" + s.home, "PATH=" + os.Getenv("PATH"), "USER=tester", "LOGNAME=tester", "SHELL=/bin/sh", "SSH_CONNECTION=127.0.0.1 1 127.0.0.1 22"}
+	cmd.Env = []string{"HOME=" + s.Home, "PATH=" + os.Getenv("PATH"), "USER=tester", "LOGNAME=tester", "SHELL=/bin/sh", "SSH_CONNECTION=127.0.0.1 1 127.0.0.1 22"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -220,8 +230,8 @@ type sessionCloser struct{ gliderssh.Session }
 
 func (s sessionCloser) Close() error { return s.Session.Close() }
 
-func (s *testServer) serveSFTP(sess gliderssh.Session) {
-	srv, err := sftp.NewServer(countingRW{sessionCloser{sess}, &s.sftpIn})
+func (s *Server) serveSFTP(sess gliderssh.Session) {
+	srv, err := sftp.NewServer(countingRW{sessionCloser{sess}, &s.SFTPIn})
 	if err != nil {
 		return
 	}
@@ -229,20 +239,4 @@ func (s *testServer) serveSFTP(sess gliderssh.Session) {
 		s.t.Logf("sftp server: %v", err)
 	}
 	srv.Close()
-}
-
-// client is what a test needs to reach a server: a key file and a
-// known_hosts file.
-type client struct {
-	key, knownHosts string
-	pub             gossh.PublicKey
-}
-
-func newClient(t *testing.T) client {
-	t.Helper()
-	dir := t.TempDir()
-	s, priv := newKey(t)
-	c := client{key: filepath.Join(dir, "id_ed25519"), knownHosts: filepath.Join(dir, "known_hosts"), pub: s.PublicKey()}
-	writeKey(t, priv, c.key)
-	return c
 }
