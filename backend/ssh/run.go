@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +25,15 @@ const pipeGrace = 2 * time.Second
 // quote is s as one word of a POSIX shell.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isVarName says whether s can name a shell variable.
+func isVarName(s string) bool {
+	for i, c := range s {
+		if c != '_' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && (i == 0 || !('0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // taskKey names a task's state files: hex, safe in any shell.
 func taskKey(task string) string {
@@ -89,7 +96,7 @@ func (b *Backend) environ(extra []string) []string {
 	env = append(env, extra...)
 	out := env[:0]
 	for _, kv := range env {
-		if name, _, ok := strings.Cut(kv, "="); ok && varName.MatchString(name) {
+		if name, _, ok := strings.Cut(kv, "="); ok && isVarName(name) {
 			out = append(out, kv)
 		}
 	}
