@@ -59,10 +59,10 @@ trap '__hermes_save "$?"' EXIT
 // exported variables, sets the environment hermes gives commands (the
 // forwarded variables, never the rest of hermes' own), moves to c.Dir
 // and evaluates the command line with stdin empty.
-func (b *Backend) script(c backend.Command, foreground bool) string {
+func (b *Backend) script(c backend.Command, state string, foreground bool) string {
 	var s strings.Builder
 	s.WriteString("printf '%s\\n' \"$$\" >&2\n")
-	fmt.Fprintf(&s, "__hermes_s=%s; __hermes_t=%s\n", quote(b.state), taskKey(c.Task))
+	fmt.Fprintf(&s, "__hermes_s=%s; __hermes_t=%s\n", quote(state), taskKey(c.Task))
 	s.WriteString("if [ -r \"$__hermes_s/$__hermes_t.env\" ]; then . \"$__hermes_s/$__hermes_t.env\" >/dev/null 2>&1; fi\n")
 	s.WriteString("export PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0\n")
 	for _, kv := range b.environ(c.Env) {
@@ -106,8 +106,15 @@ func (b *Backend) environ(extra []string) []string {
 // execLine is the command the remote login shell runs: bash (or sh)
 // evaluating the script it reads from the channel's stdin, so that the
 // login shell, whatever it is, parses nothing of it.
-func (b *Backend) execLine() string {
-	return "exec " + quote(b.shell) + ` -c 'eval "$(cat)"'`
+func execLine(shell string) string {
+	return "exec " + quote(shell) + ` -c 'eval "$(cat)"'`
+}
+
+// where are the remote shell and state directory the connection set up.
+func (b *Backend) where() (shell, state string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.shell, b.state
 }
 
 // remote is one command running on the remote host.
@@ -115,6 +122,7 @@ type remote struct {
 	b      *Backend
 	conn   *conn
 	ch     gossh.Channel
+	state  string        // the state directory the command uses
 	pid    chan int      // the remote shell's pid, once said (0: unknown)
 	copied chan struct{} // closed when stdout and stderr have ended
 	status chan struct{} // closed when the exit status came or the channel closed
@@ -141,7 +149,8 @@ func (b *Backend) open(ctx context.Context, c backend.Command, foreground bool) 
 			b.drop(cn)
 			continue
 		}
-		ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Command string }{b.execLine()}))
+		shell, state := b.where()
+		ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Command string }{execLine(shell)}))
 		if err != nil || !ok {
 			ch.Close()
 			if err != nil {
@@ -151,15 +160,15 @@ func (b *Backend) open(ctx context.Context, c backend.Command, foreground bool) 
 			}
 			return nil, fmt.Errorf("ssh: %s refused to run a command", b.Target())
 		}
-		return b.started(cn, ch, reqs, c, foreground), nil
+		return b.started(cn, ch, reqs, c, state, foreground), nil
 	}
 	return nil, fmt.Errorf("ssh: run on %s: the connection dropped and could not be made again: %w", b.Target(), lastErr)
 }
 
-func (b *Backend) started(cn *conn, ch gossh.Channel, reqs <-chan *gossh.Request, c backend.Command, foreground bool) *remote {
-	r := &remote{b: b, conn: cn, ch: ch, pid: make(chan int, 1), copied: make(chan struct{}), status: make(chan struct{}), code: -1}
+func (b *Backend) started(cn *conn, ch gossh.Channel, reqs <-chan *gossh.Request, c backend.Command, state string, foreground bool) *remote {
+	r := &remote{b: b, conn: cn, ch: ch, state: state, pid: make(chan int, 1), copied: make(chan struct{}), status: make(chan struct{}), code: -1}
 	go func() {
-		ch.Write([]byte(b.script(c, foreground)))
+		ch.Write([]byte(b.script(c, state, foreground)))
 		ch.CloseWrite()
 	}()
 	stderr := &pidLine{dst: c.Stderr, pid: r.pid}
@@ -288,7 +297,7 @@ func (b *Backend) Run(ctx context.Context, c backend.Command) (backend.Exit, err
 		}
 	case <-ctx.Done():
 	}
-	e.Dir = r.finish(b.state + "/" + taskKey(c.Task) + ".pwd")
+	e.Dir = r.finish(r.state + "/" + taskKey(c.Task) + ".pwd")
 	r.ch.Close()
 	<-r.copied
 	if ctx.Err() != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-go/hermes/tools/file"
 	"github.com/hermes-go/hermes/tools/terminal"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 )
 
 // client is what a test needs to reach a server: a key file and a
@@ -446,5 +447,56 @@ func TestReadOnlyRefusesEveryRemoteWriteAndFullAccessNone(t *testing.T) {
 	out := filepath.Join(full.srv.Home, "outside.txt")
 	if res := call(t, context.Background(), full.fileTool("write_file"), map[string]any{"path": out, "content": "x"}); res.IsError {
 		t.Fatalf("full-access write: %s", res.Content)
+	}
+}
+
+// With no key file the running ssh-agent's keys log in (SSH_AUTH_SOCK),
+// as with ssh.
+func TestTheAgentsKeysLogIn(t *testing.T) {
+	hostKey, _ := sshtest.NewKey(t)
+	signer, priv := sshtest.NewKey(t)
+	srv := sshtest.Start(t, hostKey, signer.PublicKey())
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: priv}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { agent.ServeAgent(keyring, c); c.Close() }()
+		}
+	}()
+	cl := client{knownHosts: filepath.Join(t.TempDir(), "known_hosts")}
+	trust(t, cl, srv)
+	o := options(srv, cl)
+	o.Key, o.Cwd = "", srv.Home
+	o.Getenv = func(k string) string {
+		switch k {
+		case "SSH_AUTH_SOCK":
+			return sock
+		case "HOME":
+			return t.TempDir() // no key files of its own
+		}
+		return os.Getenv(k)
+	}
+	be, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	term := terminal.New(terminal.Options{Backend: be})
+	defer term.Close()
+	res := call(t, context.Background(), term.TerminalTool(), map[string]any{"command": "echo via-agent"})
+	if !strings.Contains(res.Content, "exit code: 0\n") || !strings.Contains(res.Content, "via-agent") || srv.Logins.Load() != 1 {
+		t.Fatalf("result:\n%s", res.Content)
 	}
 }
