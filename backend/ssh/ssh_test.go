@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -498,5 +499,44 @@ func TestTheAgentsKeysLogIn(t *testing.T) {
 	res := call(t, context.Background(), term.TerminalTool(), map[string]any{"command": "echo via-agent"})
 	if !strings.Contains(res.Content, "exit code: 0\n") || !strings.Contains(res.Content, "via-agent") || srv.Logins.Load() != 1 {
 		t.Fatalf("result:\n%s", res.Content)
+	}
+}
+
+// A key file with a passphrase is refused saying to use the agent.
+func TestAKeyWithAPassphraseAsksForTheAgent(t *testing.T) {
+	f := setUp(t, true, nil)
+	_, priv := sshtest.NewKey(t)
+	blk, err := gossh.MarshalPrivateKeyWithPassphrase(priv, "", []byte("secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(t.TempDir(), "id_locked")
+	os.WriteFile(key, pem.EncodeToMemory(blk), 0o600)
+	o := options(f.srv, f.cl)
+	o.Key, o.Cwd = key, f.work
+	be, _ := New(o)
+	defer be.Close()
+	term := terminal.New(terminal.Options{Backend: be})
+	defer term.Close()
+	res := call(t, context.Background(), term.TerminalTool(), map[string]any{"command": "true"})
+	if !res.IsError || !strings.Contains(res.Content, "passphrase") || !strings.Contains(res.Content, "ssh-add "+key) {
+		t.Fatalf("result: %s", res.Content)
+	}
+}
+
+// Close removes the remote state directory.
+func TestCloseRemovesTheRemoteState(t *testing.T) {
+	f := setUp(t, true, nil)
+	f.run(t, "export X=1")
+	_, state := f.be.where()
+	if st, err := os.Stat(state); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("state directory %s: %v %v", state, st, err)
+	}
+	f.term.Close()
+	if err := f.be.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Fatalf("%s is still there: %v", state, err)
 	}
 }
