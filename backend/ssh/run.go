@@ -131,6 +131,7 @@ type remote struct {
 	code     int
 	signal   string
 	got      bool // an exit status or signal came
+	killed   bool // interrupt killed it
 	pidValue int
 }
 
@@ -254,6 +255,9 @@ func (r *remote) finish(readDir string) string {
 // interrupt sends SIGKILL over the channel, kills the command's process
 // group and closes the channel.
 func (r *remote) interrupt() {
+	r.mu.Lock()
+	r.killed = true
+	r.mu.Unlock()
 	r.ch.SendRequest("signal", false, gossh.Marshal(struct{ Signal string }{"KILL"}))
 	r.finish("")
 	r.ch.Close()
@@ -267,6 +271,8 @@ func (r *remote) exit() backend.Exit {
 	switch {
 	case r.signal != "":
 		e.Code, e.Note = -1, "killed by signal: SIG"+r.signal
+	case r.killed && !r.got:
+		e.Code, e.Note = -1, "killed"
 	case !r.got:
 		e.Code, e.Note = -1, fmt.Sprintf("the connection to %s was lost while the command ran; it may still be running there", r.b.opts.Host)
 	}
