@@ -7,8 +7,9 @@
 //   - Host keys are checked against known_hosts (terminal.ssh.known_hosts,
 //     default ~/.ssh/known_hosts) with ssh/knownhosts. A host whose key is
 //     not on record is refused, never accepted silently: the tool result
-//     and stderr give its SHA256 fingerprint and the command that trusts
-//     it (`hermes ssh trust HOST[:PORT]`), and nothing runs there. A host
+//     and hermes' warnings (Options.Warn, stderr on the command line)
+//     give its SHA256 fingerprint and the command that trusts it
+//     (`hermes ssh trust HOST[:PORT]`), and nothing runs there. A host
 //     whose key differs from the one on record is refused loudly, naming
 //     both keys and the known_hosts line.
 //   - It logs in with terminal.ssh.key, else the running ssh-agent's keys

@@ -83,7 +83,8 @@ func setUp(t *testing.T, trusted bool, tweak func(*Options)) *fixture {
 	f := &fixture{srv: srv, cl: cl, work: filepath.Join(srv.Home, "work"), stderr: &bytes.Buffer{}}
 	os.MkdirAll(f.work, 0o755)
 	o := options(srv, cl)
-	o.Cwd, o.Stderr = f.work, f.stderr
+	o.Cwd = f.work
+	o.Warn = func(s string) { f.stderr.WriteString(s + "\n") }
 	if tweak != nil {
 		tweak(&o)
 	}
