@@ -144,8 +144,11 @@ func (b *Backend) open(ctx context.Context, c backend.Command, foreground bool) 
 		if err != nil {
 			return nil, err
 		}
-		ch, reqs, err := cn.client.OpenChannel("session", nil)
+		ch, reqs, err := b.openChannel(ctx, cn)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("ssh: run on %s: %w", b.Target(), ctx.Err())
+			}
 			lastErr = err
 			b.drop(cn)
 			continue
@@ -164,6 +167,39 @@ func (b *Backend) open(ctx context.Context, c backend.Command, foreground bool) 
 		return b.started(cn, ch, reqs, c, state, foreground), nil
 	}
 	return nil, fmt.Errorf("ssh: run on %s: the connection dropped and could not be made again: %w", b.Target(), lastErr)
+}
+
+// openChannel opens a session channel on cn, giving up after the
+// connect timeout: a connection whose peer vanished without a word (a
+// dropped network) answers nothing, and is then made again.
+func (b *Backend) openChannel(ctx context.Context, cn *conn) (gossh.Channel, <-chan *gossh.Request, error) {
+	type opened struct {
+		ch   gossh.Channel
+		reqs <-chan *gossh.Request
+		err  error
+	}
+	res := make(chan opened, 1)
+	go func() {
+		ch, reqs, err := cn.client.OpenChannel("session", nil)
+		res <- opened{ch, reqs, err}
+	}()
+	t := time.NewTimer(b.opts.ConnectTimeout)
+	defer t.Stop()
+	var err error
+	select {
+	case o := <-res:
+		return o.ch, o.reqs, o.err
+	case <-t.C:
+		err = fmt.Errorf("no answer from %s in %s", b.opts.Addr(), b.opts.ConnectTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	go func() { // a channel opened too late is closed unused
+		if o := <-res; o.err == nil {
+			o.ch.Close()
+		}
+	}()
+	return nil, nil, err
 }
 
 func (b *Backend) started(cn *conn, ch gossh.Channel, reqs <-chan *gossh.Request, c backend.Command, state string, foreground bool) *remote {
