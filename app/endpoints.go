@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/hermes-go/hermes/config"
@@ -51,9 +53,15 @@ func loadPools(ctx context.Context, cfg *config.Config, pcfg provider.Config, ge
 	if err != nil || len(f.Providers) == 0 {
 		return nil, err
 	}
+	return provider.LoadPools(path, envKeys(ctx, pcfg, getenv, slices.Collect(maps.Keys(f.Providers))), now, warn)
+}
+
+// envKeys are the keys the environment or .env gives providers ids (not
+// those of key commands), as pool members.
+func envKeys(ctx context.Context, pcfg provider.Config, getenv func(string) string, ids []string) map[string]provider.PoolKey {
 	env := map[string]provider.PoolKey{}
 	r := provider.Resolver{Getenv: getenv}
-	for id := range f.Providers {
+	for _, id := range ids {
 		if pcfg.Providers[id].KeyCmd != "" {
 			continue // a key command's key is refreshed, not pooled
 		}
@@ -62,5 +70,42 @@ func loadPools(ctx context.Context, cfg *config.Config, pcfg provider.Config, ge
 			env[id] = provider.PoolKey{Label: ep.KeyEnv, Key: ep.APIKey, Env: true}
 		}
 	}
-	return provider.LoadPools(path, env, now, warn)
+	return env
+}
+
+// KeyPools is what hermes auth list shows: the pool of every provider
+// with keys in HERMES_HOME's pool file or a key in the environment or
+// .env (that one alone, for a provider with no pooled keys), with their
+// states. getenv (nil: os.Getenv) has .env put behind it.
+func KeyPools(ctx context.Context, cfg *config.Config, getenv func(string) string) (map[string]*provider.Pool, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	getenv, _, err := withDotEnv(cfg.Home, getenv)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(cfg.Home, provider.PoolFileName)
+	f, err := provider.ReadPoolFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pcfg := providerConfig(cfg)
+	ids := slices.Collect(maps.Keys(f.Providers))
+	for _, s := range provider.Providers() {
+		if !s.KeyOptional && !s.Local && !slices.Contains(ids, s.ID) {
+			ids = append(ids, s.ID)
+		}
+	}
+	env := envKeys(ctx, pcfg, getenv, ids)
+	pools, err := provider.LoadPools(path, env, time.Now, nil)
+	if err != nil {
+		return nil, err
+	}
+	for id, k := range env {
+		if pools[id] == nil {
+			pools[id] = provider.NewPool(id, []provider.PoolKey{k}, f.State[id], time.Now, nil)
+		}
+	}
+	return pools, nil
 }
