@@ -55,7 +55,7 @@ func runChecks(ctx context.Context, e *env) []finding {
 		}
 		out = append(out, pass("config", detail))
 	}
-	out = append(out, privateFile("config_mode", filepath.Join(home, "config.yaml"), "settings (and may hold keys)"))
+	out = append(out, checkConfigMode(filepath.Join(home, "config.yaml"), cfg != nil && cfg.APIKey != ""))
 	out = append(out, privateFile("env_mode", filepath.Join(home, ".env"), "API keys"))
 	out = append(out, privateFile("auth_mode", filepath.Join(home, provider.PoolFileName), "the key pools"))
 	if cfg == nil {
@@ -73,6 +73,34 @@ func runChecks(ctx context.Context, e *env) []finding {
 	out = append(out, checkDisk(home))
 	out = append(out, checkPeers(e, cfg)...)
 	return out
+}
+
+// checkConfigMode fails a config.yaml others may write (they could point
+// base_url elsewhere), or read when it holds api_key; the repair takes
+// those bits away.
+func checkConfigMode(path string, holdsKey bool) finding {
+	if holdsKey {
+		return privateFile("config_mode", path, "api_key")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return pass("config_mode", path+" does not exist")
+	case err != nil:
+		return fail("config_mode", err.Error(), "check the permissions of "+path)
+	case fi.Mode().Perm()&0o022 != 0:
+		mode := fi.Mode().Perm() &^ 0o022
+		f := fail("config_mode", fmt.Sprintf("%s is mode %#o: other users can change it (its base_url, its commands)", path, fi.Mode().Perm()),
+			fmt.Sprintf("chmod go-w %s (hermes doctor --fix does it)", path))
+		f.repair = func() (string, error) {
+			if err := os.Chmod(path, mode); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("chmod %#o %s", mode, path), nil
+		}
+		return f
+	}
+	return pass("config_mode", fmt.Sprintf("%s is mode %#o", path, fi.Mode().Perm()))
 }
 
 func checkHome(home string) finding {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 )
 
@@ -196,5 +197,26 @@ func TestProfileNamesAreValidated(t *testing.T) {
 		if e.Name() == "evil" {
 			t.Fatal("a profile name escaped the home")
 		}
+	}
+}
+
+// Commands the agent runs see the profile's home as HERMES_HOME (a hermes
+// they start uses the same profile) and no HERMES_PROFILE to apply again.
+func TestProfileHomeReachesCommandsTheAgentRuns(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{call("env", "terminal", `{"command":"echo home=$HERMES_HOME profile=${HERMES_PROFILE:-none}"}`)}},
+		llmtest.Reply{Text: "done"})
+	home := t.TempDir()
+	if r := hermes(t, home, t.TempDir(), "profile", "create", "work"); r.code != 0 {
+		t.Fatalf("create: exit %d\n%s", r.code, r.stderr)
+	}
+	r := hermesEnv(t, []string{"HERMES_PROFILE=work"}, home, t.TempDir(), "-z", "go", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got := resultsByID(srv.Requests()[1])["env"]
+	want := "home=" + filepath.Join(home, "profiles", "work") + " profile=none"
+	if !strings.Contains(got, want) {
+		t.Fatalf("the command saw %q, want %q", got, want)
 	}
 }
