@@ -388,19 +388,23 @@ func (c *Chain) pickKey(idx int) error {
 	return nil
 }
 
-// rotate handles a rate limit or refusal of a pooled key: the key cools
-// down until its reset time or is marked refused, and when another key is
+// rotate handles a rate limit, refusal or exhausted quota of a pooled
+// key: the key cools down until its reset time or is marked refused, and when another key is
 // usable, rotate names it and reports true. With every key out it reports
 // false, and the call goes on as without a pool (fallback, or a wait).
 func (c *Chain) rotate(ep Endpoint, pe *llm.ProviderError) (string, bool) {
 	pool := ep.Pool
-	if pool == nil || !pool.Has(ep.APIKey) || (pe.Kind != llm.ErrRateLimit && pe.Kind != llm.ErrAuth) {
+	if pool == nil || !pool.Has(ep.APIKey) {
 		return "", false
 	}
-	if pe.Kind == llm.ErrRateLimit {
+	switch pe.Kind {
+	case llm.ErrRateLimit:
 		pool.Cool(ep.APIKey, pe.RetryAfter)
-	} else {
+	case llm.ErrAuth, llm.ErrBilling:
+		// Refused, or out of credit: waiting does not bring it back.
 		pool.Refuse(ep.APIKey)
+	default:
+		return "", false
 	}
 	k, ok := pool.Pick()
 	if !ok || pool.State(k.Key).Status != KeyOK {

@@ -208,6 +208,40 @@ func TestPoolSkipsARefusedKey(t *testing.T) {
 	}
 }
 
+// A key out of quota (OpenAI's 429 insufficient_quota) is out like a
+// refused one: the next key answers, and it is not tried again.
+func TestPoolSkipsAKeyOutOfQuota(t *testing.T) {
+	clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	srv := llmtest.NewServer(t)
+	var mu sync.Mutex
+	var keys []string
+	srv.Handle(func(r *llmtest.Request) llmtest.Reply {
+		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		mu.Lock()
+		keys = append(keys, key)
+		mu.Unlock()
+		if key == "sk-broke" {
+			return llmtest.Error(429, llmtest.OpenAIQuotaBody)
+		}
+		return llmtest.Reply{Text: "answered with " + key}
+	})
+	ep, pool, _ := pooled(t, &keyedServer{Server: srv}, func() time.Time { return clock }, "sk-broke", "sk-paid")
+	opts := (&recorder{}).options()
+	opts.Now = func() time.Time { return clock }
+	c := newChain(t, opts, ep)
+	for range 2 {
+		if got := answer(t, c); got != "answered with sk-paid" {
+			t.Fatalf("answer %q", got)
+		}
+	}
+	if st := pool.State("sk-broke"); st.Status != provider.KeyRefused {
+		t.Fatalf("sk-broke %+v", st)
+	}
+	if strings.Join(keys, ",") != "sk-broke,sk-paid,sk-paid" {
+		t.Fatalf("keys sent %v", keys)
+	}
+}
+
 // Every key refused and no fallback: the call fails as an authentication
 // error that says so.
 func TestPoolEveryKeyRefusedFails(t *testing.T) {
