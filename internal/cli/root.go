@@ -139,6 +139,9 @@ func newRoot(e *env) *cobra.Command {
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
 	addRunFlags(root.Flags(), f)
 	root.PersistentFlags().StringVarP(&profile, "profile", "p", "", "run against profile NAME ($HERMES_HOME/profiles/NAME; also HERMES_PROFILE)")
+	// The profile is chosen once, before any command reads the home;
+	// traversing keeps it so under a command with a hook of its own.
+	cobra.EnableTraverseRunHooks = true
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		return selectProfile(e, profile, cmd.Flags().Changed("profile"))
 	}

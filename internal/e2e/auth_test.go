@@ -194,3 +194,19 @@ func TestAuthRemoveByLabelAndIndex(t *testing.T) {
 		t.Fatalf("add for an unknown provider: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// On a terminal, auth add asks for the key and does not echo it.
+func TestAuthAddOnATerminalDoesNotEchoTheKey(t *testing.T) {
+	home := t.TempDir()
+	tt := startTerm(t, home, t.TempDir(), nil, "auth", "add", "anthropic", "--label", "typed")
+	tt.waitFor("API key for anthropic (not shown):")
+	tt.typeLine(poolKeyA)
+	s := tt.waitFor("[exit 0]", "Added …A111 to anthropic's pool as typed")
+	if strings.Contains(s, poolKeyA[:12]) {
+		t.Fatalf("the key was echoed:\n%s", s)
+	}
+	rows := authList(t, home)
+	if len(rows) != 1 || rows[0].Provider != "anthropic" || rows[0].Key != "…A111" {
+		t.Fatalf("list %+v", rows)
+	}
+}
