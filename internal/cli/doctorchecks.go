@@ -156,6 +156,12 @@ func checkProvider(ctx context.Context, e *env, cfg *config.Config) []finding {
 	if found != nil {
 		key.Detail += "; local server found: " + found.String()
 	}
+	if ep.Pool != nil {
+		// Probe with the key a run would use now.
+		if k, ok := ep.Pool.Pick(); ok {
+			ep.APIKey = k.Key
+		}
+	}
 	return []finding{key, probeProvider(ctx, ep)}
 }
 
