@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/internal/lazyre"
 )
@@ -97,7 +99,7 @@ func selectProfile(e *env, flag string, set bool) error {
 	}
 	home := profileHome(base, name)
 	if fi, err := os.Stat(home); err != nil || !fi.IsDir() {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s names profile %q, which does not exist (%s): create it with hermes profile create %s, or see hermes profile list", from, name, home, name)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s names profile %q, which does not exist (%s): create it with hermes profile create %s, or choose another (hermes profile list; hermes profile use default)", from, name, home, name)}
 	}
 	e.profile = name
 	outer := e.getenv
@@ -117,6 +119,24 @@ func selectProfile(e *env, flag string, set bool) error {
 		os.Unsetenv("HERMES_PROFILE")
 	}
 	return nil
+}
+
+// profileHook selects the profile of the run. Under hermes profile, which
+// works on the base home, a profile that cannot be selected (an
+// active_profile naming one deleted by hand) is a warning: those commands
+// are how it gets fixed.
+func profileHook(e *env, cmd *cobra.Command, flag string) error {
+	err := selectProfile(e, flag, cmd.Flags().Changed("profile"))
+	if err == nil {
+		return nil
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "profile" && c.Parent() != nil && c.Parent().Parent() == nil {
+			e.warn(err)
+			return nil
+		}
+	}
+	return err
 }
 
 // profileName is the profile this run uses, for status displays.

@@ -143,7 +143,7 @@ func newRoot(e *env) *cobra.Command {
 	// traversing keeps it so under a command with a hook of its own.
 	cobra.EnableTraverseRunHooks = true
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		return selectProfile(e, profile, cmd.Flags().Changed("profile"))
+		return profileHook(e, cmd, profile)
 	}
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))

@@ -192,6 +192,20 @@ func TestProfileNamesAreValidated(t *testing.T) {
 		t.Fatalf("unknown profile: exit %d\n%s", r.code, r.stderr)
 	}
 	mustNotExist(t, filepath.Join(home, "profiles", "nosuch"))
+	// An active profile deleted by hand stops runs, not hermes profile,
+	// which puts it right.
+	if err := os.WriteFile(filepath.Join(home, "active_profile"), []byte("gone\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := hermes(t, home, t.TempDir(), "status"); r.code != 2 || !strings.Contains(r.stderr, "hermes profile use default") {
+		t.Fatalf("status with a missing active profile: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := hermes(t, home, t.TempDir(), "profile", "use", "default"); r.code != 0 {
+		t.Fatalf("profile use default: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := hermes(t, home, t.TempDir(), "status"); r.code != 0 {
+		t.Fatalf("status after profile use default: exit %d\n%s", r.code, r.stderr)
+	}
 	entries, _ := os.ReadDir(filepath.Dir(home))
 	for _, e := range entries {
 		if e.Name() == "evil" {
