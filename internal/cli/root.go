@@ -145,11 +145,11 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		return profileHook(e, cmd, profile)
 	}
+	root.AddCommand(newDoctorCmd(e), newProfileCmd(e), newStatusCmd(e), newAuthCmd(e))
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
 	root.AddCommand(newCronCmd(e))
-	root.AddCommand(newDoctorCmd(e), newProfileCmd(e), newStatusCmd(e), newAuthCmd(e))
 	return root
 }
