@@ -26,7 +26,7 @@ const (
 	activeProfileFile = "active_profile"
 	// defaultProfile names the base home itself.
 	defaultProfile = "default"
-	profilesDir    = "profiles"
+	profilesDir    = config.ProfilesDir
 )
 
 var profileNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,5 +233,61 @@ func TestProfileHomeReachesCommandsTheAgentRuns(t *testing.T) {
 	want := "home=" + filepath.Join(home, "profiles", "work") + " profile=none"
 	if !strings.Contains(got, want) {
 		t.Fatalf("the command saw %q, want %q", got, want)
+	}
+}
+
+// What the agent runs in one profile reads no other's keys, settings or
+// sessions (the base home's, another profile's) and writes none of them;
+// commands and file tools alike.
+func TestProfilesDoNotReadEachOthersKeys(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{{"profile", "create", "work"}, {"profile", "create", "play"}} {
+		if r := hermes(t, home, t.TempDir(), args...); r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+	secrets := map[string]string{
+		home:                                    "sk-base-secret-0000",
+		filepath.Join(home, "profiles", "work"): "sk-work-secret-1111",
+		filepath.Join(home, "profiles", "play"): "sk-play-secret-2222",
+	}
+	for dir, key := range secrets {
+		if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("SOME_API_KEY="+key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		profile string
+		others  []string
+	}{
+		{"work", []string{home, filepath.Join(home, "profiles", "play")}},
+		{"default", []string{filepath.Join(home, "profiles", "work"), filepath.Join(home, "profiles", "play")}},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			var calls []llm.ToolCall
+			for i, o := range tc.others {
+				calls = append(calls,
+					call("cat"+strconv.Itoa(i), "terminal", `{"command":"cat `+o+`/.env; echo x > `+o+`/config.yaml"}`),
+					call("read"+strconv.Itoa(i), "read_file", `{"path":"`+o+`/.env"}`))
+			}
+			srv.Enqueue(llmtest.Reply{ToolCalls: calls}, llmtest.Reply{Text: "done"})
+			r := hermes(t, home, t.TempDir(), "-p", tc.profile, "--yolo", "-z", "go", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			results := resultsByID(srv.Requests()[1])
+			if len(results) != 2*len(tc.others) {
+				t.Fatalf("results %v", results)
+			}
+			for id, res := range results {
+				if strings.Contains(res, "secret") {
+					t.Fatalf("%s read another home's key: %q", id, res)
+				}
+			}
+			for _, o := range tc.others {
+				mustNotExist(t, filepath.Join(o, "config.yaml"))
+			}
+		})
 	}
 }
