@@ -184,7 +184,7 @@ func TestDoctorReportsARefusedKeyWithoutShowingIt(t *testing.T) {
 
 func TestDoctorStartsEachMCPServerAndChecksTheStores(t *testing.T) {
 	srv := okServer(t)
-	home := healthyHome(t, srv, fmt.Sprintf("mcp_startup_timeout: 5\nmcp_servers:\n  good:\n    command: %s\n  broken:\n    command: /nonexistent/mcp-server\n", mcptest.Binary(t)))
+	home := healthyHome(t, srv, fmt.Sprintf("mcp_startup_timeout: 30\nmcp_servers:\n  good:\n    command: %s\n  broken:\n    command: /nonexistent/mcp-server\n", mcptest.Binary(t)))
 	if err := os.WriteFile(filepath.Join(home, "state.db"), []byte("this is not a database, just text that is long enough to matter"), 0o600); err != nil {
 		t.Fatal(err)
 	}
