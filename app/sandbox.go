@@ -70,7 +70,7 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 		roots = append(roots, r)
 	}
 	p, err := sandbox.NewPolicy(sandbox.Options{Mode: mode, Workdir: workdir, ExtraRoots: roots,
-		Home: home, HermesHome: cfg.Home, Network: network, NetworkAllow: sc.Network.Allow,
+		Home: home, HermesHome: cfg.Home, OtherHomes: config.RelatedHomes(cfg.Home), Network: network, NetworkAllow: sc.Network.Allow,
 		NoDefaultAllow: sc.Network.Defaults != nil && !*sc.Network.Defaults, Required: sc.Required})
 	if err != nil {
 		return sandbox.Policy{}, configErr(err)

@@ -112,6 +112,10 @@ type Options struct {
 	Home string
 	// HermesHome is HERMES_HOME.
 	HermesHome string
+	// OtherHomes are the homes sharing HermesHome's tree (a profile's
+	// base home and the other profiles): read-only, their keys, settings
+	// and sessions hidden like HermesHome's.
+	OtherHomes []string
 	// Scratch are the temporary directories that stay writable (default
 	// /tmp and $TMPDIR).
 	Scratch []string
@@ -344,10 +348,13 @@ func NewPolicy(o Options) (Policy, error) {
 			}
 		}
 	}
-	if o.HermesHome != "" {
+	for _, h := range append([]string{o.HermesHome}, o.OtherHomes...) {
+		if h == "" {
+			continue
+		}
 		// The agent's own settings never change from inside a session, and
 		// its keys and transcripts are not read by what it runs.
-		hh := Resolve(o.HermesHome)
+		hh := Resolve(h)
 		p.ReadOnly = append(p.ReadOnly, hh)
 		for _, f := range hiddenInHermesHome {
 			p.Hidden = append(p.Hidden, filepath.Join(hh, f))

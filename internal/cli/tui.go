@@ -56,6 +56,7 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 			return rt.open(ctx, o)
 		},
 		HistoryPath: filepath.Join(config.Home(e.getenv), "input_history.jsonl"),
+		Profile:     e.profileName(),
 	}
 	c, err := tui.Run(ctx, opts, e.stdin, e.stdout)
 	if buildErr != nil {

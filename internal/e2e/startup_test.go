@@ -116,7 +116,9 @@ func TestInitWorkIsBounded(t *testing.T) {
 // lists) added 0.23 MB: 34.60 MB. The ssh backend (golang.org/x/crypto/ssh
 // with knownhosts and agent, pkg/sftp for the file tools) and the backend
 // layer added 1.08 MB: 35.68 MB.
-const maxBinaryBytes = 35_690_000
+// hermes doctor, status, profile and auth with the provider's key pools
+// added 0.19 MB: 35.87 MB.
+const maxBinaryBytes = 35_880_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)

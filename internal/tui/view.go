@@ -161,7 +161,7 @@ func (m *Model) buildFrame() []string {
 	return out
 }
 
-// statusLine is the last row: model, provider, session title, tokens,
+// statusLine is the last row: model, provider, profile, session title, tokens,
 // context used, sandbox, and the marks of a fallback and of yolo.
 func (m *Model) statusLine() string {
 	t := m.theme
@@ -171,6 +171,9 @@ func (m *Model) statusLine() string {
 	s, c := m.status, m.conv()
 	model, prov := c.Model()
 	left := t.statusHi.Render(" "+model) + t.status.Render(" · "+prov)
+	if m.profile != "" && m.profile != "default" {
+		left += t.status.Render(" · profile " + m.profile)
+	}
 	if next, nprov, ok := c.PendingModel(); ok && next != model {
 		left += t.status.Render(" → " + next + " on " + nprov + " next")
 	}
