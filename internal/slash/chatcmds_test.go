@@ -441,3 +441,35 @@ func TestPickerResumesTheChosenSession(t *testing.T) {
 }
 
 func sessionsBySource(src string) session.ListOptions { return session.ListOptions{Source: src} }
+
+// A background task runs unattended: a command that needs approval is
+// refused (the model reads why) and the directory it would remove stays,
+// even when the chat itself has yolo on.
+func TestBackgroundTaskRefusesDangerousCommands(t *testing.T) {
+	work := t.TempDir()
+	victim := filepath.Join(work, "build")
+	os.MkdirAll(victim, 0o755)
+	os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("keep"), 0o644)
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected()
+	srv.Handle(func(req *llmtest.Request) llmtest.Reply {
+		if m := req.Messages(); m[len(m)-1].Role == llm.RoleTool {
+			return llmtest.Reply{Text: "result: " + m[len(m)-1].Content}
+		}
+		return llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}}}
+	})
+	r, fh := chat(t, srv, work)
+	fh.Conversation().SetYolo(true)
+	h := withCaps(fh)
+	t.Cleanup(h.bg.Close)
+	if err := runOn(t, r, h, "/bg clean up the build"); err != nil {
+		t.Fatal(err)
+	}
+	note := h.waitNote(t, "result: ")
+	if !strings.Contains(strings.ToLower(note), "denied") || !strings.Contains(note, "background task") {
+		t.Fatalf("the model read %q", note)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "keep.txt")); err != nil {
+		t.Fatalf("the background task removed the directory: %v", err)
+	}
+}
