@@ -139,3 +139,23 @@ func TestPickerResumesTheSessionChosen(t *testing.T) {
 	h.until("another session", func() bool { return h.conv().SessionID() != apples })
 	h.idle()
 }
+
+// A steer the user stopped the turn before it was read is not sent on its
+// own: it waits in the input.
+func TestSteerOfAStoppedTurnWaitsInTheInput(t *testing.T) {
+	srv, held, _ := gatedServer(t)
+	h := newHarness(t, srv, setup{})
+	h.say("hold on, no tools")
+	receive(h, "the held request", held)
+	h.say("/steer keep it short")
+	h.until("the steer acknowledged", func() bool { return strings.Contains(h.conversation(), "Steering:") })
+	h.press(ctrlC)
+	h.until("the turn stopped", func() bool { return strings.Contains(h.conversation(), "back in the input") })
+	h.idle()
+	if got := h.m.input.Value(); got != "keep it short" {
+		t.Fatalf("the input holds %q", got)
+	}
+	if n := requestsN(srv); n != 0 {
+		t.Fatalf("%d requests answered after the stop", n)
+	}
+}

@@ -376,10 +376,21 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 		m.status.tokensIn += msg.res.Usage.InputTokens
 		m.status.tokensOut += msg.res.Usage.OutputTokens
 		if left := msg.res.PendingSteer; len(left) > 0 {
-			// The turn ended before a tool call could carry them: they
-			// are the next message, before what was queued.
-			m.queue = append([]string{strings.Join(left, "\n\n")}, m.queue...)
-			m.add(&block{kind: infoBlock, text: "The turn ended before reading what /steer added; it is sent as your next message."})
+			text := strings.Join(left, "\n\n")
+			switch {
+			case msg.res.Interrupted && m.input.Value() == "":
+				// Stopped: nothing is sent on its own; the text waits in
+				// the input.
+				m.input.SetValue(text)
+				m.add(&block{kind: infoBlock, text: "The turn was stopped before reading what /steer added; it is back in the input."})
+			case msg.res.Interrupted:
+				m.add(&block{kind: infoBlock, text: "The turn was stopped before reading what /steer added: " + clip(oneLine(text), 200)})
+			default:
+				// It ended before a tool call could carry the text: the
+				// text is the next message, before what was queued.
+				m.queue = append([]string{text}, m.queue...)
+				m.add(&block{kind: infoBlock, text: "The turn ended before reading what /steer added; it is sent as your next message."})
+			}
 		}
 	}
 	m.dirty = true
