@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +27,7 @@ func gatedServer(t *testing.T) (srv *llmtest.Server, held <-chan struct{}, relea
 			return llmtest.Reply{Text: "Untitled"}
 		case last.Role == llm.RoleTool:
 			return llmtest.Reply{Text: "tool said: " + last.Content}
-		case strings.HasPrefix(last.Content, "hold"):
+		case strings.HasPrefix(last.Content, "hold") && !strings.Contains(last.Content, "side question"):
 			heldCh <- struct{}{}
 			<-gate
 			if strings.Contains(last.Content, "use a tool") {
@@ -157,5 +158,36 @@ func TestSteerOfAStoppedTurnWaitsInTheInput(t *testing.T) {
 	}
 	if n := requestsN(srv); n != 0 {
 		t.Fatalf("%d requests answered after the stop", n)
+	}
+}
+
+// /btw answers while a turn runs, from the conversation so far, and
+// neither the question nor the answer reaches the session.
+func TestBtwWhileATurnRuns(t *testing.T) {
+	srv, held, release := gatedServer(t)
+	h := newHarness(t, srv, setup{})
+	h.say("hold on, no tools")
+	receive(h, "the held request", held)
+	h.say("/btw what are you doing")
+	h.until("the side answer", func() bool { return strings.Contains(h.conversation(), "not kept in the session") })
+	// The turn's message has no answer yet: the question joins it.
+	side := chatRequests(srv)[0].Messages()
+	if got := side[len(side)-1].Content; !strings.HasPrefix(got, "hold on, no tools") || !strings.Contains(got, "what are you doing") {
+		t.Fatalf("the side call's last message: %q", got)
+	}
+	release()
+	h.until("the turn's answer", func() bool { return strings.Contains(h.conversation(), "held answer") })
+	h.idle()
+	msgs, err := h.rt.Store().Messages(context.Background(), h.conv().SessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "what are you doing") || strings.Contains(m.Content, "side question") {
+			t.Fatalf("the session stored the side question: %+v", msgs)
+		}
+	}
+	if len(msgs) != 2 {
+		t.Fatalf("the session holds %d messages", len(msgs))
 	}
 }
