@@ -35,12 +35,18 @@ func (c *Conversation) Aside(ctx context.Context, question string) (string, llm.
 	}
 	msgs := []llm.Message{llm.System(system)}
 	msgs = append(msgs, settled(c.agent.History())...)
-	ask := asideNote + question
-	if c.rt.redact != nil {
-		ask = c.rt.redact(ask)
-	}
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: ask})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: asideNote + question})
 	api, _ := llm.Sanitize(msgs)
+	if c.rt.redact != nil {
+		// As the agent's own requests: a secret the user typed does not
+		// leave for the provider (tool results and the prompt were masked
+		// when they were made).
+		for i := range api {
+			if r := api[i].Role; r != llm.RoleTool && r != llm.RoleSystem {
+				api[i].Content = c.rt.redact(api[i].Content)
+			}
+		}
+	}
 	model, _ := c.Model()
 	req := &llm.Request{Model: model, Messages: api, Tools: c.agent.ToolDefs(),
 		MaxTokens: c.rt.cfg.Agent.MaxTokens, SessionID: c.SessionID()}

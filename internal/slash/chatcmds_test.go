@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/agent"
+	"github.com/hermes-go/hermes/app"
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
 	"github.com/hermes-go/hermes/llm/llmtest"
 	"github.com/hermes-go/hermes/session"
@@ -471,5 +473,43 @@ func TestBackgroundTaskRefusesDangerousCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(victim, "keep.txt")); err != nil {
 		t.Fatalf("the background task removed the directory: %v", err)
+	}
+}
+
+// A secret the user typed is masked in the side call as in the turn's
+// own requests.
+func TestBtwMasksSecretsAsTurnsDo(t *testing.T) {
+	const secret = "Zx81kLmQ93hTr7Yw-the-providers-key"
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected()
+	srv.Handle(func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	cfg := config.Default()
+	cfg.Home = t.TempDir()
+	cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Model.Name = "custom", srv.URL(), secret, "first-model"
+	rt, err := app.New(context.Background(), cfg, app.Options{Source: "cli", Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	c, err := rt.Open(context.Background(), app.ConversationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &fakeHost{rt: rt, conv: c}
+	if _, err := c.Chat(context.Background(), "my key is "+secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t, Builtin(), h, "/btw is "+secret+" my key?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	side := reqs[len(reqs)-1]
+	if !strings.Contains(lastContent(side), "my key?") {
+		t.Fatalf("the last request is not the side call: %q", lastContent(side))
+	}
+	for _, m := range side.Messages() {
+		if strings.Contains(m.Content, secret) {
+			t.Fatalf("the side call sent the secret in %q", m.Content)
+		}
 	}
 }
