@@ -9,6 +9,15 @@ import (
 // of profile NAME is $HERMES_HOME/profiles/NAME (hermes -p NAME).
 const ProfilesDir = "profiles"
 
+// ProfileOf is the profile whose home is home ("" for a base home).
+func ProfileOf(home string) string {
+	home = filepath.Clean(home)
+	if home == "." || filepath.Base(filepath.Dir(home)) != ProfilesDir {
+		return ""
+	}
+	return filepath.Base(home)
+}
+
 // RelatedHomes are the homes sharing home's tree without being home: for
 // a profile's home, the base home and the other profiles; for a base
 // home, its profiles. What runs under one home must not read the keys,

@@ -118,7 +118,9 @@ func TestInitWorkIsBounded(t *testing.T) {
 // layer added 1.08 MB: 35.68 MB.
 // hermes doctor, status, profile and auth with the provider's key pools
 // added 0.19 MB: 35.87 MB.
-const maxBinaryBytes = 35_880_000
+// The chat commands /steer, /queue, /btw, /bg, /branch, /status, /diff
+// and the session picker (no new library) added 0.11 MB: 35.98 MB.
+const maxBinaryBytes = 35_990_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)

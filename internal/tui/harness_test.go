@@ -206,6 +206,7 @@ var (
 	ctrlJ     = tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
 	shiftEnt  = tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
 	up        = tea.KeyPressMsg{Code: tea.KeyUp}
+	down      = tea.KeyPressMsg{Code: tea.KeyDown}
 	tab       = tea.KeyPressMsg{Code: tea.KeyTab}
 	esc       = tea.KeyPressMsg{Code: tea.KeyEscape}
 	ctrlO     = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}

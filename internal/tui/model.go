@@ -101,6 +101,8 @@ type Model struct {
 	cancelRun       context.CancelFunc
 
 	modal *modal
+	// picker is the list a command asked the user to choose from.
+	picker *picker
 	// startErr is why Options.Start failed.
 	startErr error
 

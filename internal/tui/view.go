@@ -47,7 +47,7 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "hermes"
-	if inputAt >= 0 && m.modal == nil || inputAt >= 0 && m.modal.clarify != nil {
+	if inputAt >= 0 && (m.modal == nil || m.modal.clarify != nil) {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputAt
 			v.Cursor = c
@@ -83,8 +83,10 @@ func (m *Model) bottom() []string {
 	}
 	if m.modal != nil {
 		out = append(out, strings.Split(m.modalView(m.width), "\n")...)
+	} else if m.picker != nil {
+		out = append(out, strings.Split(m.pickerView(m.width), "\n")...)
 	}
-	if m.modal == nil || m.modal.clarify != nil {
+	if m.modal == nil && m.picker == nil || m.modal != nil && m.modal.clarify != nil {
 		for range m.input.Height() {
 			out = append(out, inputMarker)
 		}
@@ -183,6 +185,9 @@ func (m *Model) statusLine() string {
 	right := fmt.Sprintf("↑%s ↓%s · ctx %.0f%% · %s ", compact(s.tokensIn), compact(s.tokensOut), s.contextPct, s.sandbox)
 	if s.mcp != "" {
 		right = s.mcp + " · " + right
+	}
+	if n := len(m.host.bg.Running()); n > 0 {
+		right = fmt.Sprintf("bg %d · ", n) + right
 	}
 	var marks string
 	if m.fallbackActive() {
