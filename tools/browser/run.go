@@ -122,7 +122,11 @@ func dialogLine(d *page.EventJavascriptDialogOpening) string {
 	if d == nil {
 		return "A dialog was open."
 	}
-	line := fmt.Sprintf("A %s dialog is open: %s.", d.Type, strconv.Quote(clip(d.Message, 500)))
+	article := "A"
+	if d.Type == page.DialogTypeAlert {
+		article = "An"
+	}
+	line := fmt.Sprintf("%s %s dialog is open: %s.", article, d.Type, strconv.Quote(clip(d.Message, 500)))
 	if d.Type == page.DialogTypePrompt && d.DefaultPrompt != "" {
 		line += fmt.Sprintf(" Its default answer is %s.", strconv.Quote(d.DefaultPrompt))
 	}

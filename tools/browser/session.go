@@ -129,14 +129,10 @@ func (b *Browser) acquire(ctx context.Context) (inst *instance, note string, rel
 		}
 		b.mu.Unlock()
 	}
-	if b.inst != nil {
-		select {
-		case <-b.inst.gone:
-			b.lost = "the browser stopped unexpectedly (it crashed or was killed)"
-			b.stop(b.inst)
-			b.inst = nil
-		default:
-		}
+	if b.inst != nil && !b.inst.alive(ctx) {
+		b.lost = "the browser stopped unexpectedly (it crashed or was killed)"
+		b.stop(b.inst)
+		b.inst = nil
 	}
 	if b.lost != "" {
 		note = fmt.Sprintf("Note: %s; a new browser was started, and the page state (open pages, logins, form input) was lost.", b.lost)
@@ -149,6 +145,20 @@ func (b *Browser) acquire(ctx context.Context) (inst *instance, note string, rel
 		}
 	}
 	return b.inst, note, release, nil
+}
+
+// alive reports whether the browser still answers: its end may not have
+// been noticed yet when the call comes.
+func (inst *instance) alive(ctx context.Context) bool {
+	select {
+	case <-inst.gone:
+		return false
+	default:
+	}
+	ctx, cancel := context.WithTimeout(inst.ctx, 5*time.Second)
+	defer cancel()
+	_, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{})
+	return err == nil
 }
 
 // idleClose ends a browser nobody used for IdleTimeout.

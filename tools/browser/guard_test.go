@@ -1,0 +1,147 @@
+package browser
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hermes-go/hermes/internal/netguard"
+)
+
+// internal is a service on a private address the pages must not reach:
+// it counts the requests that got through.
+func internal(t testing.TB) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<title>internal</title><p>internal secret</p>"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// onlyPage allows the page's own server (an exact address:port, as a
+// user's one trusted local service would be) and refuses every other
+// private address, as web.allow_private off does.
+func onlyPage(t testing.TB, srv *httptest.Server) *netguard.Guard {
+	u, _ := url.Parse(srv.URL)
+	ap, err := netip.ParseAddrPort(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &netguard.Guard{AllowAddrs: []netip.AddrPort{ap}}
+}
+
+// With web.allow_private off, a page cannot reach a loopback address:
+// its image, script request and form to another local service are
+// refused before they leave the browser, and the result says so and why.
+func TestPageRequestsToPrivateAddressesAreRefused(t *testing.T) {
+	inner, hits := internal(t)
+	page := `<!doctype html><title>Lure</title><h1>Lure</h1>
+<img src="` + inner.URL + `/pixel.png" alt="pixel">
+<script>fetch("` + inner.URL + `/api").catch(e => console.log("fetch failed: " + e.message))</script>`
+	srv := site(t, map[string]string{"/": page})
+	b := newTestBrowser(t, Options{Guard: onlyPage(t, srv)})
+
+	res := mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": srv.URL}))
+	mustContain(t, res, `heading "Lure"`, "Blocked request: refused "+inner.URL+"/", "127.0.0.1 is a loopback address", "web.allow_private")
+	console := mustOK(t, call(t, b, "browser_console", nil))
+	mustContain(t, console, "fetch failed")
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the private service got %d requests", n)
+	}
+
+	// Navigating there is refused before the browser is asked.
+	nav := call(t, b, "browser_navigate", map[string]any{"url": inner.URL + "/"})
+	if !nav.IsError || !strings.Contains(nav.Content, "refused "+inner.URL+"/: 127.0.0.1 is a loopback address") {
+		t.Fatalf("navigation to a private address:\n%s", nav.Content)
+	}
+	// So is a link the page follows, and a redirect to it.
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the private service got %d requests", n)
+	}
+}
+
+// A redirect to a refused address is refused too: each hop is checked.
+func TestRedirectToPrivateAddressIsRefused(t *testing.T) {
+	inner, hits := internal(t)
+	srv := site(t, map[string]string{"/": `<title>Start</title><a href="/go">go</a>`}, func(mux *http.ServeMux) {
+		mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, inner.URL+"/admin", http.StatusFound)
+		})
+	})
+	b := newTestBrowser(t, Options{Guard: onlyPage(t, srv)})
+	res := call(t, b, "browser_navigate", map[string]any{"url": srv.URL + "/go"})
+	if !res.IsError || !strings.Contains(res.Content, "refused "+inner.URL+"/admin: 127.0.0.1 is a loopback address") {
+		t.Fatalf("redirect to a private address:\n%s", res.Content)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the private service got %d requests", n)
+	}
+}
+
+// web.allow_private lets pages reach loopback; cloud metadata stays
+// refused even then.
+func TestAllowPrivateOpensLoopbackNotMetadata(t *testing.T) {
+	inner, hits := internal(t)
+	b := newTestBrowser(t, Options{Guard: &netguard.Guard{AllowPrivate: true}})
+	mustContain(t, mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": inner.URL})), `Title: "internal"`)
+	if hits.Load() == 0 {
+		t.Fatal("allow_private did not let the page load")
+	}
+	res := call(t, b, "browser_navigate", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"})
+	if !res.IsError || !strings.Contains(res.Content, "cloud metadata") {
+		t.Fatalf("metadata address:\n%s", res.Content)
+	}
+}
+
+// file:// pages open only inside the workspace (symbolic links followed);
+// other schemes are refused.
+func TestFileURLsOnlyInsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "report.html"), []byte("<title>Report</title><h1>Quarterly</h1>"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.html"), []byte("<title>Secret</title><h1>Secret</h1>"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.html"), filepath.Join(ws, "link.html"))
+	b := newTestBrowser(t, Options{Workdir: ws})
+
+	mustContain(t, mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": "file://" + filepath.Join(ws, "report.html")})), `heading "Quarterly"`)
+	for _, u := range []string{
+		"file://" + filepath.Join(outside, "secret.html"),
+		"file://" + filepath.Join(ws, "link.html"),
+		"file://" + ws + "/../" + filepath.Base(outside) + "/secret.html",
+	} {
+		res := call(t, b, "browser_navigate", map[string]any{"url": u})
+		if !res.IsError || !strings.Contains(res.Content, "file outside the workspace") {
+			t.Fatalf("%s:\n%s", u, res.Content)
+		}
+	}
+	res := call(t, b, "browser_navigate", map[string]any{"url": "chrome://settings"})
+	if !res.IsError || !strings.Contains(res.Content, "scheme is not allowed") {
+		t.Fatalf("chrome://:\n%s", res.Content)
+	}
+}
+
+// A file page cannot pull in files from outside the workspace either.
+func TestFilePageCannotLoadFilesOutsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOPSECRET"), 0o644)
+	page := `<title>Frame</title><h1>Frame</h1><img alt="leak" src="file://` + filepath.Join(outside, "secret.txt") + `">
+<script>fetch("file://` + filepath.Join(outside, "secret.txt") + `").then(r => r.text()).then(t => console.log("read " + t), e => console.log("fetch failed"))</script>`
+	os.WriteFile(filepath.Join(ws, "frame.html"), []byte(page), 0o644)
+	b := newTestBrowser(t, Options{Workdir: ws})
+	res := mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": "file://" + filepath.Join(ws, "frame.html")}))
+	mustContain(t, res, "Blocked request: refused file://"+filepath.Join(outside, "secret.txt")+": file outside the workspace")
+	console := mustOK(t, call(t, b, "browser_console", nil))
+	if strings.Contains(console, "TOPSECRET") || !strings.Contains(console, "fetch failed") {
+		t.Fatalf("the page read a file outside the workspace:\n%s", console)
+	}
+}
