@@ -20,10 +20,10 @@ import (
 func newTestBrowser(t testing.TB, o Options) *Browser {
 	t.Helper()
 	if o.Found.Path == "" && o.Found.CDPURL == "" {
-		o.Found = Found{Path: testpeer.Chromium(t), Source: "test"}
+		o.Found = Found{Path: chromium(t), Source: "test"}
 	}
 	if o.Guard == nil {
-		o.Guard = &netguard.Guard{AllowPrivate: true}
+		o.Guard = allowAll
 	}
 	if o.Workdir == "" {
 		o.Workdir = t.TempDir()
@@ -39,6 +39,12 @@ func newTestBrowser(t testing.TB, o Options) *Browser {
 	})
 	return b
 }
+
+// allowAll lets pages reach the test's servers on 127.0.0.1
+// (web.allow_private on).
+var allowAll = &netguard.Guard{AllowPrivate: true}
+
+func chromium(t testing.TB) string { return testpeer.Chromium(t) }
 
 // call runs one browser tool the way the executor would.
 func call(t testing.TB, b *Browser, name string, args any) tool.Result {

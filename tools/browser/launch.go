@@ -38,6 +38,7 @@ func launchFlags(headless bool) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("safebrowsing-disable-auto-update", true),
 		chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("disable-gpu", true),
 		chromedp.WindowSize(1280, 900),
 	}
 	if headless {
