@@ -136,6 +136,6 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
-	root.AddCommand(newCronCmd(e))
+	root.AddCommand(newCronCmd(e), newBrowserCmd(e))
 	return root
 }
