@@ -65,10 +65,14 @@ func initTrace(tb testing.TB, bin string, args ...string) []packageInit {
 // server-name regexp with a 255-fold repetition, 255 KB alone; its root,
 // event and pushrules packages the rest), 0.3-0.5 ms of the 6-8 ms of
 // init measured here; email's charsets (x/text's IANA index) 60 KB in
-// 65: 1.89 MB in 10,300 before main. With the margin below.
+// 65: 1.89 MB in 10,300 before main. The browser tools' chromedp adds
+// 34 KB in 277 (its kb package's key table, 31.5 KB in 233, which no
+// import of chromedp avoids), and zerolog's init, unchanged, shows one
+// 41 KB allocation more in this link: 1.965 MB in 10,590. With the
+// margin below.
 const (
-	initBytesBudget  = 1_940_000 // the whole binary
-	initAllocsBudget = 10_600
+	initBytesBudget  = 2_015_000 // the whole binary
+	initAllocsBudget = 10_885
 )
 
 // Starting hermes does no work the command does not use: this module's
@@ -109,8 +113,10 @@ func TestInitWorkIsBounded(t *testing.T) {
 // email (go-imap, go-smtp, go-message with its charsets, the adapter)
 // 0.75 MB: 34.23 MB. The next features must make room for themselves.
 // execute_code (its socket server, module generator and output capture)
-// added 0.10 MB, the sandbox's pids cgroups 0.03 MB: 34.37 MB.
-const maxBinaryBytes = 34_380_000
+// added 0.10 MB, the sandbox's pids cgroups 0.03 MB: 34.37 MB. The
+// browser tools (chromedp, cdproto's typed protocol and the JSON v2
+// library it decodes with, tools/browser) added 1.99 MB: 36.36 MB.
+const maxBinaryBytes = 36_370_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)

@@ -177,19 +177,45 @@ func selectOptions(ctx context.Context, id cdp.BackendNodeID, values []string) (
 	return got, err
 }
 
-// keys maps key names to what chromedp's keyboard sends.
-var keys = map[string]string{
-	"enter": kb.Enter, "return": kb.Enter, "tab": kb.Tab, "escape": kb.Escape, "esc": kb.Escape,
-	"backspace": kb.Backspace, "delete": kb.Delete, "space": " ",
-	"arrowdown": kb.ArrowDown, "arrowup": kb.ArrowUp, "arrowleft": kb.ArrowLeft, "arrowright": kb.ArrowRight,
-	"down": kb.ArrowDown, "up": kb.ArrowUp, "left": kb.ArrowLeft, "right": kb.ArrowRight,
-	"pagedown": kb.PageDown, "pageup": kb.PageUp, "home": kb.Home, "end": kb.End,
+// key maps a key name to what chromedp's keyboard sends.
+func key(name string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "enter", "return":
+		return kb.Enter, true
+	case "tab":
+		return kb.Tab, true
+	case "escape", "esc":
+		return kb.Escape, true
+	case "backspace":
+		return kb.Backspace, true
+	case "delete":
+		return kb.Delete, true
+	case "space":
+		return " ", true
+	case "arrowdown", "down":
+		return kb.ArrowDown, true
+	case "arrowup", "up":
+		return kb.ArrowUp, true
+	case "arrowleft", "left":
+		return kb.ArrowLeft, true
+	case "arrowright", "right":
+		return kb.ArrowRight, true
+	case "pagedown":
+		return kb.PageDown, true
+	case "pageup":
+		return kb.PageUp, true
+	case "home":
+		return kb.Home, true
+	case "end":
+		return kb.End, true
+	}
+	return "", false
 }
 
 // press sends one key, by name (Enter, Tab, Escape, ArrowDown, ...) or a
 // single character.
 func press(ctx context.Context, name string) error {
-	k, ok := keys[strings.ToLower(strings.TrimSpace(name))]
+	k, ok := key(name)
 	if !ok {
 		if r := []rune(name); len(r) == 1 {
 			k = name

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,9 @@ import (
 
 // Names are the executables looked for on PATH, in order, when neither
 // browser.executable nor CHROME_PATH names one.
-var Names = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+func Names() []string {
+	return []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+}
 
 // Found is the browser a conversation would use.
 type Found struct {
@@ -72,11 +73,11 @@ func Find(executable, cdpURL string, getenv func(string) string, lookPath func(s
 	if p := strings.TrimSpace(getenv("CHROME_PATH")); p != "" {
 		return named(p, "CHROME_PATH")
 	}
-	for _, n := range Names {
+	for _, n := range Names() {
 		if p, err := lookPath(n); err == nil {
 			return Found{Path: p, Source: "PATH"}, nil
 		}
 	}
 	return Found{}, fmt.Errorf("%w: none of %s is on PATH; install Debian's chromium (apt-get install chromium), or set browser.executable, CHROME_PATH or browser.cdp_url",
-		ErrNotFound, cmp.Or(strings.Join(Names, ", "), "(none)"))
+		ErrNotFound, strings.Join(Names(), ", "))
 }

@@ -12,28 +12,31 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// interactive are the roles that get a ref: what a person clicks, types
-// into or picks from.
-var interactive = map[string]bool{
-	"button": true, "link": true, "textbox": true, "searchbox": true, "checkbox": true,
-	"radio": true, "combobox": true, "listbox": true, "option": true, "menuitem": true,
-	"menuitemcheckbox": true, "menuitemradio": true, "tab": true, "switch": true,
-	"slider": true, "spinbutton": true, "treeitem": true, "textarea": true,
+// interactive reports the roles that get a ref: what a person clicks,
+// types into or picks from. (Switches, not maps: nothing is built at
+// start-up.)
+func interactive(role string) bool {
+	switch role {
+	case "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
+		"option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
+		"spinbutton", "treeitem":
+		return true
+	}
+	return false
 }
 
-// structural are roles shown without a ref when they have a name:
-// what orients a reader (headings, images, regions, cells).
-var structural = map[string]bool{
-	"heading": true, "img": true, "image": true, "navigation": true, "main": true,
-	"banner": true, "contentinfo": true, "form": true, "region": true, "dialog": true,
-	"alert": true, "alertdialog": true, "status": true, "table": true, "row": true,
-	"cell": true, "columnheader": true, "rowheader": true, "list": true, "listitem": true,
-	"article": true, "complementary": true, "figure": true, "group": true, "tabpanel": true,
-	"menu": true, "menubar": true, "tablist": true, "tree": true, "grid": true,
-	"gridcell": true, "progressbar": true, "meter": true, "paragraph": true,
-	"blockquote": true, "code": true, "label": true, "caption": true, "term": true,
-	"definition": true, "note": true, "marquee": true, "log": true, "timer": true,
-	"math": true, "search": true, "toolbar": true, "separator": false,
+// structural reports the roles shown without a ref when they have a
+// name: what orients a reader (headings, images, regions, cells).
+func structural(role string) bool {
+	switch role {
+	case "heading", "img", "image", "navigation", "main", "banner", "contentinfo", "form", "region",
+		"dialog", "alert", "alertdialog", "status", "table", "row", "cell", "columnheader", "rowheader",
+		"list", "listitem", "article", "complementary", "figure", "group", "tabpanel", "menu", "menubar",
+		"tablist", "tree", "grid", "gridcell", "progressbar", "meter", "paragraph", "blockquote", "code",
+		"label", "caption", "term", "definition", "note", "marquee", "log", "timer", "math", "search", "toolbar":
+		return true
+	}
+	return false
 }
 
 // snapshot is one rendering of the page's accessibility tree.
@@ -70,7 +73,7 @@ func render(nodes []*accessibility.Node, full bool) snapshot {
 		childParent := parentName
 		if !n.Ignored {
 			switch {
-			case interactive[role] && n.BackendDOMNodeID != 0:
+			case interactive(role) && n.BackendDOMNodeID != 0:
 				ref := "e" + strconv.Itoa(len(snap.refs)+1)
 				snap.refs[ref] = n.BackendDOMNodeID
 				fmt.Fprintf(&b, "%s %s @%s%s\n", role, strconv.Quote(name), ref, states(n))
@@ -79,7 +82,7 @@ func render(nodes []*accessibility.Node, full bool) snapshot {
 				if full && name != "" && !strings.Contains(parentName, name) {
 					fmt.Fprintf(&b, "text %s\n", strconv.Quote(name))
 				}
-			case structural[role] && (name != "" || role == "img" || role == "image"):
+			case structural(role) && (name != "" || role == "img" || role == "image"):
 				fmt.Fprintf(&b, "%s %s%s\n", role, strconv.Quote(name), states(n))
 				childParent = name
 			}
