@@ -95,10 +95,18 @@ func TestBrowserLogsInAndReadsProtectedText(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "I could not find it:\n" + last}
 	})
-	r := hermesEnv(t, []string{"HERMES_WEB_ALLOW_PRIVATE=1", "TMPDIR=" + t.TempDir()}, home, work,
+	tmp := t.TempDir()
+	r := hermesEnv(t, []string{"HERMES_WEB_ALLOW_PRIVATE=1", "TMPDIR=" + tmp}, home, work,
 		"-z", "find the launch code on "+site.URL, "--toolsets", "browser", "--provider", "custom", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || !strings.Contains(r.stdout, "The code is 7731-AZURE") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	// The conversation's end closed its browser and deleted its profile.
+	if left, _ := filepath.Glob(filepath.Join(tmp, "hermes-browser-*")); len(left) != 0 {
+		t.Fatalf("profiles left behind: %v", left)
+	}
+	if left := processesNaming(tmp); len(left) != 0 {
+		t.Fatalf("browser processes left behind:\n%s", strings.Join(left, "\n"))
 	}
 	reqs := srv.Requests()
 	first := toolResults(reqs[len(reqs)-1])[0]

@@ -96,8 +96,15 @@ func (b *Browser) listen(inst *instance) {
 			}
 			if info := ev.TargetInfo; info != nil && info.OpenerID == self && info.TargetID != self {
 				_, _ = chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: info.TargetID})
-				inst.addConsole(fmt.Sprintf("hermes: a new window the page opened (%s) was closed; open its URL with browser_navigate", info.URL))
 			}
+		}
+	}()
+	go func() {
+		for ev, err := range chromedp.Events(ctx, page.WindowOpen) {
+			if err != nil {
+				return
+			}
+			inst.addConsole(fmt.Sprintf("hermes: the page opened a new window for %s, which was closed; open it with browser_navigate", ev.URL))
 		}
 	}()
 }

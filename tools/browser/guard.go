@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -39,7 +40,7 @@ func (b *Browser) checkURL(ctx context.Context, raw string) error {
 	case "http", "https", "ws", "wss":
 		return b.checkHost(ctx, raw, u)
 	case "file":
-		return b.checkFile(raw, u)
+		return b.checkFile(raw, fileURL{u})
 	case "data", "blob", "about":
 		return nil
 	}
@@ -92,14 +93,15 @@ func (b *Browser) checkHost(ctx context.Context, raw string, u *url.URL) error {
 
 // checkFile allows file:// URLs inside the workspace, symbolic links
 // followed first.
-func (b *Browser) checkFile(raw string, u *url.URL) error {
+func (b *Browser) checkFile(raw string, u interface{ path() (host, path string) }) error {
 	if b.o.Workdir == "" {
 		return &RefusedError{URL: raw, Reason: "file:// pages need a workspace"}
 	}
-	if u.Host != "" && u.Host != "localhost" {
+	host, p := u.path()
+	if host != "" && host != "localhost" {
 		return &RefusedError{URL: raw, Reason: "file:// URLs on another host are not allowed"}
 	}
-	p := filepath.Clean(u.Path)
+	p = filepath.Clean(p)
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		p = real
 	}
@@ -113,22 +115,38 @@ func (b *Browser) checkFile(raw string, u *url.URL) error {
 	return nil
 }
 
+// fileURL and urlPath are what checkFile looks at: a URL's host and
+// path, or a plain path.
+type (
+	fileURL struct{ u *url.URL }
+	urlPath struct{ p string }
+)
+
+func (f fileURL) path() (string, string) { return f.u.Host, f.u.Path }
+func (p *urlPath) path() (string, string) { return "", p.p }
+
 // guardRequests answers every request the tab pauses: continued when
 // checkURL allows it, failed (and remembered for the next result)
 // otherwise. A redirect is a new paused request, checked the same way.
 func (b *Browser) guardRequests(inst *instance) {
 	ctx := inst.ctx
-	for ev, err := range chromedp.Events(ctx, fetch.RequestPaused) {
+	events := chromedp.Events(ctx, fetch.RequestPaused)
+	fail, cont := chromedp.Call[fetch.FailRequestParams, cdp.Empty], chromedp.Call[fetch.ContinueRequestParams, cdp.Empty]
+	if b.wholeBrowser() {
+		events = chromedp.BrowserEvents(ctx, fetch.RequestPaused)
+		fail, cont = chromedp.CallBrowser[fetch.FailRequestParams, cdp.Empty], chromedp.CallBrowser[fetch.ContinueRequestParams, cdp.Empty]
+	}
+	for ev, err := range events {
 		if err != nil {
 			return
 		}
 		go func() {
 			if err := b.checkURL(ctx, ev.Request.URL+ev.Request.URLFragment); err != nil {
 				inst.noteRefused(err.Error())
-				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+				_, _ = fail(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 				return
 			}
-			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			_, _ = cont(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 		}()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hermes-go/hermes/internal/netguard"
 )
@@ -143,5 +144,28 @@ func TestFilePageCannotLoadFilesOutsideTheWorkspace(t *testing.T) {
 	console := mustOK(t, call(t, b, "browser_console", nil))
 	if strings.Contains(console, "TOPSECRET") || !strings.Contains(console, "fetch failed") {
 		t.Fatalf("the page read a file outside the workspace:\n%s", console)
+	}
+}
+
+// A window the page opens cannot reach a refused address in the moment
+// before it is closed: the guard pauses every request of the browser,
+// not only the tab's.
+func TestWindowsThePageOpensAreGuardedToo(t *testing.T) {
+	inner, hits := internal(t)
+	srv := site(t, map[string]string{"/": `<title>Opener</title><button onclick="window.open('` + inner.URL + `/popup')">Open</button>
+<script>const w = new Worker(URL.createObjectURL(new Blob(["fetch('` + inner.URL + `/worker').catch(() => {})"])));</script>`})
+	b := newTestBrowser(t, Options{Guard: onlyPage(t, srv)})
+	snap := mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": srv.URL}))
+	res := snap + mustOK(t, call(t, b, "browser_click", map[string]any{"ref": refOf(t, snap, "button", "Open")}))
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(res, "/popup: 127.0.0.1 is a loopback address") || !strings.Contains(res, "/worker: 127.0.0.1 is a loopback address") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup's and the worker's requests were not refused:\n%s", res)
+		}
+		time.Sleep(50 * time.Millisecond)
+		res += mustOK(t, call(t, b, "browser_console", nil))
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the private service got %d requests", n)
 	}
 }

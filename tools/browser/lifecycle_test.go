@@ -1,11 +1,16 @@
 package browser
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // fakeTimer is the idle timer's clock: the test fires it.
@@ -138,5 +143,70 @@ func TestCloseEndsTheBrowser(t *testing.T) {
 	}
 	if res := call(t, b, "browser_snapshot", nil); !res.IsError || !strings.Contains(res.Content, "closed") {
 		t.Fatalf("a call after Close:\n%s", res.Content)
+	}
+}
+
+// Chromium runs headless, without its own sandbox, without D-Bus, on the
+// fresh profile in the temporary directory, in a process group of its
+// own. (A wrapper records what hermes starts it with: Chromium rewrites
+// its own command line and environment in /proc.)
+func TestLaunchedBrowserSettings(t *testing.T) {
+	url := loginSite(t)
+	tmp, rec := t.TempDir(), t.TempDir()
+	wrapper := filepath.Join(rec, "chromium")
+	script := "#!/bin/sh\nenv > " + rec + "/env\nprintf '%s\\n' \"$@\" > " + rec + "/args\nexec " + chromium(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := newTestBrowser(t, Options{TempDir: tmp, Found: Found{Path: wrapper}})
+	mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": url}))
+	pid, profile := b.PID(), b.Profile()
+	if !strings.HasPrefix(profile, tmp+"/hermes-browser-") {
+		t.Fatalf("profile %s is not a fresh directory in %s", profile, tmp)
+	}
+	argv, _ := os.ReadFile(filepath.Join(rec, "args"))
+	args := strings.Split(string(argv), "\n")
+	for _, want := range []string{"--no-sandbox", "--headless", "--user-data-dir=" + profile, "--disable-background-networking"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("chromium runs without %s: %q", want, args)
+		}
+	}
+	env, _ := os.ReadFile(filepath.Join(rec, "env"))
+	for _, want := range []string{"DBUS_SESSION_BUS_ADDRESS=disabled:", "DBUS_SYSTEM_BUS_ADDRESS=disabled:"} {
+		if !slices.Contains(strings.Split(string(env), "\n"), want) {
+			t.Errorf("chromium's environment lacks %s", want)
+		}
+	}
+	if pgid, _ := syscall.Getpgid(pid); pgid != pid {
+		t.Errorf("chromium's process group is %d, not its own", pgid)
+	}
+}
+
+// A window the page opens is closed at once: it would escape the tab's
+// request guard. The console says so.
+func TestWindowsThePageOpensAreClosed(t *testing.T) {
+	srv := site(t, map[string]string{"/": `<title>Opener</title><button onclick="window.open('/popup')">Open</button>`, "/popup": `<title>Popup</title>`})
+	b := newTestBrowser(t, Options{})
+	snap := mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": srv.URL}))
+	mustOK(t, call(t, b, "browser_click", map[string]any{"ref": refOf(t, snap, "button", "Open")}))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := mustOK(t, call(t, b, "browser_console", nil))
+		if strings.Contains(res, "the page opened a new window for "+srv.URL+"/popup, which was closed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no note of the closed window:\n%s", res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	targets, err := chromedp.Targets(b.inst.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		if tg.Type == "page" && strings.Contains(tg.URL, "/popup") {
+			t.Fatalf("the popup is still open: %+v", tg)
+		}
 	}
 }

@@ -276,7 +276,11 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 // for the guard, downloads into the workspace, dialogs and console kept.
 func (b *Browser) setup(inst *instance) error {
 	ctx := inst.ctx
-	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+	enable := chromedp.CallBrowser[fetch.EnableParams, cdp.Empty]
+	if !b.wholeBrowser() {
+		enable = chromedp.Call[fetch.EnableParams, cdp.Empty]
+	}
+	if _, err := enable(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		return fmt.Errorf("request interception: %w", err)
 	}
 	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
@@ -291,6 +295,13 @@ func (b *Browser) setup(inst *instance) error {
 	}
 	return nil
 }
+
+// wholeBrowser reports whether the guard pauses the requests of the
+// whole browser (windows, workers and service workers included): a
+// browser of its own. A browser the user started (browser.cdp_url) has
+// the user's own tabs, which are left alone: only the tab's requests are
+// paused.
+func (b *Browser) wholeBrowser() bool { return b.o.Found.CDPURL == "" }
 
 // stop ends an instance: its tab, then the browser (a launched one is
 // killed with its whole process group), then its profile directory.

@@ -77,7 +77,7 @@ func (b *Browser) Tools() []tool.Tool {
 		tool.Must(tool.New(spec("browser_navigate", "Open a URL in the browser and return the page's snapshot. Local and private addresses are refused unless allowed; file:// only inside the workspace."), b.navigate)),
 		tool.Must(tool.New(spec("browser_snapshot", "The page as its accessibility tree, one element a line: role \"name\" @eN. Refs (@e1, ...) change with every snapshot and navigation. full=true adds the page's text."), b.snapshot)),
 		tool.Must(tool.New(spec("browser_click", "Click an element by ref."), b.click)),
-		tool.Must(tool.New(spec("browser_type", "Clear a field and type text into it; submit=true presses Enter after."), b.typeText)),
+		tool.Must(tool.New(spec("browser_type", "Clear a field and type text into it; submit=true presses Enter after. For a file input, text is the path of a workspace file to upload."), b.typeText)),
 		tool.Must(tool.New(spec("browser_select", "Choose options of a drop-down list by value or text."), b.selectValues)),
 		tool.Must(tool.New(spec("browser_press", "Press a key in the page."), b.press)),
 		tool.Must(tool.New(spec("browser_scroll", "Scroll the page."), b.scroll)),
@@ -179,6 +179,9 @@ func (b *Browser) typeText(ctx context.Context, _ tool.Call, a typeArgs) (tool.R
 		id, err := inst.lookup(a.Ref)
 		if err != nil {
 			return "", err
+		}
+		if isFileInput(ctx, id) {
+			return b.upload(ctx, id, a.Text)
 		}
 		return b.act(ctx, inst, func(ctx context.Context) (string, error) {
 			if err := typeInto(ctx, id, a.Text); err != nil {
