@@ -122,7 +122,7 @@ type (
 	urlPath struct{ p string }
 )
 
-func (f fileURL) path() (string, string) { return f.u.Host, f.u.Path }
+func (f fileURL) path() (string, string)  { return f.u.Host, f.u.Path }
 func (p *urlPath) path() (string, string) { return "", p.p }
 
 // guardRequests answers every request the tab pauses: continued when
