@@ -35,6 +35,13 @@
 //     inside the workspace (symbolic links followed); other schemes but
 //     data:, blob: and about: are refused. A refused navigation or request
 //     is reported with the reason in the result.
+//   - A launched browser sends every connection through a proxy of its
+//     own on loopback (--proxy-server, loopback not bypassed), which dials
+//     with the guard at connect time: WebSocket connections, which the
+//     Fetch domain does not pause, are refused the same way, and so is a
+//     name that resolves to a public address when checked and to a local
+//     one when connected to (DNS rebinding). WebRTC may not use UDP
+//     around it.
 //   - Windows the page opens are closed, with a console note: the tools
 //     drive one tab.
 //   - A launched browser gets a fresh profile in a temporary directory,
@@ -65,11 +72,10 @@
 // opened it returns saying so, snapshots list it, and other actions are
 // refused until browser_dialog answers it.
 //
-// Not covered: the contents of iframes are not in snapshots; WebSocket
-// and WebRTC traffic is not paused by the Fetch domain, so a page's
-// WebSocket to a local address is not refused. A host name is resolved
-// for the check and again by Chromium, so a name that resolves
-// differently the second time (DNS rebinding) is not caught.
+// Not covered: the contents of iframes are not in snapshots. In a browser
+// attached over browser.cdp_url (the user's, with its own proxy
+// settings) only the Fetch domain guards the tab: its WebSockets and
+// DNS rebinding are not caught there.
 //
 // Concurrency: a Browser runs one call at a time; its tools are
 // tool.Sequential.

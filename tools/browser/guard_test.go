@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,14 +160,74 @@ func TestWindowsThePageOpensAreGuardedToo(t *testing.T) {
 	snap := mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": srv.URL}))
 	res := snap + mustOK(t, call(t, b, "browser_click", map[string]any{"ref": refOf(t, snap, "button", "Open")}))
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(res, "/popup: 127.0.0.1 is a loopback address") || !strings.Contains(res, "/worker: 127.0.0.1 is a loopback address") {
+	// The popup's request is refused, unless the popup is closed first.
+	for !strings.Contains(res, "new window for "+inner.URL+"/popup, which was closed") || !strings.Contains(res, "/worker: 127.0.0.1 is a loopback address") {
 		if time.Now().After(deadline) {
-			t.Fatalf("the popup's and the worker's requests were not refused:\n%s", res)
+			t.Fatalf("the popup was not closed or the worker's request was not refused:\n%s", res)
 		}
 		time.Sleep(50 * time.Millisecond)
 		res += mustOK(t, call(t, b, "browser_console", nil))
 	}
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the private service got %d requests", n)
+	}
+}
+
+// A WebSocket to a private address is refused too: the Fetch domain does
+// not pause it, the guarded proxy every connection goes through does.
+func TestWebSocketToPrivateAddressIsRefused(t *testing.T) {
+	inner, hits := internal(t)
+	ws := "ws" + strings.TrimPrefix(inner.URL, "http") + "/socket"
+	srv := site(t, map[string]string{"/": `<title>Socket</title><script>
+const s = new WebSocket("` + ws + `");
+s.onopen = () => console.log("socket open");
+s.onerror = () => console.log("socket refused");
+</script>`})
+	b := newTestBrowser(t, Options{Guard: onlyPage(t, srv)})
+	res := mustOK(t, call(t, b, "browser_navigate", map[string]any{"url": srv.URL}))
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(res, "socket refused") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the socket was not refused:\n%s", res)
+		}
+		time.Sleep(50 * time.Millisecond)
+		res += mustOK(t, call(t, b, "browser_console", nil))
+	}
+	mustContain(t, res, "refused a connection to "+strings.TrimPrefix(inner.URL, "http://"))
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the private service got %d requests", n)
+	}
+}
+
+// rebinder answers with a public address the first times a name is
+// looked up and with loopback after: DNS rebinding.
+type rebinder struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (r *rebinder) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.calls <= 2 {
+		return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+	}
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+}
+
+// A name that resolves to a public address when checked and to loopback
+// when connected to is refused at connect time.
+func TestDNSRebindingIsRefusedAtConnectTime(t *testing.T) {
+	inner, hits := internal(t)
+	u, _ := url.Parse(inner.URL)
+	r := &rebinder{}
+	b := newTestBrowser(t, Options{Guard: &netguard.Guard{Resolver: r}})
+	res := call(t, b, "browser_navigate", map[string]any{"url": "http://rebind.example:" + u.Port() + "/"})
+	if !res.IsError || !strings.Contains(res.Content, "127.0.0.1 (loopback address)") {
+		t.Fatalf("a rebound name:\n%s", res.Content)
+	}
+	if n := hits.Load(); n != 0 || r.calls < 3 {
+		t.Fatalf("the private service got %d requests (%d lookups)", n, r.calls)
 	}
 }

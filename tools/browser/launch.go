@@ -62,7 +62,7 @@ func ownProcessGroup(cmd *exec.Cmd) {
 // allocator returns the allocator context of a new browser: Chromium
 // started from exe with profile as its user data directory, or, with
 // cdpURL, the running browser there.
-func allocator(parent context.Context, exe, cdpURL, profile string, headless bool) (context.Context, context.CancelFunc) {
+func allocator(parent context.Context, exe, cdpURL, profile, proxyAddr string, headless bool) (context.Context, context.CancelFunc) {
 	if cdpURL != "" {
 		return remote.NewAllocator(parent, cdpURL)
 	}
@@ -74,6 +74,12 @@ func allocator(parent context.Context, exe, cdpURL, profile string, headless boo
 		// things a headless browser does not need; without a bus it
 		// waits and logs. Point it at none.
 		chromedp.Env("DBUS_SESSION_BUS_ADDRESS=disabled:", "DBUS_SYSTEM_BUS_ADDRESS=disabled:"),
+		// Every connection through the guarded proxy, loopback too
+		// (which Chromium would otherwise never proxy).
+		chromedp.ProxyServer("http://"+proxyAddr),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		// WebRTC may not go around the proxy over UDP.
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 	)
 	return chromedp.NewExecAllocator(parent, opts...)
 }

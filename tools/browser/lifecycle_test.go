@@ -166,7 +166,8 @@ func TestLaunchedBrowserSettings(t *testing.T) {
 	}
 	argv, _ := os.ReadFile(filepath.Join(rec, "args"))
 	args := strings.Split(string(argv), "\n")
-	for _, want := range []string{"--no-sandbox", "--headless", "--user-data-dir=" + profile, "--disable-background-networking"} {
+	for _, want := range []string{"--no-sandbox", "--headless", "--user-data-dir=" + profile, "--disable-background-networking",
+		"--proxy-bypass-list=<-loopback>", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("chromium runs without %s: %q", want, args)
 		}

@@ -92,6 +92,7 @@ type instance struct {
 	cancel     context.CancelFunc
 	allocClose context.CancelFunc
 	profile    string
+	proxy      *proxy // nil when attached over browser.cdp_url
 	pid        int
 	gone       chan struct{} // closed when the browser ends, whoever ended it
 	closing    bool          // ended by us: not a crash
@@ -221,16 +222,22 @@ func (b *Browser) Close() error {
 // the request guard and the event listeners before any page loads.
 func (b *Browser) start(ctx context.Context) (*instance, error) {
 	inst := &instance{gone: make(chan struct{}), dialogCh: make(chan struct{})}
+	var proxyAddr string
 	if b.o.Found.CDPURL == "" {
 		p, err := newProfile(b.o.TempDir)
 		if err != nil {
 			return nil, err
 		}
 		inst.profile = p
+		if inst.proxy, err = startProxy(b.o.Guard, inst.noteRefused); err != nil {
+			os.RemoveAll(p)
+			return nil, err
+		}
+		proxyAddr = inst.proxy.addr()
 	}
 	headless := b.o.Headless == nil || *b.o.Headless
 	// The browser lives until Close, not until this call's context ends.
-	actx, acancel := allocator(context.WithoutCancel(ctx), b.o.Found.Path, b.o.Found.CDPURL, inst.profile, headless)
+	actx, acancel := allocator(context.WithoutCancel(ctx), b.o.Found.Path, b.o.Found.CDPURL, inst.profile, proxyAddr, headless)
 	tctx, tcancel := chromedp.NewContext(actx)
 	inst.ctx, inst.cancel, inst.allocClose = tctx, tcancel, acancel
 	fail := func(err error) (*instance, error) {
@@ -312,6 +319,9 @@ func (b *Browser) stop(inst *instance) error {
 	inst.cancel()
 	inst.allocClose()
 	killGroup(inst.pid)
+	if inst.proxy != nil {
+		inst.proxy.close()
+	}
 	if inst.profile == "" {
 		return nil
 	}
