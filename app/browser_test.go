@@ -80,7 +80,7 @@ func TestNoBrowserNoTools(t *testing.T) {
 // browserBytes pins the browser toolset's definitions (thirteen tools,
 // fourteen with browser_vision): offered in chats, where the first
 // request has room; a one-shot run's stays under 10 KB without them.
-const browserBytes = 3958
+const browserBytes = 4024
 
 func TestBrowserToolDefinitionsStayWithinTheirPin(t *testing.T) {
 	cfg := newConfig(t, "http://127.0.0.1:9/v1")
