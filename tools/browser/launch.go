@@ -29,7 +29,12 @@ func launchFlags(headless bool) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-default-apps", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider"),
+		// No Google services in the background, and no back-forward
+		// cache (a page restored from it fires no load event).
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,"+
+			"AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,BackForwardCache"),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
 		chromedp.Flag("disable-client-side-phishing-detection", true),
 		chromedp.Flag("disable-hang-monitor", true),
 		chromedp.Flag("metrics-recording-only", true),

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -92,8 +93,13 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(w, resp.Body)
 }
 
-// refuse answers a connection the guard refused, and remembers it.
+// refuse answers a connection that failed; one the guard refused is
+// remembered for the next result.
 func (p *proxy) refuse(w http.ResponseWriter, host string, err error) {
+	if !errors.Is(err, netguard.ErrBlocked) {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
 	if p.refused != nil {
 		p.refused(fmt.Sprintf("refused a connection to %s: %v", host, err))
 	}

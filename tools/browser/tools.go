@@ -247,11 +247,13 @@ func (b *Browser) back(ctx context.Context, _ tool.Call, _ noArgs) (tool.Result,
 			return "", fmt.Errorf("there is no previous page")
 		}
 		inst.dropRefs()
-		nctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(nctx, chromedp.NavigateBack()); err != nil {
+		before := inst.navCount()
+		// Not chromedp.NavigateBack: a page restored from a cache fires no
+		// load event to wait for.
+		if _, err := chromedp.Call(ctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[h.CurrentIndex-1].ID}); err != nil {
 			return "", err
 		}
+		waitSettled(ctx, inst, before)
 		return b.snapshotBody(ctx, inst, false)
 	})
 }
