@@ -21,9 +21,25 @@ const maxConsole = 200
 // tab's request guard).
 func (b *Browser) listen(inst *instance) {
 	ctx := inst.ctx
-	go b.guardRequests(inst)
+	// Subscribe to everything first, here (Events subscribes when it
+	// returns), so that nothing happens unseen: a request paused before
+	// its reader listened would never be answered.
+	paused, pausedBrowser := b.pausedRequests(ctx)
+	navigated := chromedp.Events(ctx, page.FrameNavigated)
+	opening := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	closed := chromedp.Events(ctx, page.JavascriptDialogClosed)
+	console := chromedp.Events(ctx, runtime.ConsoleAPICalled)
+	thrown := chromedp.Events(ctx, runtime.ExceptionThrown)
+	opened := chromedp.Events(ctx, page.WindowOpen)
+	var self target.ID
+	if c := chromedp.FromContext(ctx); c != nil && c.Target != nil {
+		self = c.Target.TargetID
+	}
+	created := chromedp.BrowserEvents(ctx, target.TargetCreated)
+
+	go b.guardRequests(inst, paused, pausedBrowser)
 	go func() {
-		for ev, err := range chromedp.Events(ctx, page.FrameNavigated) {
+		for ev, err := range navigated {
 			if err != nil {
 				return
 			}
@@ -35,7 +51,7 @@ func (b *Browser) listen(inst *instance) {
 		}
 	}()
 	go func() {
-		for ev, err := range chromedp.Events(ctx, page.JavascriptDialogOpening) {
+		for ev, err := range opening {
 			if err != nil {
 				return
 			}
@@ -46,7 +62,7 @@ func (b *Browser) listen(inst *instance) {
 		}
 	}()
 	go func() {
-		for _, err := range chromedp.Events(ctx, page.JavascriptDialogClosed) {
+		for _, err := range closed {
 			if err != nil {
 				return
 			}
@@ -57,7 +73,7 @@ func (b *Browser) listen(inst *instance) {
 		}
 	}()
 	go func() {
-		for ev, err := range chromedp.Events(ctx, runtime.ConsoleAPICalled) {
+		for ev, err := range console {
 			if err != nil {
 				return
 			}
@@ -69,7 +85,7 @@ func (b *Browser) listen(inst *instance) {
 		}
 	}()
 	go func() {
-		for ev, err := range chromedp.Events(ctx, runtime.ExceptionThrown) {
+		for ev, err := range thrown {
 			if err != nil {
 				return
 			}
@@ -84,27 +100,22 @@ func (b *Browser) listen(inst *instance) {
 			inst.addConsole(fmt.Sprintf("page error: %s (%s:%d)", firstLine(text), d.URL, d.LineNumber+1))
 		}
 	}()
-	c := chromedp.FromContext(ctx)
-	if c == nil || c.Target == nil {
-		return
-	}
-	self := c.Target.TargetID
 	go func() {
-		for ev, err := range chromedp.BrowserEvents(ctx, target.TargetCreated) {
-			if err != nil {
-				return
-			}
-			if info := ev.TargetInfo; info != nil && info.OpenerID == self && info.TargetID != self {
-				_, _ = chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: info.TargetID})
-			}
-		}
-	}()
-	go func() {
-		for ev, err := range chromedp.Events(ctx, page.WindowOpen) {
+		for ev, err := range opened {
 			if err != nil {
 				return
 			}
 			inst.addConsole(fmt.Sprintf("hermes: the page opened a new window for %s, which was closed; open it with browser_navigate", ev.URL))
+		}
+	}()
+	go func() {
+		for ev, err := range created {
+			if err != nil {
+				return
+			}
+			if info := ev.TargetInfo; info != nil && self != "" && info.OpenerID == self && info.TargetID != self {
+				_, _ = chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: info.TargetID})
+			}
 		}
 	}()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/netip"
 	"net/url"
@@ -128,12 +129,10 @@ func (p *urlPath) path() (string, string) { return "", p.p }
 // guardRequests answers every request the tab pauses: continued when
 // checkURL allows it, failed (and remembered for the next result)
 // otherwise. A redirect is a new paused request, checked the same way.
-func (b *Browser) guardRequests(inst *instance) {
+func (b *Browser) guardRequests(inst *instance, events iter.Seq2[fetch.EventRequestPaused, error], whole bool) {
 	ctx := inst.ctx
-	events := chromedp.Events(ctx, fetch.RequestPaused)
 	fail, cont := chromedp.Call[fetch.FailRequestParams, cdp.Empty], chromedp.Call[fetch.ContinueRequestParams, cdp.Empty]
-	if b.wholeBrowser() {
-		events = chromedp.BrowserEvents(ctx, fetch.RequestPaused)
+	if whole {
 		fail, cont = chromedp.CallBrowser[fetch.FailRequestParams, cdp.Empty], chromedp.CallBrowser[fetch.ContinueRequestParams, cdp.Empty]
 	}
 	for ev, err := range events {
@@ -149,6 +148,15 @@ func (b *Browser) guardRequests(inst *instance) {
 			_, _ = cont(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 		}()
 	}
+}
+
+// pausedRequests subscribes to the requests the guard pauses: the whole
+// browser's, or the tab's (wholeBrowser).
+func (b *Browser) pausedRequests(ctx context.Context) (iter.Seq2[fetch.EventRequestPaused, error], bool) {
+	if b.wholeBrowser() {
+		return chromedp.BrowserEvents(ctx, fetch.RequestPaused), true
+	}
+	return chromedp.Events(ctx, fetch.RequestPaused), false
 }
 
 func (inst *instance) noteRefused(s string) {

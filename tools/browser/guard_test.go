@@ -66,7 +66,6 @@ func TestPageRequestsToPrivateAddressesAreRefused(t *testing.T) {
 	if !nav.IsError || !strings.Contains(nav.Content, "refused "+inner.URL+"/: 127.0.0.1 is a loopback address") {
 		t.Fatalf("navigation to a private address:\n%s", nav.Content)
 	}
-	// So is a link the page follows, and a redirect to it.
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the private service got %d requests", n)
 	}

@@ -247,20 +247,15 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		}
 		return nil, fmt.Errorf("browser: starting %s: %w", b.o.Found.Path, err)
 	}
-	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var err error
-	go func() {
-		select {
-		case <-startCtx.Done():
-			if ctx.Err() == nil && startCtx.Err() == context.DeadlineExceeded {
-				tcancel()
-			}
-		case <-tctx.Done():
-		}
-	}()
+	// A browser that does not come up in 30 s, or a call given up
+	// meanwhile, ends the start.
+	timer := time.AfterFunc(30*time.Second, tcancel)
+	stop := context.AfterFunc(ctx, tcancel)
 	// The first call starts the browser and attaches to its tab.
-	if err = chromedp.Do(tctx); err != nil {
+	err := chromedp.Do(tctx)
+	timer.Stop()
+	stop()
+	if err != nil {
 		return fail(err)
 	}
 	if c := chromedp.FromContext(tctx); c != nil && c.Browser != nil {
