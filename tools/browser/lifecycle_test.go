@@ -84,9 +84,18 @@ func TestIdleTimeoutClosesTheBrowser(t *testing.T) {
 		t.Fatalf("idle timer set for %s", clock.d)
 	}
 	sets := clock.set
+	clock.mu.Lock()
+	stale := clock.f
+	clock.mu.Unlock()
 	mustOK(t, call(t, b, "browser_snapshot", nil))
 	if clock.set != sets+1 {
 		t.Fatal("a call did not restart the idle timer")
+	}
+	// A timer that fired while a call ran, too late to be stopped, does
+	// not close the browser the call just used.
+	stale()
+	if !b.Running() {
+		t.Fatal("a stale idle timer closed the browser")
 	}
 	clock.fire(t)
 	if b.Running() {

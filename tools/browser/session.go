@@ -64,6 +64,7 @@ type Browser struct {
 	inst   *instance
 	lost   string // why the last browser ended unexpectedly, told on the next call
 	idle   func() bool
+	idleN  int // which idle timer is current: one that fired late is stale
 	closed bool
 	snaps  int // snapshots saved, for their file names
 }
@@ -126,7 +127,9 @@ func (b *Browser) acquire(ctx context.Context) (inst *instance, note string, rel
 	}
 	release = func() {
 		if b.inst != nil && b.o.IdleTimeout > 0 {
-			b.idle = b.o.AfterFunc(b.o.IdleTimeout, b.idleClose)
+			b.idleN++
+			n := b.idleN
+			b.idle = b.o.AfterFunc(b.o.IdleTimeout, func() { b.idleClose(n) })
 		}
 		b.mu.Unlock()
 	}
@@ -162,10 +165,14 @@ func (inst *instance) alive(ctx context.Context) bool {
 	return err == nil
 }
 
-// idleClose ends a browser nobody used for IdleTimeout.
-func (b *Browser) idleClose() {
+// idleClose ends a browser nobody used for IdleTimeout, unless a call
+// came after timer n was set (it fired while that call ran).
+func (b *Browser) idleClose(n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if n != b.idleN || b.idle == nil {
+		return
+	}
 	b.idle = nil
 	if b.inst != nil {
 		b.stop(b.inst)

@@ -119,10 +119,11 @@ func (b *Browser) navigate(ctx context.Context, _ tool.Call, a navigateArgs) (to
 			raw = "https://" + raw
 		}
 	}
-	if err := b.checkURL(ctx, raw); err != nil {
-		return tool.Error(b.o.Redact("browser_navigate: " + err.Error())), nil
-	}
 	return b.run(ctx, "browser_navigate", callOpts{}, func(ctx context.Context, inst *instance) (string, error) {
+		// Refused here, with the reason, before the browser is asked.
+		if err := b.checkURL(ctx, raw); err != nil {
+			return "", err
+		}
 		inst.dropRefs()
 		nctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -222,10 +223,10 @@ func (b *Browser) scroll(ctx context.Context, _ tool.Call, a scrollArgs) (tool.R
 		"top":    `window.scrollTo(0, 0)`,
 		"bottom": `window.scrollTo(0, document.documentElement.scrollHeight)`,
 	}[strings.ToLower(a.Direction)]
-	if js == "" {
-		return tool.Error("browser_scroll: direction is up, down, top or bottom"), nil
-	}
 	return b.run(ctx, "browser_scroll", callOpts{}, func(ctx context.Context, inst *instance) (string, error) {
+		if js == "" {
+			return "", fmt.Errorf("direction is up, down, top or bottom")
+		}
 		pos, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](js+`; [Math.round(window.scrollY), Math.max(0, document.documentElement.scrollHeight - window.innerHeight)]`))
 		if err != nil {
 			return "", err
