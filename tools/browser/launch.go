@@ -86,8 +86,19 @@ func allocator(parent context.Context, exe, cdpURL, profile, proxyAddr string, h
 		// WebRTC may not go around the proxy over UDP.
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 	)
+	if t := os.TempDir(); len(t) > maxSocketDir {
+		// Chromium's singleton socket lives in a directory under TMPDIR;
+		// under a long one its path is longer than a Unix socket's may
+		// be, and Chromium exits at once. Give it the system's.
+		opts = append(opts, chromedp.Env("TMPDIR=/tmp"))
+	}
 	return chromedp.NewExecAllocator(parent, opts...)
 }
+
+// maxSocketDir is the longest TMPDIR under which Chromium's socket path
+// ($TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket) fits the 107
+// bytes of a Unix socket address.
+const maxSocketDir = 60
 
 // killGroup ends what is left of a browser's process group: helpers that
 // outlived the main process.

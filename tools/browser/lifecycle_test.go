@@ -220,3 +220,14 @@ func TestWindowsThePageOpensAreClosed(t *testing.T) {
 		}
 	}
 }
+
+// Chromium starts under a TMPDIR too long for its socket's path.
+func TestStartsUnderALongTMPDIR(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 70))
+	if err := os.MkdirAll(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	b := newTestBrowser(t, Options{TempDir: long})
+	mustOK(t, call(t, b, "browser_snapshot", nil))
+}
