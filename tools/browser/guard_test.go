@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -206,6 +207,9 @@ type rebinder struct {
 }
 
 func (r *rebinder) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if host != "rebind.example" {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls++

@@ -103,6 +103,14 @@ func (p *proxy) refuse(w http.ResponseWriter, host string, err error) {
 	if p.refused != nil {
 		p.refused(fmt.Sprintf("refused a connection to %s: %v", host, err))
 	}
+	// Hang up: the browser then fails the request as a network error,
+	// where an error page would load as the page asked for.
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
 	http.Error(w, err.Error(), http.StatusForbidden)
 }
 
