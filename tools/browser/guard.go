@@ -81,7 +81,11 @@ func (b *Browser) checkHost(ctx context.Context, raw string, u *url.URL) error {
 			reason := err.Error()
 			var be *netguard.BlockedError
 			if errors.As(err, &be) {
-				reason = fmt.Sprintf("%s is a %s address", be.Addr, be.Reason)
+				article := "a"
+				if strings.ContainsRune("aeiou", rune(be.Reason[0])) {
+					article = "an"
+				}
+				reason = fmt.Sprintf("%s is %s %s address", be.Addr, article, be.Reason)
 				if !be.Always {
 					reason += " (set web.allow_private: true to allow private and local addresses)"
 				}
