@@ -185,8 +185,7 @@ func (b *Browser) saveSnapshot(text string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	b.snaps++
-	f, err := os.CreateTemp(dir, fmt.Sprintf("browser-snapshot-%d-*.txt", b.snaps))
+	f, err := os.CreateTemp(dir, fmt.Sprintf("browser-snapshot-%d-*.txt", b.snaps.Add(1)))
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -66,7 +67,7 @@ type Browser struct {
 	idle   func() bool
 	idleN  int // which idle timer is current: one that fired late is stale
 	closed bool
-	snaps  int // snapshots saved, for their file names
+	snaps  atomic.Int32 // snapshots saved, for their file names (a step may outlive its call)
 }
 
 // New returns the browser of a conversation; nothing starts until a tool
