@@ -80,6 +80,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 	} {
 		atLeast(r.key, r.v, r.lo)
 	}
+	c.validateBrowser(bad)
 	if c.Checkpoints.MaxBytes < 1 {
 		bad("checkpoints.max_bytes", fmt.Sprint(c.Checkpoints.MaxBytes), "a number of bytes, at least 1")
 	}

@@ -151,7 +151,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
-	root.AddCommand(newCronCmd(e))
+	root.AddCommand(newCronCmd(e), newBrowserCmd(e))
 	root.AddCommand(newSetupCmd(e), newModelCmd(e), newConfigCmd(e))
 	return root
 }
