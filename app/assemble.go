@@ -106,7 +106,14 @@ func (rt *Runtime) assemble(ctx context.Context) error {
 // its fallbacks. With provider auto and no key, a local OpenAI-compatible
 // server on its usual port is looked for (provider.Resolver.Discover).
 func (rt *Runtime) resolveProviders(ctx context.Context) error {
-	rt.resolver = provider.Resolver{Getenv: rt.getenv, RunKeyCmd: rt.runKeyCmd}
+	pools, err := loadPools(ctx, rt.cfg, providerConfig(rt.cfg), rt.getenv, rt.opts.Now, rt.warn)
+	if err != nil {
+		return configErr(err)
+	}
+	for _, p := range pools {
+		rt.addPoolKeys(p)
+	}
+	rt.resolver = provider.Resolver{Getenv: rt.getenv, RunKeyCmd: rt.runKeyCmd, Pools: pools}
 	pcfg, found, err := rt.resolver.Discover(ctx, providerConfig(rt.cfg))
 	if err != nil {
 		return configErr(err)

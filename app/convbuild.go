@@ -176,6 +176,9 @@ func (c *Conversation) agentConfig(chain *provider.Chain, sess agent.SessionMeta
 	if c.toolsetOn("delegation") {
 		acfg.AgentTools = append(acfg.AgentTools, c.delegateTool(acfg))
 	}
+	if c.browserOffered() {
+		acfg.AgentTools = append(acfg.AgentTools, c.browserTools(context.Background())...)
+	}
 	if c.codeOffered() {
 		acfg.AgentTools = append(acfg.AgentTools, c.codeTool(reg, acfg.AgentTools))
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -69,7 +70,7 @@ func SandboxPolicy(cfg *config.Config, workdir string, getenv func(string) strin
 		roots = append(roots, r)
 	}
 	p, err := sandbox.NewPolicy(sandbox.Options{Mode: mode, Workdir: workdir, ExtraRoots: roots,
-		Home: home, HermesHome: cfg.Home, Network: network, NetworkAllow: sc.Network.Allow,
+		Home: home, HermesHome: cfg.Home, OtherHomes: config.RelatedHomes(cfg.Home), Network: network, NetworkAllow: sc.Network.Allow,
 		NoDefaultAllow: sc.Network.Defaults != nil && !*sc.Network.Defaults, Required: sc.Required})
 	if err != nil {
 		return sandbox.Policy{}, configErr(err)
@@ -90,3 +91,10 @@ func (c *Conversation) SandboxStatus() sandbox.Enforcement { return c.ws.policy.
 
 // SandboxStatus is SandboxStatus of the runtime's default workspace.
 func (rt *Runtime) SandboxStatus() sandbox.Enforcement { return rt.workspace.policy.Enforcement() }
+
+// Backend is where the conversation's commands run and its files live
+// (terminal.backend); its Describe says what is enforced there.
+func (c *Conversation) Backend() backend.Backend { return c.ws.be }
+
+// Backend is Backend of the runtime's default workspace.
+func (rt *Runtime) Backend() backend.Backend { return rt.workspace.be }

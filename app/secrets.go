@@ -80,6 +80,16 @@ func (rt *Runtime) addKeys(eps []provider.Endpoint) {
 	rt.redactor.Add(keys...)
 }
 
+// addPoolKeys masks every key of a pool, whichever a call ends up on.
+func (rt *Runtime) addPoolKeys(p *provider.Pool) {
+	if rt.redactor == nil {
+		return
+	}
+	for _, k := range p.Keys() {
+		rt.redactor.Add(k.Key)
+	}
+}
+
 // runKeyCmd runs a key_cmd; the key it prints is masked from then on,
 // including keys printed again on a credential refresh.
 func (rt *Runtime) runKeyCmd(ctx context.Context, command string) (string, error) {

@@ -16,7 +16,7 @@ import (
 
 // optionalToolsets are toolsets whose tools are offered only when
 // configured; --toolsets may name them all the same.
-var optionalToolsets = []string{"web", "vision"}
+var optionalToolsets = []string{"web", "vision", "browser"}
 
 // webClient is the HTTP client of the tools that fetch what the model
 // names: every connection, redirects included, is checked by the guard.

@@ -35,6 +35,7 @@ type Config struct {
 	Checkpoints   Checkpoints   `yaml:"checkpoints"`
 	Gateway       Gateway       `yaml:"gateway"`
 	Web           Web           `yaml:"web"`
+	Browser       Browser       `yaml:"browser"`
 	Display       Display       `yaml:"display"`
 	Streaming     Streaming     `yaml:"streaming"`
 	Cron          Cron          `yaml:"cron"`
@@ -130,6 +131,11 @@ type Terminal struct {
 	// EnvPassthrough names secret-looking environment variables that
 	// commands may still see (they are dropped otherwise).
 	EnvPassthrough []string `yaml:"env_passthrough"`
+	// ForwardEnv names the variables of hermes' environment a remote
+	// backend's commands get (path.Match patterns); none travel otherwise.
+	ForwardEnv []string `yaml:"forward_env"`
+	// SSH is terminal.ssh: the host of the ssh backend.
+	SSH SSH `yaml:"ssh"`
 }
 
 // Code holds code.* keys: the execute_code tool's interpreter and
@@ -267,6 +273,24 @@ type Web struct {
 	// auxiliary.web_extract summarises it (default 5000; -1: never).
 	SummarizeOver int       `yaml:"summarize_over"`
 	Search        WebSearch `yaml:"search"`
+}
+
+// Browser holds browser.* keys: the Chromium the browser tools drive.
+// Pages reach only what web.allow_private allows.
+type Browser struct {
+	// Executable is the Chromium or Chrome to start (a path or a name on
+	// PATH; default CHROME_PATH, then chromium, chromium-browser,
+	// google-chrome on PATH).
+	Executable string `yaml:"executable"`
+	// CDPURL attaches to a browser the user started with
+	// --remote-debugging-port (http://127.0.0.1:9222 or ws://...), with
+	// that browser's profile, instead of starting one.
+	CDPURL string `yaml:"cdp_url"`
+	// IdleTimeout closes a conversation's browser after this many seconds
+	// unused (default 120; 0 keeps it until the conversation ends).
+	IdleTimeout *int `yaml:"idle_timeout"`
+	// Headless runs the browser without a window (default true).
+	Headless *bool `yaml:"headless"`
 }
 
 // WebSearch holds web.search.* keys. Without a backend named, the first
@@ -456,6 +480,9 @@ func (c *Config) applyEnv(getenv func(string) string) {
 	}
 	if v := strings.ToLower(getenv("API_SERVER_ENABLED")); v == "true" || v == "1" || v == "yes" {
 		a.Enabled = true
+	}
+	if v := strings.ToLower(getenv("HERMES_WEB_ALLOW_PRIVATE")); v == "1" || v == "true" || v == "yes" {
+		c.Web.AllowPrivate = true
 	}
 	c.Gateway.applyEnv(getenv)
 	c.Webhooks.applyEnv(getenv)

@@ -157,7 +157,8 @@ func safeCommand(c slash.Command) bool {
 		return true
 	}
 	switch c.Name {
-	case "help", "new", "stop", "retry", "undo", "compress", "usage", "title", "context", "status", "approve", "deny":
+	case "help", "new", "stop", "retry", "undo", "compress", "usage", "title", "context", "status", "approve", "deny",
+		"steer", "queue", "btw", "branch":
 		return true
 	}
 	return false

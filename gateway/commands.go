@@ -14,11 +14,12 @@ import (
 
 // newRegistry is the chat commands: the shared registry without what
 // has no meaning in a chat (/exit, /clear, /image: images are sent as
-// images) or must not exist here (/yolo), with /status, /approve,
-// /deny and /sethome, and one command per installed skill.
+// images) or must not exist here (/yolo), with a /status of its own
+// (the chat's stored queue), /approve, /deny and /sethome, and one
+// command per installed skill.
 func newRegistry(rt *app.Runtime) *slash.Registry {
 	r := slash.Builtin()
-	for _, n := range []string{"exit", "clear", "yolo", "image"} {
+	for _, n := range []string{"exit", "clear", "yolo", "image", "status"} {
 		r.Unregister(n)
 	}
 	r.MustRegister(

@@ -433,6 +433,9 @@ func TestAFullConversationIsCompressedBeforeTheTurn(t *testing.T) {
 		c.Model.ContextLength = 8400
 		c.Compression.Threshold = 0.99
 		c.Compression.ProtectFirstN, c.Compression.ProtectLastN = 1, 2
+		// The window is measured without the browser tools' definitions,
+		// which chats get where Chromium is installed.
+		c.Browser.Executable = filepath.Join(t.TempDir(), "no-browser")
 	})
 	long := strings.Repeat("blue is my favourite colour and I want you to remember it well. ", 100)
 	f.script(llmtest.Reply{Text: "noted one"}, llmtest.Reply{Text: "noted two"}, llmtest.Reply{Text: "noted three"}, llmtest.Reply{Text: "after"})

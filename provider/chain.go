@@ -27,10 +27,16 @@ type RetryEvent struct {
 	// CredentialRefresh means the retry follows a credential refresh after
 	// a 401/403 and starts at once (Wait is 0).
 	CredentialRefresh bool
+	// NextKey, when set, names the key of the provider's pool the retry
+	// uses at once (Wait is 0): the last one was rate-limited or refused.
+	NextKey string
 }
 
 // String is the status line a surface shows for the retry.
 func (ev RetryEvent) String() string {
+	if ev.NextKey != "" {
+		return fmt.Sprintf("%s: %v; switching to %s", ev.Endpoint, ev.Err, ev.NextKey)
+	}
 	if ev.CredentialRefresh {
 		return fmt.Sprintf("%s: %v; credentials refreshed, retrying", ev.Endpoint, ev.Err)
 	}
@@ -220,6 +226,12 @@ func (c *Chain) advance(idx int, err error) (from, to Endpoint) {
 	}
 	if pe, ok := llm.AsProviderError(err); ok && idx == 0 && pe.Kind == llm.ErrRateLimit && pe.RetryAfter > 0 {
 		c.primaryUntil = c.opts.Now().Add(min(pe.RetryAfter, MaxWait))
+		if pool := c.entries[0].Pool; pool != nil {
+			// A pooled primary is back as soon as one of its keys is.
+			if t, ok := pool.ReadyAt(); ok {
+				c.primaryUntil = t
+			}
+		}
 	}
 	return c.entries[idx].Redacted(), c.entries[idx+1].Redacted()
 }
@@ -233,6 +245,10 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 	refreshed := false
 	maxRetries := c.opts.MaxRetries
 	for attempt := 1; ; attempt++ {
+		if err := c.pickKey(idx); err != nil {
+			ep := c.endpoint(idx)
+			return nil, outcome{next: idx+1 < len(c.entries)}, fmt.Errorf("%s: %w", ep, err)
+		}
 		ep, client, err := c.client(idx)
 		if err != nil {
 			return nil, outcome{next: true}, fmt.Errorf("%s: building %s transport: %w", ep, ep.APIMode, err)
@@ -276,6 +292,13 @@ func (c *Chain) tryEndpoint(ctx context.Context, idx int, req *llm.Request, sink
 			return nil, outcome{streamed: streamed}, fmt.Errorf("%s: %w", ep, err)
 		}
 		hasNext := idx+1 < len(c.entries)
+		if next, ok := c.rotate(ep, pe); ok {
+			// Another key of the pool takes the call at once; rotating
+			// spends no retry.
+			c.emitRetry(sink, RetryEvent{Endpoint: ep.Redacted(), Attempt: attempt, MaxRetries: maxRetries, Err: pe, Streamed: streamed, NextKey: next})
+			attempt--
+			continue
+		}
 
 		switch {
 		case pe.Kind == llm.ErrContextOverflow:
@@ -333,6 +356,61 @@ func (c *Chain) emitRetry(sink func(llm.Delta), ev RetryEvent) {
 	if sink != nil {
 		sink(llm.Delta{Kind: llm.DeltaRetry, Text: ev.String(), Restart: ev.Streamed})
 	}
+}
+
+// endpoint is entry idx as it is now.
+func (c *Chain) endpoint(idx int) Endpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[idx]
+}
+
+// pickKey puts endpoint idx on a usable key of its pool: its key stays
+// while usable (or when the pool does not know it: a key refreshed after
+// a 401); otherwise the pool's first usable key, or the cooling one back
+// soonest. Every key refused is an authentication error.
+func (c *Chain) pickKey(idx int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ep := c.entries[idx]
+	pool := ep.Pool
+	if pool == nil || !pool.Has(ep.APIKey) || pool.State(ep.APIKey).Status == KeyOK {
+		return nil
+	}
+	k, ok := pool.Pick()
+	if !ok {
+		return &llm.ProviderError{Kind: llm.ErrAuth, Provider: ep.Provider,
+			Message: fmt.Sprintf("every key of %s's pool (%d) was refused: hermes auth list shows them", pool.Provider, pool.Len())}
+	}
+	if k.Key != ep.APIKey {
+		c.entries[idx].APIKey, c.clients[idx] = k.Key, nil
+	}
+	return nil
+}
+
+// rotate handles a rate limit, refusal or exhausted quota of a pooled
+// key: the key cools down until its reset time or is marked refused, and when another key is
+// usable, rotate names it and reports true. With every key out it reports
+// false, and the call goes on as without a pool (fallback, or a wait).
+func (c *Chain) rotate(ep Endpoint, pe *llm.ProviderError) (string, bool) {
+	pool := ep.Pool
+	if pool == nil || !pool.Has(ep.APIKey) {
+		return "", false
+	}
+	switch pe.Kind {
+	case llm.ErrRateLimit:
+		pool.Cool(ep.APIKey, pe.RetryAfter)
+	case llm.ErrAuth, llm.ErrBilling:
+		// Refused, or out of credit: waiting does not bring it back.
+		pool.Refuse(ep.APIKey)
+	default:
+		return "", false
+	}
+	k, ok := pool.Pick()
+	if !ok || pool.State(k.Key).Status != KeyOK {
+		return "", false
+	}
+	return pool.label(k.Key), true
 }
 
 // client returns endpoint idx and its transport, built on first use.

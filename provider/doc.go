@@ -34,6 +34,20 @@
 // ResetTurn returns to the primary. A context overflow is never retried nor handled by
 // fallback: it goes back to the caller, who compresses.
 //
+// Key pools (Pool, the pool file HERMES_HOME/auth.json that hermes auth
+// writes) give one provider several keys: the environment's or .env's key
+// first, then the file's. An endpoint whose key belongs to its provider's
+// pool carries the pool, and the Chain rotates within it before anything
+// else: a 429 cools the key down until its reset time (Retry-After or the
+// X-RateLimit-Reset* headers, on the chain's clock; DefaultCooldown when
+// the provider gives none) and the call moves to the next usable key at
+// once, spending no retry; a 401/403 or an exhausted quota marks the key
+// refused, skipped from then on. A cooled key is usable again once its
+// reset time has passed, without anyone saying so. Only when every key of
+// the pool is out does the call go on as without a pool: to the next
+// endpoint of the chain, or a wait. States are written back to the pool
+// file, so the next run skips a key still resting.
+//
 // Auxiliary tasks (compression, session_search, title_generation, vision,
 // web_extract) get their own Chain from auxiliary.<task>, with "main"
 // meaning the primary model.

@@ -26,6 +26,9 @@ type Endpoint struct {
 	// Timeout bounds one attempt of a call; 0 means no bound beyond the
 	// caller's context.
 	Timeout time.Duration
+	// Pool is the provider's key pool when APIKey is one of its keys: a
+	// Chain then rotates through it (nil: the one key).
+	Pool *Pool `json:"-"`
 }
 
 // Options is what a transport is built from.
@@ -33,9 +36,11 @@ func (e Endpoint) Options() llm.Options {
 	return llm.Options{BaseURL: e.BaseURL, APIKey: e.APIKey, Provider: e.Provider, Headers: maps.Clone(e.Headers)}
 }
 
-// Redacted returns e without its API key, for events and logs.
+// Redacted returns e without its API key (nor its pool's), for events
+// and logs.
 func (e Endpoint) Redacted() Endpoint {
 	e.APIKey = ""
+	e.Pool = nil
 	return e
 }
 

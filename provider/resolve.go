@@ -28,6 +28,10 @@ type Resolver struct {
 	Getenv func(string) string
 	// RunKeyCmd runs a key command and returns the key (nil: sh -c, 30 s).
 	RunKeyCmd func(ctx context.Context, command string) (string, error)
+	// Pools are the key pools by provider id (hermes auth): an endpoint
+	// whose key is one of its provider's pool gets the pool, and a
+	// provider with no key elsewhere takes the pool's first usable key.
+	Pools map[string]*Pool
 	// LocalServers are what Discover probes for provider "auto" when no
 	// key is set, in order of preference. nil: the ports named by
 	// HERMES_LOCAL_PORTS, else DefaultLocalServers; empty: none.
@@ -149,6 +153,9 @@ func (r Resolver) resolve(ctx context.Context, sel selection, providers map[stri
 	if err := r.fillKey(ctx, &ep, sel, spec, pc); err != nil {
 		return Endpoint{}, err
 	}
+	if pool := r.Pools[id]; pool != nil && pool.Has(ep.APIKey) {
+		ep.Pool = pool
+	}
 	mode, err := ResolveAPIMode(firstNonEmpty(sel.APIMode, pc.APIMode), id, ep.BaseURL, ep.Model)
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("provider %q: %w", id, err)
@@ -177,6 +184,12 @@ func (r Resolver) fillKey(ctx context.Context, ep *Endpoint, sel selection, spec
 	for _, n := range names {
 		if k := r.getenv(n); k != "" {
 			ep.APIKey, ep.KeyEnv = k, n
+			return nil
+		}
+	}
+	if pool := r.Pools[ep.Provider]; pool != nil {
+		if k, ok := pool.Pick(); ok {
+			ep.APIKey = k.Key
 			return nil
 		}
 	}
@@ -218,6 +231,9 @@ func (r Resolver) detect(sel selection, providers map[string]ProviderConfig) (st
 			if r.getenv(n) != "" {
 				return id, nil
 			}
+		}
+		if p := r.Pools[id]; p != nil && p.Len() > 0 {
+			return id, nil
 		}
 	}
 	return "", fmt.Errorf("%w: %s", ErrNoProvider, noProviderHelp)

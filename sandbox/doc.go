@@ -31,8 +31,9 @@
 //   - on: the host's network.
 //
 // In every mode short of full-access the agent's own keys and the user's
-// credentials (HERMES_HOME, ~/.ssh, cloud and package-registry credential
-// files) can be neither read nor written by a command, and the file tools
+// credentials (HERMES_HOME and the homes sharing its tree: a profile's
+// base home and the other profiles; ~/.ssh, cloud and package-registry
+// credential files) can be neither read nor written by a command, and the file tools
 // refuse them too, so the agent can never change its own safety settings.
 // The sockets of daemons that would act for a command outside the sandbox
 // (docker, systemd, the session bus, an X display, ssh-agent) are hidden

@@ -112,6 +112,10 @@ type Options struct {
 	Home string
 	// HermesHome is HERMES_HOME.
 	HermesHome string
+	// OtherHomes are the homes sharing HermesHome's tree (a profile's
+	// base home and the other profiles): read-only, their keys, settings
+	// and sessions hidden like HermesHome's.
+	OtherHomes []string
 	// Scratch are the temporary directories that stay writable (default
 	// /tmp and $TMPDIR).
 	Scratch []string
@@ -137,10 +141,14 @@ var hiddenInHome = []string{
 }
 
 // What no command may read in HERMES_HOME: keys, settings, credentials,
-// the session database. The rest of it (memories, skills) stays readable
-// but, like all of HERMES_HOME, is never written by a command or a tool.
+// the session database, and the cron and gateway databases (a job's
+// api_key, chats' pairings and messages). The rest of it (memories,
+// skills) stays readable but, like all of HERMES_HOME, is never written by
+// a command or a tool.
 var hiddenInHermesHome = []string{
 	".env", "config.yaml", "auth.json", "auth", "credentials", "state.db", "state.db-wal", "state.db-shm",
+	"cron/cron.db", "cron/cron.db-wal", "cron/cron.db-shm",
+	"gateway/gateway.db", "gateway/gateway.db-wal", "gateway/gateway.db-shm",
 }
 
 // Sockets of daemons that would run what a command asks outside the
@@ -344,10 +352,13 @@ func NewPolicy(o Options) (Policy, error) {
 			}
 		}
 	}
-	if o.HermesHome != "" {
+	for _, h := range append([]string{o.HermesHome}, o.OtherHomes...) {
+		if h == "" {
+			continue
+		}
 		// The agent's own settings never change from inside a session, and
 		// its keys and transcripts are not read by what it runs.
-		hh := Resolve(o.HermesHome)
+		hh := Resolve(h)
 		p.ReadOnly = append(p.ReadOnly, hh)
 		for _, f := range hiddenInHermesHome {
 			p.Hidden = append(p.Hidden, filepath.Join(hh, f))

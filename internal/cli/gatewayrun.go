@@ -72,8 +72,8 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Short() {
-		e.warn(st)
+	if line, short := statusLine(rt.Backend(), rt.SandboxStatus()); short {
+		e.warn(line)
 	}
 
 	done := make(chan error, 2)

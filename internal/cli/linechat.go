@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hermes-go/hermes/agent"
@@ -32,18 +34,24 @@ func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Regis
 	defer signal.Stop(sigs)
 
 	h := &lineHost{rt: rt, observe: prog.observe, w: e.stderr}
+	h.bg.Notify = h.note
 	h.conv.Store(rt.conv)
 	defer func() { endSession(e.stderr, h.Conversation(), "user_exit") }() // the one /new or /resume left it on
+	defer h.bg.Close()                                                     // background tasks are interrupted first
 	c := rt.conv
-	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, c.Endpoint(), c.SessionID(), c.SandboxStatus())
+	status, _ := statusLine(c.Backend(), c.SandboxStatus())
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, c.Endpoint(), c.SessionID(), status)
 	for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
 		e.warn(w)
 	}
 	if hist := c.History(); len(hist) > 0 {
 		h.Reset(hist)
 	}
-	// during runs f with Ctrl-C interrupting the agent.
+	// during runs f with Ctrl-C interrupting the agent; background notes
+	// wait for it.
 	during := func(f func()) {
+		h.hold(true)
+		defer h.hold(false)
 		done := make(chan struct{})
 		go func() {
 			select {
@@ -66,7 +74,13 @@ func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Regis
 			case <-promptCtx.Done():
 			}
 		}()
-		raw, err := rt.lines.read(promptCtx)
+		var raw string
+		if h.unread != "" { // a line a question did not take
+			raw, h.unread = h.unread, ""
+			fmt.Fprintln(e.stderr, raw)
+		} else {
+			raw, err = rt.lines.read(promptCtx)
+		}
 		cancelPrompt()
 		if err != nil {
 			fmt.Fprintln(e.stderr)
@@ -110,9 +124,79 @@ type lineHost struct {
 	w       io.Writer
 	pending string
 	exit    bool
+	// unread is a line Pick read that was not an answer: the next input.
+	unread string
+	bg     slash.Background
+
+	mu      sync.Mutex // over w, for the notes of background tasks
+	holding bool       // a turn or command prints: notes wait
+	held    []func()
 }
 
-var _ slash.Host = (*lineHost)(nil)
+var (
+	_ slash.Host         = (*lineHost)(nil)
+	_ slash.Picker       = (*lineHost)(nil)
+	_ slash.Backgrounder = (*lineHost)(nil)
+)
+
+func (h *lineHost) Background() *slash.Background { return &h.bg }
+
+// note shows a background task's note: at once at the prompt, after
+// what runs otherwise.
+func (h *lineHost) note(kind slash.Kind, text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	show := func() {
+		fmt.Fprintln(h.w)
+		h.print(kind, text)
+	}
+	if h.holding {
+		h.held = append(h.held, show)
+		return
+	}
+	show()
+	fmt.Fprint(h.w, "\n> ")
+}
+
+// hold makes notes wait while a turn or a command prints (on), and shows
+// those that waited (off).
+func (h *lineHost) hold(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.holding = on
+	if !on {
+		for _, f := range h.held {
+			f()
+		}
+		h.held = nil
+	}
+}
+
+// Pick lists the items by number and reads the number chosen. An empty
+// line chooses none; another line chooses none and is the next input.
+func (h *lineHost) Pick(ctx context.Context, title string, items []slash.PickItem) (int, error) {
+	if h.rt.lines == nil {
+		return -1, errors.New("no input to choose from")
+	}
+	fmt.Fprintln(h.w, title+":")
+	for i, it := range items {
+		fmt.Fprintf(h.w, "%3d. %s  %s\n", i+1, it.Title, it.Detail)
+	}
+	fmt.Fprintf(h.w, "Number (1-%d, Enter for none): ", len(items))
+	line, err := h.rt.lines.read(ctx)
+	if err != nil {
+		fmt.Fprintln(h.w)
+		return -1, slash.ErrPickCancelled
+	}
+	line = strings.TrimSpace(line)
+	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(items) {
+		return n - 1, nil
+	}
+	if line != "" {
+		h.unread = line
+	}
+	return -1, slash.ErrPickCancelled
+}
 
 func (h *lineHost) Runtime() *app.Runtime           { return h.rt.Runtime }
 func (h *lineHost) Conversation() *app.Conversation { return h.conv.Load() }
@@ -131,6 +215,13 @@ func (h *lineHost) Open(ctx context.Context, o app.ConversationOptions) (*app.Co
 func (h *lineHost) Swap(c *app.Conversation) *app.Conversation { return h.conv.Swap(c) }
 
 func (h *lineHost) Print(kind slash.Kind, text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.print(kind, text)
+}
+
+// print is Print with h.mu held.
+func (h *lineHost) print(kind slash.Kind, text string) {
 	switch kind {
 	case slash.Error:
 		fmt.Fprintln(h.w, "hermes:", text)

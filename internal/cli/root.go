@@ -40,6 +40,11 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// process: the env is this process's own (Main), so a profile also
+	// changes os.Environ for what hermes starts. baseHome and profile are
+	// set by selectProfile.
+	process           bool
+	baseHome, profile string
 }
 
 // warn prints a warning for the user on stderr; hermes goes on.
@@ -47,7 +52,7 @@ func (e *env) warn(v any) { fmt.Fprintln(e.stderr, "hermes: warning:", v) }
 
 // Main runs the hermes command line and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run(args, &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	return run(args, &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, process: true})
 }
 
 // run runs the command line in e and returns the exit status: 0 when the
@@ -99,6 +104,7 @@ func promptFlag(flag, value string, stdin io.Reader) (string, error) {
 func newRoot(e *env) *cobra.Command {
 	f := &runFlags{}
 	var version bool
+	var profile string
 	root := &cobra.Command{
 		Use:   "hermes",
 		Short: "Hermes, the agent loop in one static binary",
@@ -133,12 +139,21 @@ func newRoot(e *env) *cobra.Command {
 	_ = root.Flags().MarkHidden("V")
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
 	addRunFlags(root.Flags(), f)
+	root.PersistentFlags().StringVarP(&profile, "profile", "p", "", "run against profile NAME ($HERMES_HOME/profiles/NAME; also HERMES_PROFILE)")
+	// The profile is chosen once, before any command reads the home;
+	// traversing keeps it so under a command with a hook of its own.
+	cobra.EnableTraverseRunHooks = true
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		return profileHook(e, cmd, profile)
+	}
+	root.AddCommand(newDoctorCmd(e), newProfileCmd(e), newStatusCmd(e), newAuthCmd(e))
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
+	root.AddCommand(newSSHCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
 	root.AddCommand(newLogsCmd(e), newInsightsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))
-	root.AddCommand(newCronCmd(e))
+	root.AddCommand(newCronCmd(e), newBrowserCmd(e))
 	root.AddCommand(newSetupCmd(e), newModelCmd(e), newConfigCmd(e))
 	return root
 }

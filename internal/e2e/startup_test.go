@@ -65,10 +65,15 @@ func initTrace(tb testing.TB, bin string, args ...string) []packageInit {
 // server-name regexp with a 255-fold repetition, 255 KB alone; its root,
 // event and pushrules packages the rest), 0.3-0.5 ms of the 6-8 ms of
 // init measured here; email's charsets (x/text's IANA index) 60 KB in
-// 65: 1.89 MB in 10,300 before main. With the margin below.
+// 65; x/crypto/ssh (the ssh backend's cipher tables) 18 KB in 217:
+// 1.91 MB in 10,530 before main. The browser tools' chromedp adds
+// 34 KB in 277 (its kb package's key table, 31.5 KB in 233, which no
+// import of chromedp avoids), and zerolog's init, unchanged, shows one
+// 41 KB allocation more in this link: 1.94 MB in 10,810. With the
+// margin below.
 const (
-	initBytesBudget  = 1_940_000 // the whole binary
-	initAllocsBudget = 10_600
+	initBytesBudget  = 2_015_000 // the whole binary
+	initAllocsBudget = 11_100
 )
 
 // Starting hermes does no work the command does not use: this module's
@@ -112,11 +117,19 @@ func TestInitWorkIsBounded(t *testing.T) {
 // added 0.10 MB, the sandbox's pids cgroups 0.03 MB: 34.37 MB.
 // hermes setup, model and config (the wizard's forms on Bubble Tea
 // without bubbles' textinput, dotted-key edits, the providers' model
-// lists) added 0.23 MB: 34.60 MB. The log file (rotation, masking,
-// hermes logs), the price table with hermes insights, and the help
-// groups and flag completions added 0.15 MB (no new dependency):
-// 34.75 MB.
-const maxBinaryBytes = 34_760_000
+// lists) added 0.23 MB: 34.60 MB. The ssh backend (golang.org/x/crypto/ssh
+// with knownhosts and agent, pkg/sftp for the file tools) and the backend
+// layer added 1.08 MB: 35.68 MB.
+// hermes doctor, status, profile and auth with the provider's key pools
+// added 0.19 MB: 35.87 MB.
+// The chat commands /steer, /queue, /btw, /bg, /branch, /status, /diff
+// and the session picker (no new library) added 0.11 MB: 35.98 MB.
+// The browser tools (chromedp, cdproto's typed protocol and the JSON v2
+// library it decodes with, tools/browser and its guarded proxy) added
+// 2.06 MB: 38.02 MB. The log file (rotation, masking, hermes logs),
+// the price table with hermes insights, and the help groups and flag
+// completions added 0.14 MB (no new dependency): 38.17 MB.
+const maxBinaryBytes = 38_170_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)

@@ -150,7 +150,9 @@ func TestTUIConversationAndSlashCommands(t *testing.T) {
 	}
 
 	tt.typeLine("/sessions")
-	tt.waitFor("fruit talk", first)
+	tt.waitFor("Resume a session", "fruit talk", first)
+	tt.keys("Escape") // the picker; /resume TITLE resumes too
+	tt.waitFor("No session chosen.")
 	tt.typeLine("/resume fruit talk")
 	tt.waitFor("resumed session "+first, "you are here")
 	tt.typeLine("back again")

@@ -8,5 +8,10 @@ func Builtin() *Registry {
 	r.MustRegister(turnCommands()...)
 	r.MustRegister(infoCommands(r)...)
 	r.MustRegister(extensionCommands()...)
+	r.MustRegister(asideCommands()...)
+	r.MustRegister(bgCommands()...)
+	r.MustRegister(branchCommands()...)
+	r.MustRegister(statusCommands()...)
+	r.MustRegister(diffCommands()...)
 	return r
 }

@@ -18,6 +18,19 @@
 // unknown name suggests the nearest command (edit distance). /help is
 // generated from the registry.
 //
+// What only some surfaces can do is optional: a Host that is also a
+// Queuer holds messages until the running turn ends (/queue), a Picker
+// lets the user choose from a list (/resume and /sessions without an
+// argument), a Backgrounder runs background conversations (/bg). A
+// command that needs one says it is "not available here" where the host
+// lacks it. /steer hands text to the running turn (app.Conversation.Steer:
+// read after its next tool call); with no turn running it is sent as a
+// message. /btw asks the model a side question over a copy of the
+// history and stores nothing (app.Conversation.Aside). /branch continues
+// in a fork of the session (app.ConversationOptions.Fork); /diff compares
+// the workspace with how it was when the session began
+// (app.Conversation.WorkspaceDiff).
+//
 // Other packages add commands at run time with Register (an MCP client's
 // /reload-mcp, one command per installed skill) and remove them with
 // Unregister. A Registry is safe for concurrent use; a command's Run is

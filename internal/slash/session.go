@@ -46,12 +46,20 @@ func runClear(ctx context.Context, h Host, _ string) error {
 
 func runResume(ctx context.Context, h Host, args string) error {
 	if args == "" {
-		if err := runSessions(ctx, h, ""); err != nil {
+		if p, ok := h.(Picker); ok {
+			return pickSession(ctx, h, p)
+		}
+		if err := listSessions(ctx, h, 10); err != nil {
 			return err
 		}
 		h.Print(Info, "Resume one with /resume ID or /resume TITLE.")
 		return nil
 	}
+	return resume(ctx, h, args)
+}
+
+// resume moves the surface to the stored session ref names.
+func resume(ctx context.Context, h Host, args string) error {
 	s, err := h.Runtime().Store().Resolve(ctx, args)
 	if err != nil {
 		return fmt.Errorf("resume %q: %w", args, err)
@@ -78,11 +86,17 @@ func runResume(ctx context.Context, h Host, args string) error {
 // is opened first, so a session that cannot be opened leaves the current
 // one as it was; then the current one is ended with reason and closed.
 func reopen(ctx context.Context, h Host, resume, reason string) (*app.Conversation, error) {
+	return reopenWith(ctx, h, app.ConversationOptions{Resume: resume}, reason)
+}
+
+// reopenWith is reopen to the session o opens (Resume, Fork, or a new
+// one).
+func reopenWith(ctx context.Context, h Host, o app.ConversationOptions, reason string) (*app.Conversation, error) {
 	cur := h.Conversation()
 	if cur.Busy() {
 		return nil, agent.ErrBusy
 	}
-	o := app.ConversationOptions{Resume: resume, Yolo: cur.Yolo()}
+	o.Yolo = cur.Yolo()
 	if model := app.ModelID(cur.Endpoint()); model != app.ModelID(h.Runtime().Endpoint()) {
 		o.Model = model // switched with /model: the next session stays on it
 	}
@@ -100,13 +114,64 @@ func reopen(ctx context.Context, h Host, resume, reason string) (*app.Conversati
 	return c, nil
 }
 
+// runSessions lists recent sessions: in a surface that can pick (and
+// while no turn runs, since resuming waits for it) as a list to choose
+// one to resume from, else as a table.
 func runSessions(ctx context.Context, h Host, args string) error {
 	n := 10
 	if args != "" {
 		if _, err := fmt.Sscanf(args, "%d", &n); err != nil || n < 1 {
 			return fmt.Errorf("/sessions [N]: N is a number of sessions, not %q", args)
 		}
+	} else if p, ok := h.(Picker); ok && !h.Busy() {
+		return pickSession(ctx, h, p)
 	}
+	return listSessions(ctx, h, n)
+}
+
+// pickerSessions is how many sessions the picker offers.
+const pickerSessions = 50
+
+// pickSession lets the user choose a recent session and resumes it.
+func pickSession(ctx context.Context, h Host, p Picker) error {
+	rows, err := h.Runtime().Store().List(ctx, session.ListOptions{Limit: pickerSessions, ExcludeSources: []string{"subagent"}})
+	if err != nil {
+		return err
+	}
+	cur := h.Conversation().SessionID()
+	var ids []string
+	var items []PickItem
+	for _, r := range rows {
+		if r.ID == cur {
+			continue
+		}
+		title := r.Title
+		if title == "" {
+			title = oneLine(r.Preview, 50)
+		}
+		if title == "" {
+			title = "(untitled)"
+		}
+		ids = append(ids, r.ID)
+		items = append(items, PickItem{Title: title, Detail: fmt.Sprintf("%s · %d msgs · %s · %s", r.LastActive.Local().Format("2006-01-02 15:04"), r.MessageCount, r.Source, r.ID)})
+	}
+	if len(items) == 0 {
+		h.Print(Info, "No other stored sessions to resume.")
+		return nil
+	}
+	i, err := p.Pick(ctx, "Resume a session", items)
+	if errors.Is(err, ErrPickCancelled) {
+		h.Print(Info, "No session chosen.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return resume(ctx, h, ids[i])
+}
+
+// listSessions prints the n most recent sessions as a table.
+func listSessions(ctx context.Context, h Host, n int) error {
 	rows, err := h.Runtime().Store().List(ctx, session.ListOptions{Limit: n, ExcludeSources: []string{"subagent"}})
 	if err != nil {
 		return err

@@ -73,3 +73,19 @@ func missing(t testing.TB, what, install string) {
 	}
 	t.Skipf("%s not installed (HERMES_TEST_PEERS=require makes this a failure); install with: %s", what, install)
 }
+
+// Chromium returns the path of the system's Chromium or Chrome (Debian's
+// chromium package; `.ci/run` installs it), or CHROME_PATH.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("CHROME_PATH"); p != "" {
+		return p
+	}
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	missing(t, "Chromium", "apt-get install chromium   (or run .ci/run)")
+	return ""
+}

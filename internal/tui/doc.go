@@ -9,7 +9,12 @@
 // drives the loop itself beyond Run and Interrupt. /new, /clear and
 // /resume move it to another conversation, opened with the same observer
 // (Options.Open supplies the surface's approvals and rules); Run returns
-// the one it ended on. On quit, a running turn is interrupted and waited
+// the one it ended on. The slash host also queues (/queue: the line
+// under the conversation shows what waits), picks (a list modal for
+// /resume and /sessions: arrows, Enter, Esc, typing filters) and runs
+// background tasks (/bg: their answers arrive as notes; quitting
+// interrupts them). A /steer the turn ends before reading is sent as the
+// next message. On quit, a running turn is interrupted and waited
 // for (Conversation.Wait, five seconds at most).
 //
 // Rendering stays cheap on long answers: events are appended as they

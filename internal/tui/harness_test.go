@@ -64,6 +64,8 @@ type setup struct {
 	conv func(*app.ConversationOptions)
 	home string
 	hist string
+
+	profile string // named by the status line
 }
 
 func newHarness(t *testing.T, srv *llmtest.Server, s setup) *harness {
@@ -97,7 +99,7 @@ func newHarness(t *testing.T, srv *llmtest.Server, s setup) *harness {
 		t.Fatal(err)
 	}
 	h.rt = rt
-	h.m = New(Options{Conversation: c, Bridge: bridge, Version: "test", HistoryPath: s.hist, Now: h.now.Now}, h.send)
+	h.m = New(Options{Conversation: c, Bridge: bridge, Version: "test", HistoryPath: s.hist, Now: h.now.Now, Profile: s.profile}, h.send)
 	c.Observe(h.m.feed.observe)
 	h.update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	return h
@@ -204,6 +206,7 @@ var (
 	ctrlJ     = tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
 	shiftEnt  = tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
 	up        = tea.KeyPressMsg{Code: tea.KeyUp}
+	down      = tea.KeyPressMsg{Code: tea.KeyDown}
 	tab       = tea.KeyPressMsg{Code: tea.KeyTab}
 	esc       = tea.KeyPressMsg{Code: tea.KeyEscape}
 	ctrlO     = tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}

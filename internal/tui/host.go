@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,9 +25,18 @@ type host struct {
 	observe agent.Observer
 	send    func(tea.Msg)
 	busy    *atomic.Bool
+	// queued is the UI's queue as of its last update (/queue, /status).
+	queued atomic.Pointer[[]string]
+	bg     slash.Background
+	picks  atomic.Int64
 }
 
-var _ slash.Host = (*host)(nil)
+var (
+	_ slash.Host         = (*host)(nil)
+	_ slash.Queuer       = (*host)(nil)
+	_ slash.Picker       = (*host)(nil)
+	_ slash.Backgrounder = (*host)(nil)
+)
 
 func (h *host) Runtime() *app.Runtime              { return h.rt }
 func (h *host) Conversation() *app.Conversation    { return h.conv.Load() }
@@ -55,4 +65,34 @@ func (h *host) Interrupt() bool {
 	}
 	h.Conversation().Interrupt()
 	return true
+}
+
+// Queue adds message to the UI's queue (sent at once when nothing runs).
+func (h *host) Queue(message string) { h.send(queueMsg{message}) }
+
+// Queued is the UI's queue as its last update left it.
+func (h *host) Queued() []string {
+	if q := h.queued.Load(); q != nil {
+		return slices.Clone(*q)
+	}
+	return nil
+}
+
+func (h *host) Background() *slash.Background { return &h.bg }
+
+// Pick shows the picker and waits for the choice.
+func (h *host) Pick(ctx context.Context, title string, items []slash.PickItem) (int, error) {
+	reply := make(chan int, 1)
+	id := h.picks.Add(1)
+	h.send(pickMsg{id: id, title: title, items: items, reply: reply})
+	select {
+	case i := <-reply:
+		if i < 0 {
+			return -1, slash.ErrPickCancelled
+		}
+		return i, nil
+	case <-ctx.Done():
+		h.send(unpickMsg{id})
+		return -1, ctx.Err()
+	}
 }

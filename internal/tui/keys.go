@@ -21,6 +21,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.modal != nil && m.modalKey(msg) {
 		return nil
 	}
+	if m.picker != nil && m.modal == nil {
+		m.pickerKey(msg)
+		return nil
+	}
 	switch k {
 	case "ctrl+c":
 		return m.ctrlCKey()

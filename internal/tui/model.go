@@ -40,6 +40,9 @@ type Options struct {
 	Banner  []string
 	// HistoryPath is the input history file ("" keeps none).
 	HistoryPath string
+	// Profile names the profile the run uses, shown in the status line
+	// ("" or "default": none is shown).
+	Profile string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -60,6 +63,7 @@ type Model struct {
 	host     *host
 	now      func() time.Time
 	version  string
+	profile  string // shown in the status line unless default
 	theme    theme
 	md       markdown
 	mcpDown  map[string]bool // MCP servers last seen down, said once each
@@ -97,6 +101,8 @@ type Model struct {
 	cancelRun       context.CancelFunc
 
 	modal *modal
+	// picker is the list a command asked the user to choose from.
+	picker *picker
 	// startErr is why Options.Start failed.
 	startErr error
 
@@ -137,7 +143,7 @@ func New(opts Options, send func(tea.Msg)) *Model {
 		opts.Bridge = &Bridge{}
 	}
 	m := &Model{
-		commands: opts.Commands, bridge: opts.Bridge, now: opts.Now, version: opts.Version,
+		commands: opts.Commands, bridge: opts.Bridge, now: opts.Now, version: opts.Version, profile: opts.Profile,
 		theme: defaultTheme(), busy: &atomic.Bool{}, pastes: map[string]string{},
 		showReasoning: true, toolProgress: "all", busyMode: "queue", approvalWait: 300 * time.Second,
 		width: 80, height: 24,

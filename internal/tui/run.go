@@ -50,11 +50,15 @@ func Run(ctx context.Context, opts Options, input io.Reader, output io.Writer, e
 		}()
 	}
 	_, err := p.Run()
+	if m.picker != nil {
+		m.closePicker(-1) // its command returns
+	}
 	m.bridge.setSend(nil)
 	m.feed.mu.Lock()
 	m.feed.send = nil
 	m.feed.mu.Unlock()
-	<-started // a conversation being opened is open, for the caller to close
+	<-started         // a conversation being opened is open, for the caller to close
+	m.host.bg.Close() // background tasks are interrupted and their sessions ended
 	if m.startErr != nil {
 		return nil, m.startErr
 	}

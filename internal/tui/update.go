@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hermes-go/hermes/mcp"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,8 @@ type (
 		text string
 	}
 	submitMsg struct{ text string }
+	// queueMsg adds a message to the queue (/queue).
+	queueMsg  struct{ text string }
 	resetMsg  struct{ history []llm.Message }
 	exitMsg   struct{}
 	statusMsg status
@@ -60,8 +63,17 @@ type (
 // tailEvery is the most often the answer still streaming is rendered.
 const tailEvery = 50 * time.Millisecond
 
-// Update handles a message.
+// Update handles a message, then shows the queue to the slash host.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	model, cmd := m.update(msg)
+	if q := m.host.queued.Load(); q == nil && len(m.queue) > 0 || q != nil && !slices.Equal(*q, m.queue) {
+		cp := slices.Clone(m.queue)
+		m.host.queued.Store(&cp)
+	}
+	return model, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
@@ -172,6 +184,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case withdrawMsg:
 		m.withdraw(msg.id)
+		return m, nil
+	case queueMsg:
+		if m.running == "" && m.rt != nil {
+			return m, m.submit(msg.text)
+		}
+		m.queue = append(m.queue, msg.text)
+		m.dirty = true
+		return m, nil
+	case pickMsg:
+		m.openPicker(msg)
+		return m, nil
+	case unpickMsg:
+		if m.picker != nil && m.picker.id == msg.id {
+			m.picker = nil
+			m.dirty = true
+		}
 		return m, nil
 	}
 	return m, nil
@@ -347,6 +375,23 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	if msg.res != nil {
 		m.status.tokensIn += msg.res.Usage.InputTokens
 		m.status.tokensOut += msg.res.Usage.OutputTokens
+		if left := msg.res.PendingSteer; len(left) > 0 {
+			text := strings.Join(left, "\n\n")
+			switch {
+			case msg.res.Interrupted && m.input.Value() == "":
+				// Stopped: nothing is sent on its own; the text waits in
+				// the input.
+				m.input.SetValue(text)
+				m.add(&block{kind: infoBlock, text: "The turn was stopped before reading what /steer added; it is back in the input."})
+			case msg.res.Interrupted:
+				m.add(&block{kind: infoBlock, text: "The turn was stopped before reading what /steer added: " + clip(oneLine(text), 200)})
+			default:
+				// It ended before a tool call could carry the text: the
+				// text is the next message, before what was queued.
+				m.queue = append([]string{text}, m.queue...)
+				m.add(&block{kind: infoBlock, text: "The turn ended before reading what /steer added; it is sent as your next message."})
+			}
+		}
 	}
 	m.dirty = true
 	return tea.Batch(m.refreshStatus(), m.next())

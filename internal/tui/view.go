@@ -47,7 +47,7 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "hermes"
-	if inputAt >= 0 && m.modal == nil || inputAt >= 0 && m.modal.clarify != nil {
+	if inputAt >= 0 && (m.modal == nil || m.modal.clarify != nil) {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputAt
 			v.Cursor = c
@@ -83,8 +83,10 @@ func (m *Model) bottom() []string {
 	}
 	if m.modal != nil {
 		out = append(out, strings.Split(m.modalView(m.width), "\n")...)
+	} else if m.picker != nil {
+		out = append(out, strings.Split(m.pickerView(m.width), "\n")...)
 	}
-	if m.modal == nil || m.modal.clarify != nil {
+	if m.modal == nil && m.picker == nil || m.modal != nil && m.modal.clarify != nil {
 		for range m.input.Height() {
 			out = append(out, inputMarker)
 		}
@@ -161,7 +163,7 @@ func (m *Model) buildFrame() []string {
 	return out
 }
 
-// statusLine is the last row: model, provider, session title, tokens,
+// statusLine is the last row: model, provider, profile, session title, tokens,
 // context used, sandbox, and the marks of a fallback and of yolo.
 func (m *Model) statusLine() string {
 	t := m.theme
@@ -171,6 +173,9 @@ func (m *Model) statusLine() string {
 	s, c := m.status, m.conv()
 	model, prov := c.Model()
 	left := t.statusHi.Render(" "+model) + t.status.Render(" · "+prov)
+	if m.profile != "" && m.profile != "default" {
+		left += t.status.Render(" · profile " + m.profile)
+	}
 	if next, nprov, ok := c.PendingModel(); ok && next != model {
 		left += t.status.Render(" → " + next + " on " + nprov + " next")
 	}
@@ -180,6 +185,9 @@ func (m *Model) statusLine() string {
 	right := fmt.Sprintf("↑%s ↓%s · ctx %.0f%% · %s ", compact(s.tokensIn), compact(s.tokensOut), s.contextPct, s.sandbox)
 	if s.mcp != "" {
 		right = s.mcp + " · " + right
+	}
+	if n := len(m.host.bg.Running()); n > 0 {
+		right = fmt.Sprintf("bg %d · ", n) + right
 	}
 	var marks string
 	if m.fallbackActive() {
@@ -232,6 +240,15 @@ func readStatus(rt *app.Runtime, c *app.Conversation, withUsage bool) status {
 	s := status{model: model, provider: prov, sandbox: string(sb.Mode), mcp: rt.MCPStatusLine()}
 	if sb.Level.String() != "full" && sb.Level.String() != "off" {
 		s.sandbox += " (" + sb.Level.String() + ")"
+	}
+	// On a remote backend the local sandbox confines nothing the commands
+	// do: the line names where they run instead.
+	if be := c.Backend(); be != nil && be.Name() != "local" {
+		s.sandbox = be.Name()
+		if t, ok := be.(interface{ Target() string }); ok {
+			s.sandbox += " " + t.Target()
+		}
+		s.sandbox += " (no local sandbox)"
 	}
 	if withUsage {
 		if u, err := c.Usage(context.Background()); err == nil {

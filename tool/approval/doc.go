@@ -57,6 +57,10 @@
 // DROP TABLE, writes to /etc or ~/.ssh, ...). Each pattern has a stable
 // key; approvals and the command_allowlist remember keys, not commands.
 //
+// JavaScript that browser_console would evaluate in a page is no shell
+// command: every such call is the dangerous pattern browser_script, asked
+// about like any other.
+//
 // Policy, in order: hardline refuse; mode "off" or yolo allow; allowlisted
 // or session-approved keys allow; otherwise ask the user, and deny when
 // nobody can answer (no Ask callback), when the answer does not come in

@@ -80,7 +80,18 @@ var (
 	dgContainerStop   = Finding{"container_stop", "stop, kill, restart or force-remove containers (docker)", false}
 	dgNamespaceShell  = Finding{"namespace_shell", "shell in another process's namespaces (nsenter without a command)", false}
 	dgTypedEdits      = Finding{"typed_keys_edit", "keys typed into a terminal that edit the line (deletions, cursor moves, history), so what runs cannot be read", false}
+	dgPageScript      = Finding{"browser_script", "JavaScript run in the browser's page (browser_console), acting as the user on that site", false}
 )
+
+// toolFinding is the finding of a tool whose every command needs
+// approval: its command is no shell command line, and what it does
+// cannot be judged.
+func toolFinding(tool string) (Finding, bool) {
+	if tool == "browser_console" {
+		return dgPageScript, true
+	}
+	return Finding{}, false
+}
 
 // systemDirs are refused as the target of a recursive delete.
 var systemDirs = lazy.Of(systemDirSet)
@@ -110,6 +121,7 @@ var patterns = []Finding{
 	dgUnparsedDanger, dgComputedName, dgInterpreterCode, dgShellStdin, dgScriptWriteRun, dgGitResetHard,
 	dgGitClean, dgGitDiscard, dgGitPushDelete, dgGitBranchDelete, dgGitStashDrop, dgGitInlineAlias, dgGitConfigRun,
 	dgWipeFile, dgChmodNone, dgChattr, dgChownRecursive, dgKillPattern, dgContainerStop, dgNamespaceShell, dgTypedEdits,
+	dgPageScript,
 }
 
 // Patterns returns every pattern Check knows, hardline ones first.

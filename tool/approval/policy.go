@@ -147,7 +147,12 @@ func (e *DeniedError) Unwrap() error { return e.Err }
 
 // Approve decides whether req.Command may run.
 func (a *Approver) Approve(ctx context.Context, req tool.ApprovalRequest) error {
-	findings := CheckIn(req.Command, a.opts.WritableRoots)
+	var findings []Finding
+	if f, ok := toolFinding(req.Tool); ok {
+		findings = []Finding{f}
+	} else {
+		findings = CheckIn(req.Command, a.opts.WritableRoots)
+	}
 	if len(findings) == 0 {
 		return nil
 	}

@@ -240,3 +240,33 @@ func TestAnApprovalAnsweredAsTheTurnIsCancelledDenies(t *testing.T) {
 		}
 	}
 }
+
+// JavaScript for a browser page always needs approval, whatever it looks
+// like to the shell check: asked about, denied with nobody to ask,
+// allowed by yolo or an allowlisted browser_script.
+func TestPageScriptAlwaysAsks(t *testing.T) {
+	r := tool.ApprovalRequest{Command: "document.title", Tool: "browser_console", SessionID: "s1"}
+	var asked int
+	var prompt Prompt
+	a := New(Options{Ask: func(ctx context.Context, p Prompt) (Choice, error) {
+		asked++
+		prompt = p
+		return Deny, nil
+	}})
+	if err := a.Approve(context.Background(), r); err == nil || asked != 1 || prompt.Findings[0].Key != "browser_script" || prompt.Command != "document.title" {
+		t.Fatalf("err %v, asked %d, prompt %+v", err, asked, prompt)
+	}
+	if err := New(Options{}).Approve(context.Background(), r); err == nil || !strings.Contains(err.Error(), "no user is attached") {
+		t.Fatalf("nobody to ask: %v", err)
+	}
+	if err := New(Options{Yolo: true}).Approve(context.Background(), r); err != nil {
+		t.Fatalf("yolo: %v", err)
+	}
+	if err := New(Options{Allowlist: []string{"browser_script"}}).Approve(context.Background(), r); err != nil {
+		t.Fatalf("allowlisted: %v", err)
+	}
+	// The same text from the terminal is judged as a shell command.
+	if err := New(Options{}).Approve(context.Background(), req("document.title")); err != nil {
+		t.Fatalf("terminal: %v", err)
+	}
+}

@@ -7,6 +7,10 @@ import (
 
 const diffContext = 3
 
+// UnifiedDiff is a unified diff of a and b ("" when equal) with a few
+// lines of context, the file named name on both sides.
+func UnifiedDiff(name, a, b string) string { return unifiedDiff(name, a, b) }
+
 // unifiedDiff renders a line diff of a and b with a few lines of context,
 // enough for the model to see what it changed. Large inputs fall back to
 // one hunk spanning the changed region.

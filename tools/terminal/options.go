@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool/approval"
 )
@@ -21,6 +22,12 @@ const (
 
 // Options configure a Terminal.
 type Options struct {
+	// Backend runs the commands; nil means this machine (a
+	// backend.Local made from Dir, Shell, Env, EnvPassthrough, Sandbox,
+	// Runner and NetworkAsk, which the Terminal closes). The fields
+	// marked "local" below configure that one only. A given Backend is
+	// its owner's to close.
+	Backend backend.Backend
 	// Timeout bounds one foreground command unless its args say otherwise.
 	Timeout time.Duration
 	// MaxTimeout is the largest timeout a call may ask for.
@@ -50,8 +57,9 @@ type Options struct {
 	// Shell is the shell binary; empty means bash, or sh when bash is
 	// not installed.
 	Shell string
-	// Dir is the starting working directory of every task; empty means the
-	// process's current directory.
+	// Dir is the starting working directory of every task; empty means
+	// Backend's Dir, or without a Backend the process's current
+	// directory.
 	Dir string
 	// Redact, when set, is applied to all output before the model reads it.
 	Redact func(string) string
