@@ -105,6 +105,7 @@ func flagCompletions(e *env) map[string]completionFunc {
 		"api-mode":         fixedValues("chat_completions", "codex_responses", "anthropic_messages"),
 		"sandbox":          fixedValues(string(sandbox.ReadOnly), string(sandbox.WorkspaceWrite), string(sandbox.FullAccess)),
 		"reasoning-effort": fixedValues("none", "low", "medium", "high"),
+		"backend":          fixedValues("local", "ssh", "docker"), // terminal.backend's values
 		"toolsets":         completeToolsets(e),
 		"resume":           completeSessionIDs(e),
 		"session":          completeSessionIDs(e),

@@ -54,6 +54,7 @@ func complete(t *testing.T, home string, args ...string) []string {
 
 func TestCompletionOffersCommandsAndFlagValues(t *testing.T) {
 	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "profiles", "work"), 0o700)
 	has := func(got []string, want ...string) bool {
 		for _, w := range want {
 			if !slices.Contains(got, w) {
@@ -81,6 +82,9 @@ func TestCompletionOffersCommandsAndFlagValues(t *testing.T) {
 		{[]string{"logs", "--level", ""}, []string{"debug", "info", "warn", "error"}},
 		{[]string{"chat", "--reasoning-effort", ""}, []string{"none", "low", "medium", "high"}},
 		{[]string{"batch", "--engine", ""}, []string{"local", "temporal"}},
+		{[]string{"--backend", ""}, []string{"local", "ssh", "docker"}},
+		{[]string{"sandbox", "status", "--backend", ""}, []string{"local", "ssh", "docker"}},
+		{[]string{"-p", ""}, []string{"work"}},
 	} {
 		if got := complete(t, home, c.args...); !slices.Equal(got, c.want) && !has(got, c.want...) {
 			t.Errorf("%q: %v, want %v", c.args, got, c.want)
