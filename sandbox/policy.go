@@ -141,14 +141,15 @@ var hiddenInHome = []string{
 }
 
 // What no command may read in HERMES_HOME: keys, settings, credentials,
-// the session database, and the cron and gateway databases (a job's
-// api_key, chats' pairings and messages). The rest of it (memories,
+// the session database, the cron and gateway databases (a job's
+// api_key, chats' pairings and messages) and the log (every
+// conversation's tool calls). The rest of it (memories,
 // skills) stays readable but, like all of HERMES_HOME, is never written by
 // a command or a tool.
 var hiddenInHermesHome = []string{
 	".env", "config.yaml", "auth.json", "auth", "credentials", "state.db", "state.db-wal", "state.db-shm",
 	"cron/cron.db", "cron/cron.db-wal", "cron/cron.db-shm",
-	"gateway/gateway.db", "gateway/gateway.db-wal", "gateway/gateway.db-shm",
+	"gateway/gateway.db", "gateway/gateway.db-wal", "gateway/gateway.db-shm", "logs",
 }
 
 // Sockets of daemons that would run what a command asks outside the

@@ -84,7 +84,7 @@ func TestCheckReadHidesCredentials(t *testing.T) {
 func TestHermesHomeKeepsItsKeysAndIsNeverWritten(t *testing.T) {
 	p, home, _ := testPolicy(t, WorkspaceWrite)
 	hh := filepath.Join(home, ".hermes")
-	for _, f := range []string{".env", "config.yaml", "state.db", "auth.json", "cron/cron.db", "gateway/gateway.db"} {
+	for _, f := range []string{".env", "config.yaml", "state.db", "auth.json", "cron/cron.db", "gateway/gateway.db", "logs/hermes.log"} {
 		if err := p.CheckRead(filepath.Join(hh, f)); err == nil {
 			t.Errorf("%s readable", f)
 		}
