@@ -1,0 +1,83 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Orphan is a labelled container the reaper removes: made by a
+// conversation that ended without removing it (hermes was killed), and
+// older than the lifetime it was labelled with.
+type Orphan struct {
+	ID      string
+	Session string
+	Created time.Time
+}
+
+// reap removes the orphans at start-up of the backend's first container
+// and says so; a failure is said too, and does not stop the
+// conversation.
+func (b *Backend) reap(ctx context.Context) {
+	b.mu.Lock()
+	keep := make(map[string]bool, len(b.slots))
+	for conv := range b.slots {
+		keep[conv] = true
+	}
+	b.mu.Unlock()
+	removed, err := Reap(ctx, b.cli.bin, b.opts.Now(), func(session string) bool { return keep[session] })
+	if len(removed) > 0 {
+		var ids []string
+		for _, o := range removed {
+			ids = append(ids, fmt.Sprintf("%.12s (session %s, made %s)", o.ID, o.Session, o.Created.Format(time.RFC3339)))
+		}
+		b.opts.Warn("docker backend: removed containers older than their lifetime whose conversations ended without removing them: " + strings.Join(ids, ", "))
+	}
+	if err != nil {
+		b.opts.Warn("docker backend: reaper: " + err.Error())
+	}
+}
+
+// Reap removes, through the CLI bin, every container labelled
+// hermes.session whose hermes.created plus hermes.lifetime lies before
+// now, but those labelled hermes.persist=true, those whose labels do not
+// say when they expire, and those of sessions keep names; it returns
+// those it removed.
+func Reap(ctx context.Context, bin string, now time.Time, keep func(session string) bool) ([]Orphan, error) {
+	c := cli{bin: bin}
+	out, err := c.run(ctx, nil, "ps", "-a", "--no-trunc", "--filter", "label="+LabelSession,
+		"--format", "{{.ID}}\t"+label(LabelSession)+"\t"+label(LabelCreated)+"\t"+label(LabelLifetime)+"\t"+label(LabelPersist))
+	if err != nil {
+		return nil, fmt.Errorf("list labelled containers: %w", err)
+	}
+	var removed []Orphan
+	var errs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		if len(f) != 5 || f[4] == "true" || (keep != nil && keep(f[1])) {
+			continue
+		}
+		created, err1 := strconv.ParseInt(f[2], 10, 64)
+		lifetime, err2 := strconv.ParseInt(f[3], 10, 64)
+		if err1 != nil || err2 != nil || lifetime <= 0 {
+			continue // not labelled with a lifetime: not ours to judge
+		}
+		if !now.After(time.Unix(created+lifetime, 0)) {
+			continue
+		}
+		if _, err := c.run(ctx, nil, "rm", "-f", f[0]); err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		removed = append(removed, Orphan{ID: f[0], Session: f[1], Created: time.Unix(created, 0)})
+	}
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("remove orphans: %s", strings.Join(errs, "; "))
+	}
+	return removed, nil
+}
+
+// label is the ps template of a label's value.
+func label(name string) string { return `{{.Label "` + name + `"}}` }
