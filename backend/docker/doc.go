@@ -20,7 +20,9 @@
 //     A container that vanished (docker rm) is replaced, and that is said.
 //   - Orphan reaper: the backend's first container start-up removes
 //     labelled containers whose creation plus lifetime has passed, but
-//     persisted ones and those of its own conversations, and says which.
+//     persisted ones, those of its own conversations and those of
+//     conversations another process still holds (Options.InUse), and
+//     says which.
 //
 // What is enforced in the container (the local Landlock sandbox does not
 // apply there): --cap-drop ALL with only Capabilities added back,

@@ -132,7 +132,10 @@ func TestPersistLeavesTheContainerRunning(t *testing.T) {
 
 func TestTheReaperRemovesOnlyExpiredOrphans(t *testing.T) {
 	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-	r := newRig(t, "docker", func(o *Options) { o.Now = func() time.Time { return now } })
+	r := newRig(t, "docker", func(o *Options) {
+		o.Now = func() time.Time { return now }
+		o.InUse = func(conv string) bool { return conv == "held" }
+	})
 	day := int64(24 * 3600)
 	put := func(id string, labels map[string]string) {
 		id = fmt.Sprintf("%s%0*d", id, 64-len(id), 0)
@@ -147,13 +150,14 @@ func TestTheReaperRemovesOnlyExpiredOrphans(t *testing.T) {
 	put("aa04", map[string]string{"other": "x"})
 	put("aa05", map[string]string{LabelSession: "nolifetime", LabelCreated: old})
 	put("aa06", map[string]string{LabelSession: "mine", LabelCreated: old, LabelLifetime: fmt.Sprint(day)})
+	put("aa07", map[string]string{LabelSession: "held", LabelCreated: old, LabelLifetime: fmt.Sprint(day)})
 	r.run(r.b, "mine", "", "true") // the first container of the backend reaps
 	var left []string
 	for _, c := range r.containers() {
 		left = append(left, c.ID[:4])
 	}
 	slices.Sort(left)
-	if !slices.Equal(left, []string{"aa02", "aa03", "aa04", "aa05", "aa06"}) {
+	if !slices.Equal(left, []string{"aa02", "aa03", "aa04", "aa05", "aa06", "aa07"}) {
 		t.Errorf("containers left %v: want all but the expired orphan aa01", left)
 	}
 	if w := r.warnings(); !strings.Contains(w, "aa0100000000") || !strings.Contains(w, "session old") {

@@ -69,6 +69,10 @@ type Options struct {
 	// session or a subagent's session work in their conversation's
 	// container); nil keeps the session id.
 	Conversation func(session string) string
+	// InUse reports a conversation some process is still holding (its
+	// session is open): the reaper leaves its container, however old;
+	// nil judges by age alone.
+	InUse func(conversation string) bool
 	// Environ is hermes' environment, where forwarded variables are
 	// found (default os.Environ).
 	Environ func() []string

@@ -74,9 +74,9 @@ type process struct {
 	killed bool
 }
 
-// Pid implements backend.Process: the CLI client's pid on this machine
-// (the command's own lives in the container's pid namespace).
-func (p *process) Pid() int { return p.cmd.Process.Pid }
+// Pid implements backend.Process: none to show (the command's pid lives
+// in the container's namespace, the CLI client's means nothing there).
+func (p *process) Pid() int { return 0 }
 
 func (p *process) Done() <-chan struct{} { return p.done }
 

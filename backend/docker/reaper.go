@@ -27,7 +27,10 @@ func (b *Backend) reap(ctx context.Context) {
 		keep[conv] = true
 	}
 	b.mu.Unlock()
-	removed, err := Reap(ctx, b.cli.bin, b.opts.Now(), func(session string) bool { return keep[session] })
+	inUse := b.opts.InUse
+	removed, err := Reap(ctx, b.cli.bin, b.opts.Now(), func(session string) bool {
+		return keep[session] || (inUse != nil && inUse(session))
+	})
 	if len(removed) > 0 {
 		var ids []string
 		for _, o := range removed {
