@@ -126,6 +126,7 @@ type FS interface {
 	// Open opens a file for reading. It must not block on a FIFO; the
 	// caller checks the opened file's Stat is a regular file.
 	Open(path string) (File, error)
+	// ReadDir lists a directory, in no particular order.
 	ReadDir(path string) ([]fs.DirEntry, error)
 	// EvalSymlinks is path with symbolic links resolved (the file a
 	// link points to), as filepath.EvalSymlinks.

@@ -8,6 +8,7 @@ package gitignore
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,10 +32,29 @@ type Set struct {
 	rules []rule
 }
 
+// Files reaches the files the rules are read from: a file system other
+// than this machine's (a remote host's) gives its own.
+type Files struct {
+	Open   func(path string) (io.ReadCloser, error)
+	Exists func(path string) bool
+}
+
+// osFiles are this machine's files.
+var osFiles = Files{
+	Open: func(p string) (io.ReadCloser, error) { return os.Open(p) },
+	Exists: func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	},
+}
+
 // With returns a set extended by the rules of the .gitignore at file,
 // which lives in directory base.
-func (s *Set) With(file, base string) *Set {
-	f, err := os.Open(file)
+func (s *Set) With(file, base string) *Set { return s.WithFiles(osFiles, file, base) }
+
+// WithFiles is With reading file through files.
+func (s *Set) WithFiles(files Files, file, base string) *Set {
+	f, err := files.Open(file)
 	if err != nil {
 		return s
 	}
@@ -184,10 +204,13 @@ func (s *Set) Ignored(rel string, isDir bool) bool {
 // the .gitignore files from the repository root down to root's parent,
 // plus .git/info/exclude: the rules in force in root before its own
 // .gitignore. Without a repository root is the base.
-func Repo(root string) (string, *Set) {
+func Repo(root string) (string, *Set) { return RepoFiles(osFiles, root) }
+
+// RepoFiles is Repo reaching the files through files.
+func RepoFiles(files Files, root string) (string, *Set) {
 	repo := ""
 	for d := root; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+		if files.Exists(filepath.Join(d, ".git")) {
 			repo = d
 			break
 		}
@@ -201,14 +224,14 @@ func Repo(root string) (string, *Set) {
 	if repo == "" {
 		return root, ign
 	}
-	ign = ign.With(filepath.Join(repo, ".git", "info", "exclude"), "")
+	ign = ign.WithFiles(files, filepath.Join(repo, ".git", "info", "exclude"), "")
 	rel, _ := filepath.Rel(repo, root)
 	if rel == "." {
 		return repo, ign
 	}
 	dir, base := repo, ""
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		ign = ign.With(filepath.Join(dir, ".gitignore"), base)
+		ign = ign.WithFiles(files, filepath.Join(dir, ".gitignore"), base)
 		dir = filepath.Join(dir, part)
 		base = strings.TrimPrefix(base+"/"+part, "/")
 	}

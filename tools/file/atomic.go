@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/hermes-go/hermes/backend"
 )
 
 // writeVerified writes data to path atomically (a temporary file in the
@@ -24,7 +25,7 @@ func (t *Tools) writeVerified(path string, data []byte) error {
 			return fmt.Errorf("write to %s refused: %w", path, err)
 		}
 	}
-	target, err := writeTarget(path)
+	target, err := writeTarget(t.fs, path)
 	if err != nil {
 		return err
 	}
@@ -35,21 +36,21 @@ func (t *Tools) writeVerified(path string, data []byte) error {
 	}
 	path = target
 	mode := fs.FileMode(0o644)
-	if st, err := os.Lstat(path); err == nil {
+	if st, err := t.fs.Lstat(path); err == nil {
 		mode = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := t.fs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := t.fs.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create temporary file in %s: %w", dir, err)
 	}
 	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // no-op once renamed
+	defer t.fs.Remove(tmpName) // no-op once renamed
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", tmpName, err)
@@ -61,18 +62,18 @@ func (t *Tools) writeVerified(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmpName, err)
 	}
-	if err := os.Chmod(tmpName, mode); err != nil {
+	if err := t.fs.Chmod(tmpName, mode); err != nil {
 		return fmt.Errorf("chmod %s: %w", tmpName, err)
 	}
-	if err := os.Rename(tmpName, path); err != nil {
+	if err := t.fs.Rename(tmpName, path); err != nil {
 		return fmt.Errorf("rename into %s: %w", path, err)
 	}
-	return verify(path, data)
+	return verify(t.fs, path, data)
 }
 
 // verify re-reads path and checks it holds exactly data.
-func verify(path string, data []byte) error {
-	got, err := readRegular(path, 0)
+func verify(fsys backend.FS, path string, data []byte) error {
+	got, err := readRegular(fsys, path, 0)
 	if err != nil {
 		return fmt.Errorf("verify %s: read back: %w", path, err)
 	}
@@ -108,10 +109,10 @@ func (t *Tools) removeVerified(path string) error {
 			return fmt.Errorf("delete of %s refused: %w", path, err)
 		}
 	}
-	if err := os.Remove(path); err != nil {
+	if err := t.fs.Remove(path); err != nil {
 		return fmt.Errorf("delete %s: %w", path, err)
 	}
-	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := t.fs.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("verify delete %s: file still exists", path)
 	}
 	return nil
@@ -123,7 +124,7 @@ func (t *Tools) readText(path string) ([]byte, error) {
 	if err := t.guardRead(path); err != nil {
 		return nil, err
 	}
-	b, err := readRegular(path, t.opts.MaxFileSize)
+	b, err := readRegular(t.fs, path, t.opts.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -18,6 +19,10 @@ const (
 
 // Options configure the file tools.
 type Options struct {
+	// FS is the file system the tools read and write; nil means this
+	// machine's (backend.OSFS). A remote backend's (SFTP) makes the
+	// tools act on the remote host, in its paths.
+	FS backend.FS
 	// Workdir returns the working directory of a task; relative paths
 	// resolve against it. Nil means the process's directory. Pass the
 	// terminal's Workdir method so both tools agree.
@@ -41,6 +46,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.FS == nil {
+		o.FS = backend.OSFS{}
+	}
 	if o.Workdir == nil {
 		o.Workdir = func(string) string {
 			wd, err := os.Getwd()
@@ -66,10 +74,16 @@ func (o Options) withDefaults() Options {
 }
 
 // Tools is the file toolset.
-type Tools struct{ opts Options }
+type Tools struct {
+	opts Options
+	fs   backend.FS
+}
 
 // New returns the file tools with opts.
-func New(opts Options) *Tools { return &Tools{opts: opts.withDefaults()} }
+func New(opts Options) *Tools {
+	opts = opts.withDefaults()
+	return &Tools{opts: opts, fs: opts.FS}
+}
 
 // All returns read_file, write_file, patch and search_files.
 func (t *Tools) All() []tool.Tool {
@@ -82,7 +96,7 @@ func (t *Tools) resolve(task, p string) string {
 		p = "."
 	}
 	if len(p) > 1 && p[0] == '~' && (p[1] == '/') {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home := t.fs.Home(); home != "" {
 			p = filepath.Join(home, p[2:])
 		}
 	}

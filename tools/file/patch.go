@@ -62,7 +62,7 @@ func (t *Tools) replace(task string, a patchArgs) tool.Result {
 	b, err := t.readText(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return tool.Error(fmt.Sprintf("patch: %s does not exist; nothing was written.%s", path, similarNames(path)))
+			return tool.Error(fmt.Sprintf("patch: %s does not exist; nothing was written.%s", path, similarNames(t.fs, path)))
 		}
 		return tool.Error("patch: " + err.Error() + "; nothing was written")
 	}

@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/tool"
 )
 
@@ -82,10 +82,10 @@ func (t *Tools) readFile(ctx context.Context, call tool.Call, a readArgs) (tool.
 	if err := t.guardRead(path); err != nil {
 		return tool.Error("read_file: refused: " + err.Error()), nil
 	}
-	f, st, err := openRegular(path)
+	f, st, err := openRegular(t.fs, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return tool.Error(fmt.Sprintf("read_file: %s does not exist.%s", path, similarNames(path))), nil
+		return tool.Error(fmt.Sprintf("read_file: %s does not exist.%s", path, similarNames(t.fs, path))), nil
 	case st != nil && st.IsDir():
 		return tool.Error(fmt.Sprintf("read_file: %s is a directory; use search_files with target \"files\" to list it", path)), nil
 	case err != nil:
@@ -154,9 +154,9 @@ func (t *Tools) renderLines(br *bufio.Reader, path string, size int64, offset, l
 
 // similarNames suggests files in the same directory whose names resemble
 // the missing one, as a model often gets an extension or case wrong.
-func similarNames(path string) string {
+func similarNames(fsys backend.FS, path string) string {
 	dir, base := filepath.Split(path)
-	entries, err := os.ReadDir(dir)
+	entries, err := fsys.ReadDir(dir)
 	if err != nil {
 		return " Its directory does not exist either."
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,6 +40,7 @@ func (t *Tools) searchFiles(ctx context.Context, call tool.Call, a searchArgs) (
 		return tool.Error("search_files: pattern is required"), nil
 	}
 	q := searchQuery{
+		fsys:     t.fs,
 		root:     t.resolve(call.TaskID, a.Path),
 		limit:    a.Limit,
 		maxSize:  t.opts.MaxFileSize,
@@ -75,7 +75,7 @@ func (t *Tools) searchFiles(ctx context.Context, call tool.Call, a searchArgs) (
 		return tool.Error("search_files: refused: " + err.Error()), nil
 	}
 	q.readGuard = t.opts.ReadGuard
-	st, err := os.Stat(q.root)
+	st, err := t.fs.Stat(q.root)
 	if err != nil {
 		return tool.Error("search_files: " + err.Error()), nil
 	}

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"syscall"
+
+	"github.com/hermes-go/hermes/backend"
 )
 
 // Only regular files are read or written. A FIFO blocks a reader until a
@@ -41,12 +40,12 @@ func notRegular(path string, m fs.FileMode) error {
 // openRegular opens path for reading only when it is a regular file. The
 // open does not block on a FIFO (O_NONBLOCK), and the check is made again
 // on the opened file, so a path swapped after the stat is still caught.
-func openRegular(path string) (*os.File, fs.FileInfo, error) {
+func openRegular(fsys backend.FS, path string) (backend.File, fs.FileInfo, error) {
 	// A socket cannot even be opened: name what it is first.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+	if st, err := fsys.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, st, notRegular(path, st.Mode())
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,8 +63,8 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 
 // readRegular reads a whole regular file, at most limit bytes (limit <= 0:
 // no limit); a larger file is an error.
-func readRegular(path string, limit int64) ([]byte, error) {
-	f, st, err := openRegular(path)
+func readRegular(fsys backend.FS, path string, limit int64) ([]byte, error) {
+	f, st, err := openRegular(fsys, path)
 	if err != nil {
 		return nil, err
 	}
@@ -86,14 +85,14 @@ func readRegular(path string, limit int64) ([]byte, error) {
 // writeTarget is where a write to path lands: the file a symbolic link
 // points to (the link is kept, as editors keep it), or path itself. It
 // refuses a target that exists and is not a regular file.
-func writeTarget(path string) (string, error) {
+func writeTarget(fsys backend.FS, path string) (string, error) {
 	target := path
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+	if resolved, err := fsys.EvalSymlinks(path); err == nil {
 		target = resolved
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
-	st, err := os.Lstat(target)
+	st, err := fsys.Lstat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return target, nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/hermes-go/hermes/tool"
@@ -236,7 +235,7 @@ func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 	}
 	switch op.kind {
 	case "add":
-		if _, err := os.Lstat(c.path); err == nil {
+		if _, err := t.fs.Lstat(c.path); err == nil {
 			return c, fmt.Errorf("*** Add File %s: the file already exists; use *** Update File", op.path)
 		}
 		body := strings.Join(op.add, "\n")
@@ -246,7 +245,7 @@ func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 		c.after = []byte(body)
 		return c, nil
 	case "delete":
-		st, err := os.Lstat(c.path)
+		st, err := t.fs.Lstat(c.path)
 		if err != nil {
 			return c, fmt.Errorf("*** Delete File %s: %w", op.path, err)
 		}
@@ -254,7 +253,7 @@ func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 			return c, fmt.Errorf("*** Delete File %s: %w", op.path, notRegular(c.path, st.Mode()))
 		}
 		c.existed, c.deleting = true, true
-		c.before, _ = readRegular(c.path, t.opts.MaxFileSize)
+		c.before, _ = readRegular(t.fs, c.path, t.opts.MaxFileSize)
 		return c, nil
 	}
 	b, err := t.readText(c.path)
@@ -275,7 +274,7 @@ func (t *Tools) plan(task string, op patchOp) (fileChange, error) {
 		if err := t.guardWrite(c.dest); err != nil {
 			return c, fmt.Errorf("*** Move to %s: %w", op.moveTo, err)
 		}
-		if _, err := os.Lstat(c.dest); err == nil {
+		if _, err := t.fs.Lstat(c.dest); err == nil {
 			return c, fmt.Errorf("*** Move to %s: the destination already exists", op.moveTo)
 		}
 	} else if after == string(b) {
@@ -435,7 +434,7 @@ func (t *Tools) commitOne(c fileChange) error {
 			return err
 		}
 		if err := t.removeVerified(c.path); err != nil {
-			os.Remove(c.dest)
+			t.fs.Remove(c.dest)
 			return err
 		}
 		return nil
@@ -448,7 +447,7 @@ func (t *Tools) rollback(done []fileChange) error {
 	for i := len(done) - 1; i >= 0; i-- {
 		c := done[i]
 		if c.dest != c.path {
-			if err := os.Remove(c.dest); err != nil {
+			if err := t.fs.Remove(c.dest); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -456,7 +455,7 @@ func (t *Tools) rollback(done []fileChange) error {
 			if err := t.writeVerified(c.path, c.before); err != nil {
 				errs = append(errs, err)
 			}
-		} else if err := os.Remove(c.path); err != nil {
+		} else if err := t.fs.Remove(c.path); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/internal/gitignore"
 )
 
@@ -23,6 +23,7 @@ import (
 const maxTotalMatches = 200_000
 
 type searchQuery struct {
+	fsys     backend.FS
 	root     string
 	single   bool
 	re       *regexp.Regexp
@@ -80,7 +81,7 @@ func (q searchQuery) run(ctx context.Context) (*searchResult, error) {
 		w.file(q.root, filepath.Base(q.root))
 		return res, nil
 	}
-	repo, ign := gitignore.Repo(q.root)
+	repo, ign := q.ignoreRules()
 	rel, _ := filepath.Rel(repo, q.root)
 	rel = filepath.ToSlash(rel)
 	if rel == "." {
@@ -177,20 +178,17 @@ func newWorker(q searchQuery, res *searchResult) *worker {
 }
 
 func (w *worker) dir(job dirJob, wq *workQueue) {
-	f, err := os.Open(job.abs)
+	entries, err := w.q.fsys.ReadDir(job.abs)
 	if err != nil {
 		w.res.noteErr(err)
-		return
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		w.res.noteErr(err)
+		if len(entries) == 0 {
+			return
+		}
 	}
 	ign := job.ignore
 	for _, e := range entries {
 		if e.Name() == ".gitignore" {
-			ign = ign.With(filepath.Join(job.abs, ".gitignore"), job.rel)
+			ign = ign.WithFiles(w.q.files(), filepath.Join(job.abs, ".gitignore"), job.rel)
 			break
 		}
 	}
@@ -209,7 +207,7 @@ func (w *worker) dir(job dirJob, wq *workQueue) {
 		if typ&fs.ModeSymlink != 0 {
 			// Symlinked directories are not followed (no cycles, no
 			// escaping the tree); symlinked files are searched.
-			st, err := os.Stat(abs)
+			st, err := w.q.fsys.Stat(abs)
 			if err != nil || !st.Mode().IsRegular() {
 				continue
 			}
@@ -251,7 +249,7 @@ func (w *worker) file(abs, rel string) {
 
 // read loads a file into the worker's buffer, growing it as needed.
 func (w *worker) read(abs string) ([]byte, bool) {
-	f, _, err := openRegular(abs)
+	f, _, err := openRegular(w.q.fsys, abs)
 	if err != nil {
 		w.res.noteErr(err)
 		return nil, false
@@ -397,4 +395,21 @@ func (h *hitHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// files reaches the .gitignore files through the search's file system.
+func (q searchQuery) files() gitignore.Files {
+	return gitignore.Files{
+		Open: func(p string) (io.ReadCloser, error) { return q.fsys.Open(p) },
+		Exists: func(p string) bool {
+			_, err := q.fsys.Stat(p)
+			return err == nil
+		},
+	}
+}
+
+// ignoreRules are the repository holding the search root and the rules
+// in force there.
+func (q searchQuery) ignoreRules() (string, *gitignore.Set) {
+	return gitignore.RepoFiles(q.files(), q.root)
 }

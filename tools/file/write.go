@@ -37,11 +37,11 @@ func (t *Tools) writeFile(ctx context.Context, call tool.Call, a writeArgs) (too
 	}
 	path := t.resolve(call.TaskID, a.Path)
 	data := []byte(*a.Content)
-	target, err := writeTarget(path)
+	target, err := writeTarget(t.fs, path)
 	if err != nil {
 		return tool.Error("write_file: failed: " + err.Error()), nil
 	}
-	old, err := readRegular(target, 0)
+	old, err := readRegular(t.fs, target, 0)
 	existed := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return tool.Error("write_file: reading the current file: " + err.Error()), nil

@@ -1,14 +1,13 @@
 package terminal
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/backend"
 )
 
 // process is one background command.
@@ -20,7 +19,7 @@ type process struct {
 	pid     int
 	started time.Time
 	now     func() time.Time
-	cmd     *exec.Cmd
+	proc    backend.Process
 	log     *logBuffer
 	done    chan struct{} // closed when the process has exited
 
@@ -109,31 +108,25 @@ func (p *process) kill() {
 	p.mu.Lock()
 	p.killed = true
 	p.mu.Unlock()
-	killGroup(p.pid)
+	p.proc.Kill()
 }
 
-// startBackground starts command in its own process group, detached from
-// any call's context: it lives until it exits, is killed, or the Terminal
-// is closed.
+// startBackground starts command on the backend, detached from any
+// call's context: it lives until it exits, is killed, or the Terminal is
+// closed.
 func (t *Terminal) startBackground(session, task, command, dir string) (*process, error) {
 	p := &process{task: task, command: command, dir: dir, log: newLogBuffer(t.opts.LogBuffer), done: make(chan struct{}), now: t.opts.Now}
-	// The pwd side file is not needed: a background process never moves
-	// the task's directory.
-	cmd := t.command(context.Background(), command, dir, os.DevNull)
-	cmd.Stdout, cmd.Stderr = p.log, p.log
-	wait, err := t.start(context.Background(), session, cmd, os.DevNull, false)
+	proc, err := t.be.Start(backend.Command{Line: command, Dir: dir, Session: session, Task: task, Stdout: p.log, Stderr: p.log})
 	if err != nil {
 		return nil, err
 	}
-	p.cmd, p.pid, p.started = cmd, cmd.Process.Pid, p.now()
+	p.proc, p.pid, p.started = proc, proc.Pid(), p.now()
 	t.procs.add(p)
 	go func() {
-		err := wait()
+		<-proc.Done()
+		e := proc.Exit()
 		p.mu.Lock()
-		p.exitCode = cmd.ProcessState.ExitCode()
-		if err != nil && p.exitCode == -1 {
-			p.exitErr = err.Error()
-		}
+		p.exitCode, p.exitErr = e.Code, e.Note
 		p.mu.Unlock()
 		close(p.done)
 	}()

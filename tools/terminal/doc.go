@@ -1,7 +1,12 @@
 // Package terminal holds the built-in "terminal" and "process" tools: shell
-// commands run as real child processes on the local machine.
+// commands run on the Terminal's backend (package backend): by default
+// this machine, as real child processes (backend.Local); Options.Backend
+// gives another (a remote host over SSH). The tools are the same on every
+// backend: timeouts, the working directory per task, head/tail capping,
+// the result's form and the process table are theirs.
 //
-// Contract:
+// Contract (the process details are the local backend's; a remote
+// backend states its own in its package):
 //   - Each command runs under bash -c (sh when bash is missing) in its own
 //     process group. A timeout or a cancelled context kills the whole group,
 //     and a foreground command's result kills what it left running (`cmd
@@ -17,7 +22,8 @@
 //   - The working directory persists per task id: a command that runs `cd`
 //     moves the task's directory for the next call. The directory is read
 //     back from the shell through a side file written by an EXIT trap, so it
-//     works whatever the command prints and however it exits.
+//     works whatever the command prints and however it exits (on every
+//     backend: backend.Exit.Dir).
 //   - The result always states the exit code and gives stdout and stderr
 //     apart, each capped to a head and a tail around a truncation marker;
 //     the middle is read and dropped as it comes, so hermes' memory does

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool/approval"
 )
@@ -21,6 +22,12 @@ const (
 
 // Options configure a Terminal.
 type Options struct {
+	// Backend runs the commands; nil means this machine (a
+	// backend.Local made from Dir, Shell, Env, EnvPassthrough, Sandbox,
+	// Runner and NetworkAsk, which the Terminal closes). The fields
+	// marked "local" below configure that one only. A given Backend is
+	// its owner's to close.
+	Backend backend.Backend
 	// Timeout bounds one foreground command unless its args say otherwise.
 	Timeout time.Duration
 	// MaxTimeout is the largest timeout a call may ask for.

@@ -2,41 +2,24 @@ package terminal
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"os/exec"
-	"strings"
-	"syscall"
+
+	"github.com/hermes-go/hermes/backend"
 )
 
-// StartProgram starts cmd the way a foreground command starts: in the
-// sandbox through the Terminal's Runner (when there is one), in a process
-// group of its own, with the environment of a command (secret variables
-// left out, Options.Env added) followed by env. It returns the function
-// to wait for cmd with (see sandbox.Runner.Start); cmd.Cancel and
-// cmd.WaitDelay are the caller's.
+// StartProgram starts cmd the way a foreground command starts, when the
+// backend can run a program of this machine (backend.Programs: the local
+// backend, in the sandbox, in a process group of its own, with the
+// environment of a command followed by env); an error naming the backend
+// otherwise.
 func (t *Terminal) StartProgram(ctx context.Context, session string, cmd *exec.Cmd, env ...string) (wait func() error, err error) {
-	cmd.Env = replaceEnv(t.environ(), env)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	p, ok := t.be.(backend.Programs)
+	if !ok {
+		return nil, fmt.Errorf("the %s backend cannot run a program of this machine", t.be.Name())
 	}
-	cmd.SysProcAttr.Setpgid = true
-	return t.start(ctx, session, cmd, os.DevNull, true) // nothing the script started outlives it
+	return p.StartProgram(ctx, session, cmd, env...)
 }
 
-// replaceEnv is base with the variables env names left out, then env,
-// so that each name is set once, to env's value, however the starter
-// passes the list on.
-func replaceEnv(base, env []string) []string {
-	names := make(map[string]bool, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		names[name] = true
-	}
-	out := make([]string, 0, len(base)+len(env))
-	for _, kv := range base {
-		if name, _, _ := strings.Cut(kv, "="); !names[name] {
-			out = append(out, kv)
-		}
-	}
-	return append(out, env...)
-}
+// Backend is where the terminal's commands run.
+func (t *Terminal) Backend() backend.Backend { return t.be }

@@ -9,40 +9,41 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hermes-go/hermes/sandbox"
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/tool"
 )
 
 //go:embed terminal.md
 var terminalDescription string
 
-// Terminal is the local command backend shared by the terminal and process
-// tools.
+// Terminal is the state the terminal and process tools share: each
+// task's working directory and the background processes, over the
+// backend the commands run on.
 type Terminal struct {
-	opts      Options
-	dirs      *workdirs
-	procs     *processes
-	noteOnce  sync.Once
-	runner    *sandbox.Runner // nil without a sandbox
-	ownRunner bool            // runner is its own: Close closes it
+	opts     Options
+	be       backend.Backend
+	ownBe    bool // be is its own: Close closes it
+	dirs     *workdirs
+	procs    *processes
+	noteOnce sync.Once
 }
 
 // New returns a Terminal. Close it to kill its background processes.
-// The sandbox's helper starts in the background now, so that the first
-// command finds it ready.
+// Without Options.Backend it runs commands on this machine
+// (backend.Local, from Options' Dir, Shell, Env, EnvPassthrough,
+// Sandbox, Runner and NetworkAsk), whose sandbox helper starts in the
+// background now, so that the first command finds it ready.
 func New(opts Options) *Terminal {
+	if opts.Backend != nil && opts.Dir == "" {
+		opts.Dir = opts.Backend.Dir()
+	}
 	opts = opts.withDefaults()
-	t := &Terminal{
-		opts:  opts,
-		dirs:  &workdirs{base: opts.Dir},
-		procs: newProcesses(),
+	t := &Terminal{opts: opts, be: opts.Backend, procs: newProcesses()}
+	if t.be == nil {
+		t.be, t.ownBe = backend.NewLocal(backend.LocalOptions{Dir: opts.Dir, Shell: opts.Shell, Env: opts.Env,
+			EnvPassthrough: opts.EnvPassthrough, Sandbox: opts.Sandbox, Runner: opts.Runner, NetworkAsk: opts.NetworkAsk}), true
 	}
-	if p := opts.Sandbox; p != nil && p.Mode != sandbox.FullAccess {
-		t.runner = opts.Runner
-		if t.runner == nil {
-			t.runner, t.ownRunner = p.NewRunner(), true
-		}
-	}
+	t.dirs = &workdirs{base: opts.Dir, fs: t.be.FS()}
 	return t
 }
 
@@ -55,7 +56,7 @@ func (t *Terminal) Tools() []tool.Tool {
 func (t *Terminal) TerminalTool() tool.Tool {
 	return terminalTool{tool.Must(tool.New(tool.Spec{
 		Name:        "terminal",
-		Description: strings.TrimSpace(terminalDescription) + t.sandboxHint(),
+		Description: strings.TrimSpace(terminalDescription) + t.be.Hint(),
 		Toolset:     "terminal",
 		Class:       tool.Sequential,
 		// The tool enforces its own per-command timeout and reports it;
@@ -68,12 +69,13 @@ func (t *Terminal) TerminalTool() tool.Tool {
 // command will start. File tools resolve relative paths against it.
 func (t *Terminal) Workdir(taskID string) string { return t.dirs.get(taskID) }
 
-// Close kills every background process still running and stops the
-// sandbox's helper, unless Options.Runner is someone else's.
+// Close kills every background process still running and, when the
+// backend is its own (no Options.Backend), closes it: the sandbox's
+// helper stops, unless Options.Runner is someone else's.
 func (t *Terminal) Close() error {
 	t.procs.killAll()
-	if t.ownRunner {
-		t.runner.Close()
+	if t.ownBe {
+		return t.be.Close()
 	}
 	return nil
 }
@@ -123,7 +125,7 @@ func (t *Terminal) runCommand(ctx context.Context, call tool.Call, a terminalArg
 		}
 		msg := fmt.Sprintf("Started background process %s (pid %d) in %s.\nUse the process tool with id %q to poll, read its log, wait for or kill it.",
 			p.id, p.pid, dir, p.id)
-		if note := t.sandboxNote(); note != "" {
+		if note := t.notice(); note != "" {
 			msg += "\nnote: " + note
 		}
 		return tool.Text(msg), nil

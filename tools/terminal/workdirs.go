@@ -1,14 +1,16 @@
 package terminal
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/hermes-go/hermes/backend"
 )
 
 // workdirs remembers the working directory of each task.
 type workdirs struct {
 	base string
+	fs   backend.FS
 	mu   sync.Mutex
 	dirs map[string]string
 }
@@ -22,7 +24,7 @@ func (w *workdirs) get(task string) string {
 	if !ok {
 		return w.base
 	}
-	if st, err := os.Stat(d); err != nil || !st.IsDir() {
+	if st, err := w.fs.Stat(d); err != nil || !st.IsDir() {
 		return w.base
 	}
 	return d
