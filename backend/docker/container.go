@@ -36,10 +36,7 @@ func (b *Backend) container(ctx context.Context, session string) (*container, er
 		b.last = session
 		b.mu.Unlock()
 	}
-	conv := b.opts.Conversation(session)
-	if conv == "" {
-		conv = b.anon
-	}
+	conv := b.conversation(session)
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -70,10 +67,7 @@ func (b *Backend) container(ctx context.Context, session string) (*container, er
 // forget drops session's container after the engine said it is gone, so
 // that the next command finds or creates it again.
 func (b *Backend) forget(session string, c *container) {
-	conv := b.opts.Conversation(session)
-	if conv == "" {
-		conv = b.anon
-	}
+	conv := b.conversation(session)
 	b.mu.Lock()
 	s := b.slots[conv]
 	b.mu.Unlock()
@@ -182,4 +176,29 @@ func (b *Backend) lastSession() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.last
+}
+
+// conversation is the conversation session belongs to (Options.
+// Conversation, remembered once it differs from the session: a lineage
+// never changes); commands without a session share the backend's own.
+func (b *Backend) conversation(session string) string {
+	if session == "" {
+		return b.anon
+	}
+	b.mu.Lock()
+	conv, ok := b.convs[session]
+	b.mu.Unlock()
+	if ok {
+		return conv
+	}
+	conv = b.opts.Conversation(session)
+	if conv == "" {
+		return session
+	}
+	if conv != session {
+		b.mu.Lock()
+		b.convs[session] = conv
+		b.mu.Unlock()
+	}
+	return conv
 }

@@ -25,7 +25,8 @@ type Backend struct {
 	reapOnce sync.Once
 
 	mu     sync.Mutex
-	slots  map[string]*slot // conversation id -> its container
+	slots  map[string]*slot  // conversation id -> its container
+	convs  map[string]string // session id -> its conversation, where they differ
 	procs  map[*process]struct{}
 	closed bool
 	last   string // the session of the latest command
@@ -49,7 +50,7 @@ func New(o Options) (*Backend, error) {
 	var r [6]byte
 	rand.Read(r[:])
 	b := &Backend{opts: o, cli: cli{bin: o.Binary}, anon: "anon-" + hex.EncodeToString(r[:]),
-		slots: map[string]*slot{}, procs: map[*process]struct{}{}}
+		slots: map[string]*slot{}, convs: map[string]string{}, procs: map[*process]struct{}{}}
 	b.fs = &routeFS{b: b, host: backend.OSFS{}}
 	return b, nil
 }
@@ -139,7 +140,7 @@ func (b *Backend) CheckWrite(p string) error {
 // persist), for a surface whose conversations end before the workspace
 // does.
 func (b *Backend) EndSession(session string) error {
-	conv := b.opts.Conversation(session)
+	conv := b.conversation(session)
 	b.mu.Lock()
 	s := b.slots[conv]
 	delete(b.slots, conv)
