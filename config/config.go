@@ -131,6 +131,11 @@ type Terminal struct {
 	// EnvPassthrough names secret-looking environment variables that
 	// commands may still see (they are dropped otherwise).
 	EnvPassthrough []string `yaml:"env_passthrough"`
+	// ForwardEnv names the variables of hermes' environment a remote
+	// backend's commands get (path.Match patterns); none travel otherwise.
+	ForwardEnv []string `yaml:"forward_env"`
+	// SSH is terminal.ssh: the host of the ssh backend.
+	SSH SSH `yaml:"ssh"`
 }
 
 // Code holds code.* keys: the execute_code tool's interpreter and

@@ -173,7 +173,10 @@ func TestInvalidValuesAreErrorsNamingKeyValueAndWhatIsAllowed(t *testing.T) {
 		{"agent:\n  max_turns: -3\n", []string{"config.yaml:2", "agent.max_turns", "-3", "at least 1"}},
 		{"agent:\n  max_turns: 0\n", []string{"agent.max_turns", " 0 ", "at least 1"}},
 		{"approvals:\n  mode: smart\n", []string{"config.yaml:2", "approvals.mode", `"smart"`, "manual, off"}},
-		{"terminal:\n  backend: docker\n", []string{"terminal.backend", `"docker"`, "local"}},
+		{"terminal:\n  backend: kubernetes\n", []string{"terminal.backend", `"kubernetes"`, "local, ssh, docker"}},
+		{"terminal:\n  backend: ssh\n", []string{"terminal.ssh.host", "required with terminal.backend: ssh"}},
+		{"terminal:\n  ssh:\n    host: box\n    port: 70000\n", []string{"config.yaml:4", "terminal.ssh.port", "70000"}},
+		{"terminal:\n  ssh:\n    host: box\n    cwd: src/app\n", []string{"terminal.ssh.cwd", `"src/app"`, "an absolute path"}},
 		{"compression:\n  threshold: 1.5\n", []string{"compression.threshold", "1.5", "between 0 and 1"}},
 		{"compression:\n  protect_last_n: -1\n", []string{"compression.protect_last_n", "-1"}},
 		{"delegation:\n  timeout: -5\n", []string{"delegation.timeout", "-5", "at least 0"}},
@@ -286,5 +289,15 @@ func TestAPIServerDefaultsAndEnvironment(t *testing.T) {
 		a.Key != "sk-server" || !reflect.DeepEqual(a.CORSOrigins, []string{"https://a.example", "https://b.example"}) ||
 		c.Approvals.UnattendedMode != "deny" {
 		t.Fatalf("api_server %+v unattended %q", a, c.Approvals.UnattendedMode)
+	}
+}
+
+func TestTerminalSSHSettingsAreRead(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("terminal:\n  backend: ssh\n  forward_env: [GOFLAGS, LANG]\n  ssh:\n    host: build.example.org\n    port: 2222\n    user: ci\n    key: ~/.ssh/id_build\n    known_hosts: /etc/hermes/known_hosts\n    cwd: /srv/app\n"), 0o600)
+	c, err := Load(home, env(nil))
+	want := SSH{Host: "build.example.org", Port: 2222, User: "ci", Key: "~/.ssh/id_build", KnownHosts: "/etc/hermes/known_hosts", Cwd: "/srv/app"}
+	if err != nil || c.Terminal.Backend != "ssh" || c.Terminal.SSH != want || !reflect.DeepEqual(c.Terminal.ForwardEnv, []string{"GOFLAGS", "LANG"}) || len(c.Warnings) != 0 {
+		t.Fatalf("terminal = %+v, warnings %v, err %v", c.Terminal, c.Warnings, err)
 	}
 }

@@ -13,7 +13,7 @@ var (
 	approvalModes   = []string{"manual", "off"}
 	unattendedModes = []string{"deny", "allow"}
 	// terminalBackends are the backends this build implements.
-	terminalBackends = []string{"local"}
+	terminalBackends = []string{"local", "ssh", "docker"}
 	cacheTTLs        = []string{"5m", "1h", "auto"}
 	sandboxModes     = []string{"read-only", "workspace-write", "full-access"}
 	searchBackends   = []string{"searxng", "brave", "tavily", "exa", "firecrawl"}
@@ -124,6 +124,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 		}
 	}
 	oneOf("terminal.backend", c.Terminal.Backend, terminalBackends)
+	c.validateSSH(bad)
 	oneOf("prompt_caching.cache_ttl", c.PromptCaching.CacheTTL, cacheTTLs)
 	oneOf("sandbox.mode", c.Sandbox.Mode, sandboxModes)
 	c.validateNetwork(keys, bad)
