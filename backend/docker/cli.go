@@ -15,11 +15,11 @@ import (
 // in the tool result of every command that needed it.
 var (
 	// ErrNoBinary: terminal.docker.binary is not installed.
-	ErrNoBinary = errors.New("docker backend: the container CLI is not installed")
+	ErrNoBinary = errors.New("the container CLI is not installed")
 	// ErrDaemon: the CLI is there but its engine does not answer.
-	ErrDaemon = errors.New("docker backend: the container engine does not answer")
+	ErrDaemon = errors.New("the container engine does not answer")
 	// ErrImage: terminal.docker.image cannot be pulled.
-	ErrImage = errors.New("docker backend: the image cannot be pulled")
+	ErrImage = errors.New("the image cannot be pulled")
 )
 
 // cli runs the docker (or podman) binary.
@@ -65,7 +65,7 @@ func (c cli) classify(args []string, err error, stderr string) error {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, syscall.ENOENT):
 		return fmt.Errorf("%w: %q not found (terminal.docker.binary): install Docker or Podman, or set terminal.backend: local", ErrNoBinary, c.bin)
 	case daemonDown(msg):
-		return fmt.Errorf("%w: %s %s: %s (is the daemon running? check DOCKER_HOST, or `%s info`)", ErrDaemon, c.bin, sub, firstLine(msg), c.bin)
+		return fmt.Errorf("%w: %s %s: %s (start it, or check DOCKER_HOST and `%s info`)", ErrDaemon, c.bin, sub, firstLine(msg), c.bin)
 	case sub == "run" && pullFailed(msg):
 		return fmt.Errorf("%w: %s (terminal.docker.image)", ErrImage, oneLine(msg))
 	case msg != "":

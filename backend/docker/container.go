@@ -55,9 +55,10 @@ func (b *Backend) container(ctx context.Context, session string) (*container, er
 	}
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	b.reapOnce.Do(func() { b.reap(ctx) })
+	b.reap(ctx)
 	c, err := b.findOrCreate(ctx, conv)
 	if err != nil {
+		b.warnOnce(err.Error()) // the user hears it too, not only the model
 		return nil, err
 	}
 	s.c = c
@@ -201,4 +202,15 @@ func (b *Backend) conversation(session string) string {
 		b.mu.Unlock()
 	}
 	return conv
+}
+
+// warnOnce warns of msg the first time it happens.
+func (b *Backend) warnOnce(msg string) {
+	b.mu.Lock()
+	seen := b.warned[msg]
+	b.warned[msg] = true
+	b.mu.Unlock()
+	if !seen {
+		b.opts.Warn(msg)
+	}
 }

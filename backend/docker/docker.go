@@ -22,7 +22,8 @@ type Backend struct {
 	fs   *routeFS
 	anon string // the conversation of commands without a session
 
-	reapOnce sync.Once
+	reapMu sync.Mutex
+	reaped bool // the reaper has run
 
 	mu     sync.Mutex
 	slots  map[string]*slot  // conversation id -> its container
@@ -30,6 +31,7 @@ type Backend struct {
 	procs  map[*process]struct{}
 	closed bool
 	last   string // the session of the latest command
+	warned map[string]bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -50,7 +52,7 @@ func New(o Options) (*Backend, error) {
 	var r [6]byte
 	rand.Read(r[:])
 	b := &Backend{opts: o, cli: cli{bin: o.Binary}, anon: "anon-" + hex.EncodeToString(r[:]),
-		slots: map[string]*slot{}, convs: map[string]string{}, procs: map[*process]struct{}{}}
+		slots: map[string]*slot{}, convs: map[string]string{}, warned: map[string]bool{}, procs: map[*process]struct{}{}}
 	b.fs = &routeFS{b: b, host: backend.OSFS{}}
 	return b, nil
 }

@@ -244,6 +244,10 @@ func TestEngineFailuresAreClearErrors(t *testing.T) {
 		if !errors.Is(err, ErrDaemon) || !strings.Contains(err.Error(), "Cannot connect to the Docker daemon") {
 			t.Errorf("err %v", err)
 		}
+		r.b.Run(t.Context(), cmd("true"))
+		if w := r.warnings(); strings.Count(w, "does not answer") != 1 {
+			t.Errorf("the user is not told once: %q", w)
+		}
 	})
 	t.Run("image cannot be pulled", func(t *testing.T) {
 		r := newRig(t, "docker", func(o *Options) { o.Image = "nosuch/image:1" })

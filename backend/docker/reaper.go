@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,8 +20,14 @@ type Orphan struct {
 
 // reap removes the orphans at start-up of the backend's first container
 // and says so; a failure is said too, and does not stop the
-// conversation.
+// conversation. An engine that cannot list containers is left for the
+// start-up that follows to report, and the reaper runs at the next one.
 func (b *Backend) reap(ctx context.Context) {
+	b.reapMu.Lock()
+	defer b.reapMu.Unlock()
+	if b.reaped {
+		return
+	}
 	b.mu.Lock()
 	keep := make(map[string]bool, len(b.slots))
 	for conv := range b.slots {
@@ -38,10 +45,21 @@ func (b *Backend) reap(ctx context.Context) {
 		}
 		b.opts.Warn("docker backend: removed containers older than their lifetime whose conversations ended without removing them: " + strings.Join(ids, ", "))
 	}
+	var listErr *listError
+	if errors.As(err, &listErr) {
+		return
+	}
+	b.reaped = true
 	if err != nil {
 		b.opts.Warn("docker backend: reaper: " + err.Error())
 	}
 }
+
+// listError is the reaper's failure to list containers.
+type listError struct{ err error }
+
+func (e *listError) Error() string { return "list labelled containers: " + e.err.Error() }
+func (e *listError) Unwrap() error { return e.err }
 
 // Reap removes, through the CLI bin, every container labelled
 // hermes.session whose hermes.created plus hermes.lifetime lies before
@@ -53,7 +71,7 @@ func Reap(ctx context.Context, bin string, now time.Time, keep func(session stri
 	out, err := c.run(ctx, nil, "ps", "-a", "--no-trunc", "--filter", "label="+LabelSession,
 		"--format", "{{.ID}}\t"+label(LabelSession)+"\t"+label(LabelCreated)+"\t"+label(LabelLifetime)+"\t"+label(LabelPersist))
 	if err != nil {
-		return nil, fmt.Errorf("list labelled containers: %w", err)
+		return nil, &listError{err}
 	}
 	var removed []Orphan
 	var errs []string
