@@ -5,8 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
 	"testing"
+	"time"
 )
 
 // The wrapper is POSIX sh: images without bash (alpine, busybox) run it
