@@ -49,6 +49,10 @@ func (c cli) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, 
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil && len(args) > 0 {
+			// Not the engine's failure: our deadline (a slow pull) or a cancel.
+			return out.Bytes(), fmt.Errorf("%s %s: %w", c.bin, args[0], ctx.Err())
+		}
 		return out.Bytes(), c.classify(args, err, errb.String())
 	}
 	return out.Bytes(), nil
