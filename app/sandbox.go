@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/tool/approval"
@@ -90,3 +91,10 @@ func (c *Conversation) SandboxStatus() sandbox.Enforcement { return c.ws.policy.
 
 // SandboxStatus is SandboxStatus of the runtime's default workspace.
 func (rt *Runtime) SandboxStatus() sandbox.Enforcement { return rt.workspace.policy.Enforcement() }
+
+// Backend is where the conversation's commands run and its files live
+// (terminal.backend); its Describe says what is enforced there.
+func (c *Conversation) Backend() backend.Backend { return c.ws.be }
+
+// Backend is Backend of the runtime's default workspace.
+func (rt *Runtime) Backend() backend.Backend { return rt.workspace.be }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/checkpoint"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
@@ -34,6 +35,8 @@ type Workspace struct {
 	pre         []tool.PreHook
 	post        []tool.PostHook
 	checkpoints *checkpoint.Store // nil when checkpoints are off
+	// be is where its commands run and its files live (terminal.backend).
+	be backend.Backend
 	// term runs its commands, and execute_code's scripts.
 	term *terminal.Terminal
 	// runner starts its sandboxed commands, and the runtime's MCP
@@ -94,29 +97,33 @@ func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy, runner *sandb
 		}
 	}
 	rt.learnWorkspace(cmp.Or(p.Workspace, ws.workdir))
+	be, err := rt.newBackend(ws)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	ws.be = be
+	ws.closers = append(ws.closers, be.Close)
 	term := terminal.New(terminal.Options{
-		Timeout:        config.Seconds(cfg.Terminal.Timeout),
-		MaxOutput:      cfg.Terminal.MaxOutput,
-		Dir:            ws.workdir,
-		Redact:         rt.redact,
-		Now:            rt.opts.Now,
-		Sandbox:        &ws.policy,
-		Runner:         ws.runner,
-		EnvPassthrough: cfg.Terminal.EnvPassthrough,
-		NetworkAsk:     ws.networkAsk,
+		Backend:   be,
+		Timeout:   config.Seconds(cfg.Terminal.Timeout),
+		MaxOutput: cfg.Terminal.MaxOutput,
+		Redact:    rt.redact,
+		Now:       rt.opts.Now,
 	})
 	ws.closers = append(ws.closers, term.Close)
 	ws.term = term
-	files := file.New(file.Options{Workdir: term.Workdir, Redact: rt.redact,
-		WriteGuard: ws.policy.CheckWrite, ReadGuard: ws.policy.CheckRead})
+	files := file.New(file.Options{FS: be.FS(), Workdir: term.Workdir, Redact: rt.redact,
+		WriteGuard: be.CheckWrite, ReadGuard: be.CheckRead})
 	bound := tool.NewRegistry(append(term.Tools(), files.All()...)...).Filter(cfg.Toolsets)
 	ws.reg = tool.Stack(bound, rt.tools)
-	var err error
 	if ws.pre, ws.post, err = rt.hooks(ws.workdir, ws.warning); err != nil {
 		ws.Close()
 		return nil, err
 	}
-	if e := cfg.Checkpoints.Enabled; e == nil || *e {
+	// Checkpoints snapshot this machine's workspace: they apply where the
+	// file tools write this machine's files.
+	if _, local := be.FS().(backend.OSFS); local && (cfg.Checkpoints.Enabled == nil || *cfg.Checkpoints.Enabled) {
 		st, err := OpenCheckpoints(rt.cfg, ws.policy.Workspace)
 		if err != nil {
 			rt.warn("checkpoints off: " + err.Error())
@@ -144,6 +151,9 @@ func (w *Workspace) Workdir() string { return w.workdir }
 
 // Sandbox is the policy its commands and file tools run under.
 func (w *Workspace) Sandbox() sandbox.Policy { return w.policy }
+
+// Backend is where its commands run and its files live.
+func (w *Workspace) Backend() backend.Backend { return w.be }
 
 // Checkpoints is its checkpoint store, nil when checkpoints.enabled is
 // false or the store could not be opened.

@@ -50,8 +50,8 @@ func runACP(ctx context.Context, e *env, f *runFlags) error {
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Short() {
-		e.warn(st)
+	if line, short := statusLine(rt.Backend(), rt.SandboxStatus()); short {
+		e.warn(line)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

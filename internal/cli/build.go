@@ -86,6 +86,11 @@ func loadConfig(e *env, f *runFlags) (*config.Config, error) {
 		}
 		cfg.Sandbox.Mode = f.sandbox
 	}
+	if f.backend != "" {
+		if err := app.UseBackend(cfg, f.backend); err != nil {
+			return nil, err
+		}
+	}
 	return cfg, nil
 }
 

@@ -20,6 +20,7 @@ type runFlags struct {
 	toolsets    string
 	yolo        bool
 	sandbox     string
+	backend     string
 	usageFile   string
 	ignoreRules bool
 	effort      string
@@ -57,6 +58,7 @@ func addRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
 	fs.BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking (hardline commands are still refused; the sandbox stays)")
 	fs.StringVar(&f.sandbox, "sandbox", "", "sandbox mode: read-only, workspace-write (default) or full-access (no sandbox)")
+	fs.StringVar(&f.backend, "backend", "", "where commands run and files live: local (default), ssh (terminal.ssh in config.yaml) or docker")
 	fs.StringVar(&f.usageFile, "usage-file", "", "write a JSON summary of the run (calls, outcome, tokens) to this file")
 	fs.BoolVar(&f.ignoreRules, "ignore-rules", false, "skip context files (AGENTS.md, .hermes.md) and memory")
 	fs.StringVar(&f.effort, "reasoning-effort", "", "reasoning effort: none, low, medium, high")

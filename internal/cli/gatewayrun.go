@@ -67,8 +67,8 @@ func runGateway(ctx context.Context, e *env, f *runFlags, cfg *config.Config) er
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Short() {
-		e.warn(st)
+	if line, short := statusLine(rt.Backend(), rt.SandboxStatus()); short {
+		e.warn(line)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 

@@ -35,7 +35,8 @@ func runLineChat(ctx context.Context, e *env, f *runFlags, commands *slash.Regis
 	h.conv.Store(rt.conv)
 	defer func() { endSession(e.stderr, h.Conversation(), "user_exit") }() // the one /new or /resume left it on
 	c := rt.conv
-	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, c.Endpoint(), c.SessionID(), c.SandboxStatus())
+	status, _ := statusLine(c.Backend(), c.SandboxStatus())
+	fmt.Fprintf(e.stderr, "hermes %s · %s · session %s · /help for commands · Ctrl-D to quit\n%s\n", Version, c.Endpoint(), c.SessionID(), status)
 	for _, w := range slash.RegisterSkills(commands, rt.Runtime) {
 		e.warn(w)
 	}

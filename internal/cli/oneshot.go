@@ -43,8 +43,8 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	}
 	defer rt.Close()
 	c := rt.conv
-	if st := c.SandboxStatus(); st.Short() {
-		e.warn(st) // the one line that says what is not enforced
+	if line, short := statusLine(c.Backend(), c.SandboxStatus()); short {
+		e.warn(line) // the one line that says what is not enforced
 	}
 
 	// Ctrl-C interrupts the turn; the loop returns promptly with what it has.
@@ -67,7 +67,7 @@ func runOneShot(ctx context.Context, e *env, f *runFlags, prompt string, withPro
 	}
 	if f.usageFile != "" {
 		report := reportFrom(res, err)
-		report.Sandbox = sandboxReportOf(c.SandboxStatus())
+		reportSandbox(&report, c.Backend(), c.SandboxStatus())
 		report.Auxiliary = rt.UsageByTask().Auxiliary
 		if werr := writeUsage(f.usageFile, report); werr != nil {
 			fmt.Fprintln(e.stderr, "hermes:", werr)

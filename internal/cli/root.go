@@ -133,6 +133,7 @@ func newRoot(e *env) *cobra.Command {
 	root.Flags().StringVarP(&f.prompt, "oneshot-prompt", "z", "", "run one prompt and print only the final answer (-: read it from standard input)")
 	addRunFlags(root.Flags(), f)
 	root.AddCommand(newChatCmd(e, f), newSessionsCmd(e, f), newApprovalsCmd(e), newSandboxCmd(e), newCheckpointsCmd(e))
+	root.AddCommand(newSSHCmd(e))
 	root.AddCommand(newServeCmd(e), newGatewayCmd(e), newPairingCmd(e), newACPCmd(e))
 	root.AddCommand(newMCPCmd(e), newSkillsCmd(e))
 	root.AddCommand(newBatchCmd(e), newPromptSizeCmd(e, f))

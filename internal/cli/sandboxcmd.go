@@ -16,7 +16,7 @@ import (
 // under here, and how much of it this kernel enforces.
 func newSandboxCmd(e *env) *cobra.Command {
 	var asJSON bool
-	var mode string
+	var mode, backendName string
 	status := &cobra.Command{
 		Use: "status", Short: "Show the sandbox mode, its writable roots, hidden paths and network, and what this kernel enforces", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -29,6 +29,21 @@ func newSandboxCmd(e *env) *cobra.Command {
 					return &exitError{code: exitUsage, err: fmt.Errorf("--sandbox: %w", err)}
 				}
 				cfg.Sandbox.Mode = mode
+			}
+			if backendName != "" {
+				if err := app.UseBackend(cfg, backendName); err != nil {
+					return &exitError{code: exitFor(err), err: err}
+				}
+			}
+			// Where commands run: on a remote backend the sandbox below
+			// confines only what runs here (MCP servers, hooks).
+			remote, err := app.BackendStatus(cfg, e.getenv)
+			if err != nil {
+				return &exitError{code: exitFor(err), err: err}
+			}
+			backendName = cfg.Terminal.Backend
+			if backendName == "" {
+				backendName = "local"
 			}
 			wd, err := os.Getwd()
 			if err != nil {
@@ -49,8 +64,12 @@ func newSandboxCmd(e *env) *cobra.Command {
 					"mode": p.Mode, "enforced": enf.Level.String(), "missing": enf.Missing, "kernel": enf.Status.String(),
 					"workspace": p.Workspace, "writable_roots": p.WritableRoots, "read_only": p.ReadOnly,
 					"hidden": p.Hidden, "protected": p.Protected, "network": enf.Network, "network_allowed": enf.Allowed,
-					"network_allow": allow, "required": p.Required,
+					"network_allow": allow, "required": p.Required, "backend": backendName, "backend_status": remote,
 				})
+			}
+			if remote != "" {
+				fmt.Fprintln(e.stdout, remote)
+				fmt.Fprintln(e.stdout, "On this machine (MCP servers, hooks):")
 			}
 			printPolicy(e.stdout, p, enf)
 			return nil
@@ -58,6 +77,7 @@ func newSandboxCmd(e *env) *cobra.Command {
 	}
 	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	status.Flags().StringVar(&mode, "sandbox", "", "show this mode instead of sandbox.mode")
+	status.Flags().StringVar(&backendName, "backend", "", "show this backend instead of terminal.backend: local, ssh or docker")
 	root := &cobra.Command{Use: "sandbox", Short: "The boundary around every command and file tool write"}
 	root.AddCommand(status)
 	return root

@@ -109,8 +109,8 @@ func serveAPI(ctx context.Context, e *env, f *runFlags, cfg *config.Config, addr
 		return &exitError{code: exitFor(err), err: err}
 	}
 	defer rt.Close()
-	if st := rt.SandboxStatus(); st.Short() {
-		e.warn(st)
+	if line, short := statusLine(rt.Backend(), rt.SandboxStatus()); short {
+		e.warn(line)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -30,9 +30,9 @@ func runTUI(ctx context.Context, e *env, f *runFlags, commands *slash.Registry) 
 			e.stderr.Write(said.Bytes())
 			return nil, nil, buildErr
 		}
-		st := rt.conv.SandboxStatus()
-		banner := []string{st.String()}
-		if st.Short() {
+		line, short := statusLine(rt.conv.Backend(), rt.conv.SandboxStatus())
+		banner := []string{line}
+		if short {
 			banner[0] = "⚠ " + banner[0]
 		}
 		for _, l := range strings.Split(strings.TrimSpace(said.String()), "\n") {

@@ -29,6 +29,9 @@ type usageReport struct {
 	// Sandbox is the mode the commands ran under and how much of it the
 	// kernel enforced.
 	Sandbox *sandboxReport `json:"sandbox,omitempty"`
+	// Backend is where the commands ran (terminal.backend) and what was
+	// enforced there.
+	Backend *backendReport `json:"backend,omitempty"`
 	// Auxiliary is what each auxiliary task (compression, vision,
 	// web_extract, ...) spent, apart from Usage, the main model's.
 	Auxiliary map[string]app.TaskUsage `json:"auxiliary"`

@@ -68,6 +68,10 @@ type Options struct {
 	Tools func() []tool.Tool
 	// Start starts the script. Required.
 	Start Starter
+	// Unavailable, when set, is why scripts cannot run here (commands
+	// run on a remote host, and a script is a program of this machine):
+	// the tool is not offered, and a call is refused with it.
+	Unavailable error
 	// Workdir is the task's working directory (where a terminal command
 	// of the task would start).
 	Workdir func(taskID string) string
@@ -117,6 +121,9 @@ func New(o Options) *Tool {
 
 // check finds the interpreter, once: the tool is offered where it is.
 func (t *Tool) check() error {
+	if t.opts.Unavailable != nil {
+		return t.opts.Unavailable
+	}
 	t.once.Do(func() {
 		in := findInterpreter(t.opts.Python)
 		t.python, t.sitePath, t.err = in.python, in.sitePath, in.err

@@ -57,8 +57,9 @@ type Options struct {
 	// Shell is the shell binary; empty means bash, or sh when bash is
 	// not installed.
 	Shell string
-	// Dir is the starting working directory of every task; empty means the
-	// process's current directory.
+	// Dir is the starting working directory of every task; empty means
+	// Backend's Dir, or without a Backend the process's current
+	// directory.
 	Dir string
 	// Redact, when set, is applied to all output before the model reads it.
 	Redact func(string) string

@@ -34,8 +34,9 @@ type Terminal struct {
 // Sandbox, Runner and NetworkAsk), whose sandbox helper starts in the
 // background now, so that the first command finds it ready.
 func New(opts Options) *Terminal {
-	if opts.Backend != nil && opts.Dir == "" {
-		opts.Dir = opts.Backend.Dir()
+	lazyBase := opts.Backend != nil && opts.Dir == ""
+	if lazyBase {
+		opts.Dir = "/" // withDefaults must not take this process's directory
 	}
 	opts = opts.withDefaults()
 	t := &Terminal{opts: opts, be: opts.Backend, procs: newProcesses()}
@@ -43,7 +44,13 @@ func New(opts Options) *Terminal {
 		t.be, t.ownBe = backend.NewLocal(backend.LocalOptions{Dir: opts.Dir, Shell: opts.Shell, Env: opts.Env,
 			EnvPassthrough: opts.EnvPassthrough, Sandbox: opts.Sandbox, Runner: opts.Runner, NetworkAsk: opts.NetworkAsk}), true
 	}
-	t.dirs = &workdirs{base: opts.Dir, fs: t.be.FS()}
+	// A given backend's workspace is asked for when needed: a remote
+	// one is learnt on connecting, which waits for the first command.
+	base := func() string { return opts.Dir }
+	if lazyBase {
+		base = t.be.Dir
+	}
+	t.dirs = &workdirs{base: base, fs: t.be.FS()}
 	return t
 }
 

@@ -9,7 +9,7 @@ import (
 
 // workdirs remembers the working directory of each task.
 type workdirs struct {
-	base string
+	base func() string
 	fs   backend.FS
 	mu   sync.Mutex
 	dirs map[string]string
@@ -22,10 +22,10 @@ func (w *workdirs) get(task string) string {
 	d, ok := w.dirs[task]
 	w.mu.Unlock()
 	if !ok {
-		return w.base
+		return w.base()
 	}
 	if st, err := w.fs.Stat(d); err != nil || !st.IsDir() {
-		return w.base
+		return w.base()
 	}
 	return d
 }
