@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,11 @@ func TestDockerBackendRunsTheModelsCommandsInTheSessionsContainer(t *testing.T) 
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	session, _ := readUsage(t, usage)["session_id"].(string)
+	u := readUsage(t, usage)
+	session, _ := u["session_id"].(string)
+	if be, _ := u["backend"].(map[string]any); be["name"] != "docker" || !contains(fmt.Sprint(be["status"]), "docker debian:stable-slim", "--cap-drop ALL", "the local Landlock sandbox does not apply") {
+		t.Errorf("usage file's backend: %v", u["backend"])
+	}
 	runs := w.calls(t, "run")
 	if len(runs) != 1 || !slices.Contains(runs[0], "hermes.session="+session) {
 		t.Fatalf("run calls %v, want one labelled hermes.session=%s", runs, session)
@@ -106,15 +111,21 @@ func TestDockerBackendRunsTheModelsCommandsInTheSessionsContainer(t *testing.T) 
 	}
 }
 
+// --backend docker chooses it over the config's local backend; the end
+// of the run removes the container.
 func TestDockerBackendRemovesTheContainerAtTheEnd(t *testing.T) {
 	w := newDockerWorld(t, "")
+	os.WriteFile(filepath.Join(w.hermesHome, "config.yaml"), []byte("terminal:\n  backend: local\n  docker:\n    image: debian:stable-slim\n"), 0o644)
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(terminalCalls("true")...)
-	if r := w.run(t, srv); r.code != 0 {
+	if r := w.run(t, srv, "--backend", "docker"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if cs, _ := dockertest.Containers(w.fake); len(cs) != 0 {
 		t.Errorf("containers left: %+v", cs)
+	}
+	if runs := w.calls(t, "run"); len(runs) != 1 {
+		t.Errorf("run calls %v", runs)
 	}
 	if rms := w.calls(t, "rm"); len(rms) != 1 {
 		t.Errorf("rm calls %v", rms)
