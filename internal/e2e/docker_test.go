@@ -186,3 +186,23 @@ func TestDockerBackendKeepsTheHardlineAndCheckpoints(t *testing.T) {
 		t.Errorf("restore: exit %d, main.go %q %v\n%s", r.code, b, err, r.stderr)
 	}
 }
+
+// A secret forward_env lets into the container is still masked in what
+// the model reads back.
+func TestDockerBackendForwardsNamedVariablesAndRedactsThem(t *testing.T) {
+	w := newDockerWorld(t, "    forward_env: [HERMES_E2E_TOKEN]\n")
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(terminalCalls("test -n \"$HERMES_E2E_TOKEN\" && echo got=$HERMES_E2E_TOKEN")...)
+	if r := w.run(t, srv); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	res := toolResults(srv.Requests()[1])
+	if len(res) != 1 || !contains(res[0], "exit code: 0", "got=", "[REDACTED]") || strings.Contains(res[0], "0123456789abcdefghijklmnop") {
+		t.Errorf("result %q: want the forwarded token, masked", res)
+	}
+	for _, e := range w.calls(t, "exec") {
+		if strings.Contains(strings.Join(e, " "), "sk-e2e-") {
+			t.Errorf("the token travels on a command line: %v", e)
+		}
+	}
+}
