@@ -41,6 +41,9 @@ func TestContainerIsHardenedLabelledAndMountsTheWorkspace(t *testing.T) {
 	if !slices.Contains(args, "--init") {
 		t.Error("no --init: orphaned processes would not be reaped")
 	}
+	if n := len(args); n < 4 || !slices.Equal(args[n-4:], []string{"--entrypoint", "sleep", "debian:stable-slim", "infinity"}) {
+		t.Errorf("run does not end with the image sleeping: %v", args)
+	}
 	if got := flagValues(args, "--mount"); !slices.Contains(got, "type=bind,source="+r.ws+",target="+r.ws) {
 		t.Errorf("--mount %v, want the workspace read-write at its own path", got)
 	}
@@ -101,13 +104,14 @@ func TestReadOnlyModeMountsTheWorkspaceReadOnly(t *testing.T) {
 
 func TestGitHooksStayReadOnlyAndCredentialsAreCovered(t *testing.T) {
 	ws := resolved(t, t.TempDir())
-	for _, d := range []string{".git/hooks", ".ssh"} {
+	for _, d := range []string{".git/hooks", ".ssh", ".hermes"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".ssh", "id_ed25519"), []byte("secret"), 0o600)
+	os.WriteFile(filepath.Join(ws, ".netrc"), []byte("machine x password y"), 0o600)
 	// The workspace is the home directory: ~/.ssh lies in it.
 	r := newRig(t, "docker", func(o *Options) { o.Dir, o.Policy = ws, policy(t, sandbox.WorkspaceWrite, ws, ws) })
 	r.run(r.b, "s", "", "true")
@@ -115,7 +119,9 @@ func TestGitHooksStayReadOnlyAndCredentialsAreCovered(t *testing.T) {
 	for _, want := range []string{
 		"type=bind,source=" + ws + "/.git/hooks,target=" + ws + "/.git/hooks,readonly",
 		"type=bind,source=" + ws + "/.git/config,target=" + ws + "/.git/config,readonly",
+		"type=bind,source=" + ws + "/.hermes,target=" + ws + "/.hermes,readonly",
 		"type=tmpfs,target=" + ws + "/.ssh",
+		"type=bind,source=/dev/null,target=" + ws + "/.netrc,readonly",
 	} {
 		if !slices.Contains(mounts, want) {
 			t.Errorf("--mount %v lacks %s", mounts, want)

@@ -56,7 +56,7 @@ func TestAStoppedContainerIsStartedAgain(t *testing.T) {
 
 func TestTwoProcessesStartingOneConversationShareOneContainer(t *testing.T) {
 	r := newRig(t, "docker", nil)
-	bs := []*Backend{r.b, r.open(), r.open()}
+	bs := []*Backend{r.b, r.b, r.b, r.open(), r.open()}
 	var wg sync.WaitGroup
 	for _, b := range bs {
 		wg.Go(func() { r.run(b, "s1", "", "true") })

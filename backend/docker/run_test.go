@@ -3,7 +3,9 @@ package docker
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,31 @@ func TestSignalledCommandSaysSo(t *testing.T) {
 	out := r.run(r.b, "s", "", "kill -9 $$")
 	if out.Code != 137 || !strings.Contains(out.Note, "killed") {
 		t.Errorf("exit %d note %q", out.Code, out.Note)
+	}
+}
+
+// An image without bash runs commands under its sh.
+func TestAnImageWithoutBashUsesSh(t *testing.T) {
+	dash, err := exec.LookPath("dash")
+	if err != nil {
+		t.Skip("no dash")
+	}
+	r := newRig(t, "docker", nil)
+	tools := t.TempDir()
+	os.Symlink(dash, filepath.Join(tools, "sh"))
+	for _, name := range []string{"grep", "cat", "stat", "sleep", "env"} {
+		if p, err := exec.LookPath(name); err == nil {
+			os.Symlink(p, filepath.Join(tools, name))
+		}
+	}
+	// The fake's commands see its PATH: here one without bash.
+	t.Setenv("PATH", r.dir+string(os.PathListSeparator)+tools)
+	out := r.run(r.b, "s", "", `echo "bash=${BASH_VERSION:-none}"; cd / ; exit 7`)
+	if out.Code != 7 || out.stdout != "bash=none\n" || out.Dir != "/" {
+		t.Errorf("exit %d dir %q stdout %q stderr %q", out.Code, out.Dir, out.stdout, out.stderr)
+	}
+	execs := r.callsOf("exec")
+	if last := execs[len(execs)-1]; !slices.Contains(last, "sh") || slices.ContainsFunc(last, func(a string) bool { return strings.HasSuffix(a, "/bash") }) {
+		t.Errorf("exec %v: want sh", last)
 	}
 }
