@@ -3,9 +3,13 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/llm"
+	"github.com/hermes-go/hermes/sandbox"
 	"github.com/hermes-go/hermes/session"
 	"github.com/hermes-go/hermes/tools/delegate"
 )
@@ -48,5 +52,16 @@ func TestTheContainerOfASessionIsItsConversations(t *testing.T) {
 	release()
 	if rt.sessionHeld("root") {
 		t.Error("a released session is in use")
+	}
+}
+
+// terminal.docker.forward_env adds to terminal.forward_env.
+func TestDockerForwardEnvAddsToTheCommonList(t *testing.T) {
+	cfg := &config.Config{}
+	cfg.Terminal.ForwardEnv = []string{"LANG"}
+	cfg.Terminal.Docker = config.TerminalDocker{Image: "x", ForwardEnv: []string{"PIP_*"}, Lifetime: "2h"}
+	o := DockerOptions(cfg, "/w", sandbox.Policy{Workspace: "/w"})
+	if !slices.Equal(o.ForwardEnv, []string{"LANG", "PIP_*"}) || o.Lifetime != 2*time.Hour || o.Image != "x" {
+		t.Errorf("options %+v", o)
 	}
 }
