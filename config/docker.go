@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"time"
+
+	"github.com/hermes-go/hermes/internal/lazyre"
 )
 
 // TerminalDocker holds terminal.docker.* keys: the container commands
@@ -36,8 +37,8 @@ type TerminalDocker struct {
 }
 
 var (
-	dockerMemory = regexp.MustCompile(`^[0-9]+[bkmgBKMG]?$`)
-	dockerCPUs   = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	dockerMemory = lazyre.New(`^[0-9]+[bkmgBKMG]?$`)
+	dockerCPUs   = lazyre.New(`^[0-9]+(\.[0-9]+)?$`)
 )
 
 // LifetimeDuration is Lifetime parsed; 0 when unset.
@@ -53,10 +54,10 @@ func (c *Config) validateDocker(bad func(key, value, want string)) {
 	if c.Terminal.Backend == "docker" && d.Image == "" {
 		bad("terminal.docker.image", `""`, "an image name (e.g. debian:stable-slim), required by terminal.backend: docker")
 	}
-	if d.Memory != "" && !dockerMemory.MatchString(d.Memory) {
+	if d.Memory != "" && !dockerMemory.Get().MatchString(d.Memory) {
 		bad("terminal.docker.memory", fmt.Sprintf("%q", d.Memory), "a size such as 4g or 512m")
 	}
-	if d.CPUs != "" && !dockerCPUs.MatchString(d.CPUs) {
+	if d.CPUs != "" && !dockerCPUs.Get().MatchString(d.CPUs) {
 		bad("terminal.docker.cpus", fmt.Sprintf("%q", d.CPUs), "a number of CPUs such as 2 or 0.5")
 	}
 	if d.PidsLimit < 0 {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/hermes-go/hermes/internal/lazyre"
 	"github.com/hermes-go/hermes/sandbox"
 )
 
@@ -40,13 +40,13 @@ const (
 // AUDIT_WRITE.
 var Capabilities = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL"}
 
-var nameUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)
+var nameUnsafe = lazyre.New(`[^a-zA-Z0-9_.-]`)
 
 // containerName is the name of conversation conv's container: the engine
 // refuses a second container of that name, so two processes starting the
 // same conversation at once end up sharing one.
 func containerName(conv string) string {
-	safe := nameUnsafe.ReplaceAllString(conv, "_")
+	safe := nameUnsafe.Get().ReplaceAllString(conv, "_")
 	if safe != conv || len(safe) > 64 {
 		sum := sha256.Sum256([]byte(conv))
 		safe = fmt.Sprintf("%.40s_%s", safe, hex.EncodeToString(sum[:6]))
