@@ -172,7 +172,17 @@ func (b *Backend) remove(id string) error {
 	return nil
 }
 
-// lastSession is the session of the latest command ("" before any).
+// UseSession makes session the one whose container the file tools use
+// outside the workspace until a command of another session runs (a
+// conversation opening in the workspace calls it); it starts nothing.
+func (b *Backend) UseSession(session string) {
+	b.mu.Lock()
+	b.last = session
+	b.mu.Unlock()
+}
+
+// lastSession is the session of the latest command, or of UseSession
+// ("" before either).
 func (b *Backend) lastSession() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -27,7 +27,7 @@ const fsTimeout = 2 * time.Minute
 //
 // backend.FS carries no session: where several conversations share the
 // workspace, paths outside it are those of the container of the
-// conversation that ran a command last.
+// conversation that ran a command, or opened, last (UseSession).
 type execFS struct{ b *Backend }
 
 // execIn runs argv in the session's container with stdin and returns its

@@ -137,3 +137,18 @@ func TestHomeIsTheContainerUsers(t *testing.T) {
 		t.Errorf("home %q, want the container's /root", h)
 	}
 }
+
+// A file read outside the workspace before any command uses the
+// container of the conversation that opened, not one of its own.
+func TestFilesBeforeAnyCommandUseTheOpenConversationsContainer(t *testing.T) {
+	r := newRig(t, "docker", nil)
+	r.b.UseSession("s1")
+	outside := resolved(t, t.TempDir())
+	os.WriteFile(filepath.Join(outside, "f"), []byte("x"), 0o644)
+	readVia(t, r.b, filepath.Join(outside, "f"))
+	r.run(r.b, "s1", "", "true")
+	cs := r.containers()
+	if len(cs) != 1 || cs[0].Labels[LabelSession] != "s1" {
+		t.Errorf("containers %+v, want s1's alone", cs)
+	}
+}
