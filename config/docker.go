@@ -23,7 +23,8 @@ type TerminalDocker struct {
 	// Network is the container's --network: none (default), bridge, host
 	// or a network's name.
 	Network string `yaml:"network"`
-	// Memory and CPUs are --memory (default 4g) and --cpus (default 2).
+	// Memory and CPUs are --memory (default 4g) and --cpus (default 2);
+	// "0" leaves the limit out (rootless podman without cgroup delegation).
 	Memory string `yaml:"memory"`
 	CPUs   string `yaml:"cpus"`
 	// PidsLimit is --pids-limit (default 512).

@@ -74,7 +74,7 @@ func (b *Backend) Describe() string {
 	o := b.opts
 	var s strings.Builder
 	fmt.Fprintf(&s, "docker %s (%s): commands run in a container per conversation (label %s); hardening: --cap-drop ALL (kept: %s), no-new-privileges, --pids-limit %d, --memory %s, --cpus %s, tmpfs /tmp, --network %s",
-		o.Image, o.Binary, LabelSession, strings.Join(Capabilities, ","), o.PidsLimit, o.Memory, o.CPUs, o.Network)
+		o.Image, o.Binary, LabelSession, strings.Join(Capabilities, ","), o.PidsLimit, limit(o.Memory), limit(o.CPUs), o.Network)
 	if o.User != "" {
 		fmt.Fprintf(&s, ", --user %s", o.User)
 	}
@@ -93,6 +93,14 @@ func (b *Backend) mountMode() string {
 	return "read-write"
 }
 
+// limit shows a limit, "none" for 0 (left out).
+func limit(v string) string {
+	if v == "0" {
+		return "none"
+	}
+	return v
+}
+
 func orNone(names []string) string {
 	if len(names) == 0 {
 		return "none"
@@ -108,7 +116,7 @@ func (b *Backend) Hint() string {
 	if o.Network == "none" {
 		s.WriteString(" The container has no network (terminal.docker.network: none).")
 	}
-	fmt.Fprintf(&s, " Limits: %s memory, %s CPUs, %d processes. When refused, tell the user what is needed; do not work around it.", o.Memory, o.CPUs, o.PidsLimit)
+	fmt.Fprintf(&s, " Limits: %s memory, %s CPUs, %d processes. When refused, tell the user what is needed; do not work around it.", limit(o.Memory), limit(o.CPUs), o.PidsLimit)
 	return s.String()
 }
 

@@ -84,6 +84,18 @@ func TestLimitsAndNetworkFollowOptions(t *testing.T) {
 	}
 }
 
+func TestAZeroLimitIsLeftOut(t *testing.T) {
+	r := newRig(t, "docker", func(o *Options) { o.Memory, o.CPUs = "0", "0" })
+	r.run(r.b, "s", "", "true")
+	args := r.callsOf("run")[0]
+	if slices.Contains(args, "--memory") || slices.Contains(args, "--cpus") {
+		t.Errorf("run %v sets a limit configured as 0", args)
+	}
+	if d := r.b.Describe(); !strings.Contains(d, "--memory none") || !strings.Contains(d, "--cpus none") {
+		t.Errorf("Describe %q does not say there is no limit", d)
+	}
+}
+
 func TestReadOnlyModeMountsTheWorkspaceReadOnly(t *testing.T) {
 	r := newRig(t, "docker", func(o *Options) { o.Policy = policy(t, sandbox.ReadOnly, o.Dir, t.TempDir()) })
 	r.run(r.b, "s", "", "true")

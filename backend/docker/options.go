@@ -45,7 +45,7 @@ type Options struct {
 	// name (terminal.docker.network).
 	Network string
 	// Memory and CPUs are --memory and --cpus (terminal.docker.memory,
-	// terminal.docker.cpus).
+	// terminal.docker.cpus); "0" leaves the limit out.
 	Memory, CPUs string
 	// PidsLimit is --pids-limit (terminal.docker.pids_limit).
 	PidsLimit int

@@ -81,9 +81,16 @@ func (b *Backend) runArgs(conv string, created int64) ([]string, error) {
 	}
 	args = append(args,
 		"--security-opt", "no-new-privileges",
-		"--pids-limit", strconv.Itoa(o.PidsLimit),
-		"--memory", o.Memory,
-		"--cpus", o.CPUs,
+		"--pids-limit", strconv.Itoa(o.PidsLimit))
+	// "0" leaves a limit out, for engines that cannot set it (rootless
+	// podman without cgroup delegation).
+	if o.Memory != "0" {
+		args = append(args, "--memory", o.Memory)
+	}
+	if o.CPUs != "0" {
+		args = append(args, "--cpus", o.CPUs)
+	}
+	args = append(args,
 		"--tmpfs", "/tmp:rw,exec,nosuid,nodev,size="+DefaultTmpfsSize+",mode=1777",
 		"--network", o.Network)
 	mounts, err := b.mounts()
