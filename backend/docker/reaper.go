@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -68,37 +69,48 @@ func (e *listError) Unwrap() error { return e.err }
 // those it removed.
 func Reap(ctx context.Context, bin string, now time.Time, keep func(session string) bool) ([]Orphan, error) {
 	c := cli{bin: bin}
-	out, err := c.run(ctx, nil, "ps", "-a", "--no-trunc", "--filter", "label="+LabelSession,
-		"--format", "{{.ID}}\t"+label(LabelSession)+"\t"+label(LabelCreated)+"\t"+label(LabelLifetime)+"\t"+label(LabelPersist))
+	labelled, err := c.run(ctx, nil, "ps", "-a", "-q", "--no-trunc", "--filter", "label="+LabelSession)
+	if err != nil {
+		return nil, &listError{err}
+	}
+	ids := strings.Fields(string(labelled))
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	// Labels through inspect's JSON: ps templates differ between docker
+	// (.Label "k") and podman (.Labels.k).
+	out, err := c.run(ctx, nil, append([]string{"inspect", "--format", "{{.Id}}\t{{json .Config.Labels}}"}, ids...)...)
 	if err != nil {
 		return nil, &listError{err}
 	}
 	var removed []Orphan
 	var errs []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Split(strings.TrimSpace(line), "\t")
-		if len(f) != 5 || f[4] == "true" || (keep != nil && keep(f[1])) {
+		id, raw, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		var labels map[string]string
+		if json.Unmarshal([]byte(raw), &labels) != nil {
 			continue
 		}
-		created, err1 := strconv.ParseInt(f[2], 10, 64)
-		lifetime, err2 := strconv.ParseInt(f[3], 10, 64)
+		session := labels[LabelSession]
+		if id == "" || session == "" || labels[LabelPersist] == "true" || (keep != nil && keep(session)) {
+			continue
+		}
+		created, err1 := strconv.ParseInt(labels[LabelCreated], 10, 64)
+		lifetime, err2 := strconv.ParseInt(labels[LabelLifetime], 10, 64)
 		if err1 != nil || err2 != nil || lifetime <= 0 {
 			continue // not labelled with a lifetime: not ours to judge
 		}
 		if !now.After(time.Unix(created+lifetime, 0)) {
 			continue
 		}
-		if _, err := c.run(ctx, nil, "rm", "-f", f[0]); err != nil {
+		if _, err := c.run(ctx, nil, "rm", "-f", id); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		removed = append(removed, Orphan{ID: f[0], Session: f[1], Created: time.Unix(created, 0)})
+		removed = append(removed, Orphan{ID: id, Session: session, Created: time.Unix(created, 0)})
 	}
 	if len(errs) > 0 {
 		return removed, fmt.Errorf("remove orphans: %s", strings.Join(errs, "; "))
 	}
 	return removed, nil
 }
-
-// label is the ps template of a label's value.
-func label(name string) string { return `{{.Label "` + name + `"}}` }

@@ -147,6 +147,12 @@ func all(m map[string][]string, names ...string) []string {
 	return out
 }
 
+// templateFuncs are the CLI's template functions.
+var templateFuncs = template.FuncMap{"json": func(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}}
+
 // view is what ps and inspect templates see.
 type view struct {
 	Container
@@ -180,7 +186,7 @@ func (f *fake) ps(args []string) {
 	if format == "" || first(m, "-q", "--quiet") != "" {
 		format = "{{.ID}}"
 	}
-	tmpl, err := template.New("ps").Parse(format)
+	tmpl, err := template.New("ps").Funcs(templateFuncs).Parse(format)
 	if err != nil {
 		fail(125, "template parsing error: %v", err)
 	}
@@ -297,8 +303,8 @@ func (f *fake) rm(args []string) {
 
 // inspectView is what inspect templates see: the engine's JSON shape.
 type inspectView struct {
-	ID, Name, Created string
-	State             struct {
+	ID, Id, Name, Created string
+	State                 struct {
 		Running bool
 		Status  string
 	}
@@ -309,7 +315,7 @@ type inspectView struct {
 }
 
 func inspectViewOf(c Container) inspectView {
-	v := inspectView{ID: c.ID, Name: "/" + c.Name, Created: c.Created.Format(time.RFC3339Nano)}
+	v := inspectView{ID: c.ID, Id: c.ID, Name: "/" + c.Name, Created: c.Created.Format(time.RFC3339Nano)}
 	v.State.Running, v.State.Status = c.Running, "exited"
 	if c.Running {
 		v.State.Status = "running"
@@ -334,7 +340,7 @@ func (f *fake) inspect(args []string) {
 			fmt.Println(string(b))
 			continue
 		}
-		tmpl, err := template.New("inspect").Parse(format)
+		tmpl, err := template.New("inspect").Funcs(templateFuncs).Parse(format)
 		if err != nil {
 			fail(1, "template parsing error: %v", err)
 		}
