@@ -85,7 +85,7 @@ func (rt *Runtime) newBackend(ws *Workspace) (backend.Backend, error) {
 			EnvPassthrough: cfg.Terminal.EnvPassthrough, NetworkAsk: ws.networkAsk}), nil
 	case "ssh":
 		o := SSHOptions(cfg, rt.opts.Getenv)
-		o.Mode = ws.policy.Mode
+		o.Mode, o.Warn = ws.policy.Mode, rt.warn
 		b, err := ssh.New(o)
 		if err != nil {
 			return nil, configErr(err)

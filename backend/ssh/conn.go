@@ -146,7 +146,7 @@ func (b *Backend) checkHostKey(_ string, remote net.Addr, key gossh.PublicKey) e
 		b.warned[fp] = true
 		b.mu2.Unlock()
 		if !said {
-			fmt.Fprintf(b.opts.Stderr, "hermes: %v\n", err)
+			b.opts.Warn(err.Error())
 		}
 	}
 	return err

@@ -1,7 +1,7 @@
 package ssh
 
 import (
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,9 +43,10 @@ type Options struct {
 	// remote credential files (~/.ssh, ~/.aws ...) are refused short of
 	// full-access. Empty means workspace-write.
 	Mode sandbox.Mode
-	// Stderr receives a refused host key's fingerprint and the command
-	// that trusts it, besides the tool result; nil means os.Stderr.
-	Stderr io.Writer
+	// Warn tells the user a refused host key's fingerprint and the
+	// command that trusts it, besides the tool result (hermes' warnings:
+	// stderr, or the chat's own); nil prints "hermes: ..." on os.Stderr.
+	Warn func(string)
 	// Getenv reads hermes' environment (SSH_AUTH_SOCK, HOME, USER and
 	// the forwarded variables); nil means os.Getenv. Environ lists it
 	// for ForwardEnv's patterns; nil means os.Environ.
@@ -82,8 +83,8 @@ func (o Options) withDefaults() Options {
 	if o.Mode == "" {
 		o.Mode = sandbox.WorkspaceWrite
 	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
+	if o.Warn == nil {
+		o.Warn = func(s string) { fmt.Fprintln(os.Stderr, "hermes:", s) }
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout

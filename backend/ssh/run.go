@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +25,15 @@ const pipeGrace = 2 * time.Second
 // quote is s as one word of a POSIX shell.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isVarName says whether s can name a shell variable.
+func isVarName(s string) bool {
+	for i, c := range s {
+		if c != '_' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && (i == 0 || !('0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // taskKey names a task's state files: hex, safe in any shell.
 func taskKey(task string) string {
@@ -52,10 +59,10 @@ trap '__hermes_save "$?"' EXIT
 // exported variables, sets the environment hermes gives commands (the
 // forwarded variables, never the rest of hermes' own), moves to c.Dir
 // and evaluates the command line with stdin empty.
-func (b *Backend) script(c backend.Command, foreground bool) string {
+func (b *Backend) script(c backend.Command, state string, foreground bool) string {
 	var s strings.Builder
 	s.WriteString("printf '%s\\n' \"$$\" >&2\n")
-	fmt.Fprintf(&s, "__hermes_s=%s; __hermes_t=%s\n", quote(b.state), taskKey(c.Task))
+	fmt.Fprintf(&s, "__hermes_s=%s; __hermes_t=%s\n", quote(state), taskKey(c.Task))
 	s.WriteString("if [ -r \"$__hermes_s/$__hermes_t.env\" ]; then . \"$__hermes_s/$__hermes_t.env\" >/dev/null 2>&1; fi\n")
 	s.WriteString("export PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0\n")
 	for _, kv := range b.environ(c.Env) {
@@ -89,7 +96,7 @@ func (b *Backend) environ(extra []string) []string {
 	env = append(env, extra...)
 	out := env[:0]
 	for _, kv := range env {
-		if name, _, ok := strings.Cut(kv, "="); ok && varName.MatchString(name) {
+		if name, _, ok := strings.Cut(kv, "="); ok && isVarName(name) {
 			out = append(out, kv)
 		}
 	}
@@ -99,8 +106,15 @@ func (b *Backend) environ(extra []string) []string {
 // execLine is the command the remote login shell runs: bash (or sh)
 // evaluating the script it reads from the channel's stdin, so that the
 // login shell, whatever it is, parses nothing of it.
-func (b *Backend) execLine() string {
-	return "exec " + quote(b.shell) + ` -c 'eval "$(cat)"'`
+func execLine(shell string) string {
+	return "exec " + quote(shell) + ` -c 'eval "$(cat)"'`
+}
+
+// where are the remote shell and state directory the connection set up.
+func (b *Backend) where() (shell, state string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.shell, b.state
 }
 
 // remote is one command running on the remote host.
@@ -108,6 +122,7 @@ type remote struct {
 	b      *Backend
 	conn   *conn
 	ch     gossh.Channel
+	state  string        // the state directory the command uses
 	pid    chan int      // the remote shell's pid, once said (0: unknown)
 	copied chan struct{} // closed when stdout and stderr have ended
 	status chan struct{} // closed when the exit status came or the channel closed
@@ -116,6 +131,7 @@ type remote struct {
 	code     int
 	signal   string
 	got      bool // an exit status or signal came
+	killed   bool // interrupt killed it
 	pidValue int
 }
 
@@ -128,13 +144,17 @@ func (b *Backend) open(ctx context.Context, c backend.Command, foreground bool) 
 		if err != nil {
 			return nil, err
 		}
-		ch, reqs, err := cn.client.OpenChannel("session", nil)
+		ch, reqs, err := b.openChannel(ctx, cn)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("ssh: run on %s: %w", b.Target(), ctx.Err())
+			}
 			lastErr = err
 			b.drop(cn)
 			continue
 		}
-		ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Command string }{b.execLine()}))
+		shell, state := b.where()
+		ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Command string }{execLine(shell)}))
 		if err != nil || !ok {
 			ch.Close()
 			if err != nil {
@@ -144,15 +164,48 @@ func (b *Backend) open(ctx context.Context, c backend.Command, foreground bool) 
 			}
 			return nil, fmt.Errorf("ssh: %s refused to run a command", b.Target())
 		}
-		return b.started(cn, ch, reqs, c, foreground), nil
+		return b.started(cn, ch, reqs, c, state, foreground), nil
 	}
 	return nil, fmt.Errorf("ssh: run on %s: the connection dropped and could not be made again: %w", b.Target(), lastErr)
 }
 
-func (b *Backend) started(cn *conn, ch gossh.Channel, reqs <-chan *gossh.Request, c backend.Command, foreground bool) *remote {
-	r := &remote{b: b, conn: cn, ch: ch, pid: make(chan int, 1), copied: make(chan struct{}), status: make(chan struct{}), code: -1}
+// openChannel opens a session channel on cn, giving up after the
+// connect timeout: a connection whose peer vanished without a word (a
+// dropped network) answers nothing, and is then made again.
+func (b *Backend) openChannel(ctx context.Context, cn *conn) (gossh.Channel, <-chan *gossh.Request, error) {
+	type opened struct {
+		ch   gossh.Channel
+		reqs <-chan *gossh.Request
+		err  error
+	}
+	res := make(chan opened, 1)
 	go func() {
-		ch.Write([]byte(b.script(c, foreground)))
+		ch, reqs, err := cn.client.OpenChannel("session", nil)
+		res <- opened{ch, reqs, err}
+	}()
+	t := time.NewTimer(b.opts.ConnectTimeout)
+	defer t.Stop()
+	var err error
+	select {
+	case o := <-res:
+		return o.ch, o.reqs, o.err
+	case <-t.C:
+		err = fmt.Errorf("no answer from %s in %s", b.opts.Addr(), b.opts.ConnectTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	go func() { // a channel opened too late is closed unused
+		if o := <-res; o.err == nil {
+			o.ch.Close()
+		}
+	}()
+	return nil, nil, err
+}
+
+func (b *Backend) started(cn *conn, ch gossh.Channel, reqs <-chan *gossh.Request, c backend.Command, state string, foreground bool) *remote {
+	r := &remote{b: b, conn: cn, ch: ch, state: state, pid: make(chan int, 1), copied: make(chan struct{}), status: make(chan struct{}), code: -1}
+	go func() {
+		ch.Write([]byte(b.script(c, state, foreground)))
 		ch.CloseWrite()
 	}()
 	stderr := &pidLine{dst: c.Stderr, pid: r.pid}
@@ -238,6 +291,9 @@ func (r *remote) finish(readDir string) string {
 // interrupt sends SIGKILL over the channel, kills the command's process
 // group and closes the channel.
 func (r *remote) interrupt() {
+	r.mu.Lock()
+	r.killed = true
+	r.mu.Unlock()
 	r.ch.SendRequest("signal", false, gossh.Marshal(struct{ Signal string }{"KILL"}))
 	r.finish("")
 	r.ch.Close()
@@ -251,6 +307,8 @@ func (r *remote) exit() backend.Exit {
 	switch {
 	case r.signal != "":
 		e.Code, e.Note = -1, "killed by signal: SIG"+r.signal
+	case r.killed && !r.got:
+		e.Code, e.Note = -1, "killed"
 	case !r.got:
 		e.Code, e.Note = -1, fmt.Sprintf("the connection to %s was lost while the command ran; it may still be running there", r.b.opts.Host)
 	}
@@ -281,7 +339,7 @@ func (b *Backend) Run(ctx context.Context, c backend.Command) (backend.Exit, err
 		}
 	case <-ctx.Done():
 	}
-	e.Dir = r.finish(b.state + "/" + taskKey(c.Task) + ".pwd")
+	e.Dir = r.finish(r.state + "/" + taskKey(c.Task) + ".pwd")
 	r.ch.Close()
 	<-r.copied
 	if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/hermes-go/hermes/tools/file"
 	"github.com/hermes-go/hermes/tools/terminal"
 	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 )
 
 // client is what a test needs to reach a server: a key file and a
@@ -81,7 +83,8 @@ func setUp(t *testing.T, trusted bool, tweak func(*Options)) *fixture {
 	f := &fixture{srv: srv, cl: cl, work: filepath.Join(srv.Home, "work"), stderr: &bytes.Buffer{}}
 	os.MkdirAll(f.work, 0o755)
 	o := options(srv, cl)
-	o.Cwd, o.Stderr = f.work, f.stderr
+	o.Cwd = f.work
+	o.Warn = func(s string) { f.stderr.WriteString(s + "\n") }
 	if tweak != nil {
 		tweak(&o)
 	}
@@ -446,5 +449,95 @@ func TestReadOnlyRefusesEveryRemoteWriteAndFullAccessNone(t *testing.T) {
 	out := filepath.Join(full.srv.Home, "outside.txt")
 	if res := call(t, context.Background(), full.fileTool("write_file"), map[string]any{"path": out, "content": "x"}); res.IsError {
 		t.Fatalf("full-access write: %s", res.Content)
+	}
+}
+
+// With no key file the running ssh-agent's keys log in (SSH_AUTH_SOCK),
+// as with ssh.
+func TestTheAgentsKeysLogIn(t *testing.T) {
+	hostKey, _ := sshtest.NewKey(t)
+	signer, priv := sshtest.NewKey(t)
+	srv := sshtest.Start(t, hostKey, signer.PublicKey())
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: priv}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { agent.ServeAgent(keyring, c); c.Close() }()
+		}
+	}()
+	cl := client{knownHosts: filepath.Join(t.TempDir(), "known_hosts")}
+	trust(t, cl, srv)
+	o := options(srv, cl)
+	o.Key, o.Cwd = "", srv.Home
+	o.Getenv = func(k string) string {
+		switch k {
+		case "SSH_AUTH_SOCK":
+			return sock
+		case "HOME":
+			return t.TempDir() // no key files of its own
+		}
+		return os.Getenv(k)
+	}
+	be, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	term := terminal.New(terminal.Options{Backend: be})
+	defer term.Close()
+	res := call(t, context.Background(), term.TerminalTool(), map[string]any{"command": "echo via-agent"})
+	if !strings.Contains(res.Content, "exit code: 0\n") || !strings.Contains(res.Content, "via-agent") || srv.Logins.Load() != 1 {
+		t.Fatalf("result:\n%s", res.Content)
+	}
+}
+
+// A key file with a passphrase is refused saying to use the agent.
+func TestAKeyWithAPassphraseAsksForTheAgent(t *testing.T) {
+	f := setUp(t, true, nil)
+	_, priv := sshtest.NewKey(t)
+	blk, err := gossh.MarshalPrivateKeyWithPassphrase(priv, "", []byte("secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(t.TempDir(), "id_locked")
+	os.WriteFile(key, pem.EncodeToMemory(blk), 0o600)
+	o := options(f.srv, f.cl)
+	o.Key, o.Cwd = key, f.work
+	be, _ := New(o)
+	defer be.Close()
+	term := terminal.New(terminal.Options{Backend: be})
+	defer term.Close()
+	res := call(t, context.Background(), term.TerminalTool(), map[string]any{"command": "true"})
+	if !res.IsError || !strings.Contains(res.Content, "passphrase") || !strings.Contains(res.Content, "ssh-add "+key) {
+		t.Fatalf("result: %s", res.Content)
+	}
+}
+
+// Close removes the remote state directory.
+func TestCloseRemovesTheRemoteState(t *testing.T) {
+	f := setUp(t, true, nil)
+	f.run(t, "export X=1")
+	_, state := f.be.where()
+	if st, err := os.Stat(state); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("state directory %s: %v %v", state, st, err)
+	}
+	f.term.Close()
+	if err := f.be.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Fatalf("%s is still there: %v", state, err)
 	}
 }

@@ -461,6 +461,21 @@ func TestStatusLineShowsModelTokensContextSandboxAndFallback(t *testing.T) {
 	}
 }
 
+// On the ssh backend the status line names the host in place of the
+// local sandbox, which does not confine the commands there.
+func TestStatusLineNamesARemoteBackend(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.AllowUnexpected()
+	h := newHarness(t, srv, setup{cfg: func(c *config.Config) {
+		c.Terminal.Backend = "ssh"
+		c.Terminal.SSH = config.SSH{Host: "build.example.org", Port: 2222, User: "ci", Cwd: "/srv/app"}
+	}})
+	s := strings.Split(h.screen(), "\n")
+	if l := s[len(s)-1]; !strings.Contains(l, "ssh ci@build.example.org:2222 (no local sandbox)") || strings.Contains(l, "workspace-write") {
+		t.Fatalf("status: %q", l)
+	}
+}
+
 func TestToolProgressModes(t *testing.T) {
 	for _, tc := range []struct {
 		mode       string

@@ -233,6 +233,15 @@ func readStatus(rt *app.Runtime, c *app.Conversation, withUsage bool) status {
 	if sb.Level.String() != "full" && sb.Level.String() != "off" {
 		s.sandbox += " (" + sb.Level.String() + ")"
 	}
+	// On a remote backend the local sandbox confines nothing the commands
+	// do: the line names where they run instead.
+	if be := c.Backend(); be != nil && be.Name() != "local" {
+		s.sandbox = be.Name()
+		if t, ok := be.(interface{ Target() string }); ok {
+			s.sandbox += " " + t.Target()
+		}
+		s.sandbox += " (no local sandbox)"
+	}
 	if withUsage {
 		if u, err := c.Usage(context.Background()); err == nil {
 			s.title = u.Session.Title
