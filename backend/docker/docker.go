@@ -60,6 +60,9 @@ func New(o Options) (*Backend, error) {
 // Name implements backend.Backend.
 func (b *Backend) Name() string { return "docker" }
 
+// Target is the image, for the status line ("docker <image>").
+func (b *Backend) Target() string { return b.opts.Image }
+
 // Dir implements backend.Backend: the working directory, mounted at the
 // same path.
 func (b *Backend) Dir() string { return b.opts.Dir }

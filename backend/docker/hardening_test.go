@@ -56,6 +56,9 @@ func TestContainerIsHardenedLabelledAndMountsTheWorkspace(t *testing.T) {
 	if slices.Contains(args, "--privileged") || slices.Contains(flagValues(args, "--network"), "host") {
 		t.Errorf("run args weaken the container: %v", args)
 	}
+	if r.b.Target() != "debian:stable-slim" {
+		t.Errorf("status line target %q, want the image", r.b.Target())
+	}
 	// The command ran in that container.
 	cs := r.containers()
 	if len(cs) != 1 || cs[0].Image != "debian:stable-slim" {
