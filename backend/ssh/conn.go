@@ -47,11 +47,14 @@ func (c *conn) files() (*sftp.Client, error) {
 	return c.sftp, c.sftpErr
 }
 
+// close closes the connection, then the SFTP client: closing that first
+// would wait for an answer a vanished peer never sends.
 func (c *conn) close() {
+	c.client.Close()
+	c.sftpOnce.Do(func() {}) // waits for a start under way; none after
 	if c.sftp != nil {
 		c.sftp.Close()
 	}
-	c.client.Close()
 }
 
 // connect returns the live connection, dialling a new one when there is

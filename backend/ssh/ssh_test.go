@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -541,3 +542,97 @@ func TestCloseRemovesTheRemoteState(t *testing.T) {
 		t.Fatalf("%s is still there: %v", state, err)
 	}
 }
+
+// proxy forwards TCP connections to addr until blackhole, after which
+// the connections it holds carry nothing more (a network that vanished
+// without a word) while new ones are forwarded.
+type proxy struct {
+	addr  string
+	mu    sync.Mutex
+	holes []chan struct{}
+}
+
+func startProxy(t *testing.T, to string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &proxy{addr: ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", to)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			hole := make(chan struct{})
+			p.mu.Lock()
+			p.holes = append(p.holes, hole)
+			p.mu.Unlock()
+			pipe := func(dst, src net.Conn) {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := src.Read(buf)
+					select {
+					case <-hole:
+						continue // swallowed
+					default:
+					}
+					if n > 0 {
+						dst.Write(buf[:n])
+					}
+					if err != nil {
+						return
+					}
+				}
+			}
+			go pipe(s, c)
+			go pipe(c, s)
+			t.Cleanup(func() { c.Close(); s.Close() })
+		}
+	}()
+	return p
+}
+
+func (p *proxy) blackhole() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, h := range p.holes {
+		close(h)
+	}
+	p.holes = nil
+}
+
+// A connection that stops answering without closing is given up after
+// the connect timeout and made again.
+func TestAConnectionThatStopsAnsweringIsMadeAgain(t *testing.T) {
+	f := setUp(t, true, nil)
+	px := startProxy(t, f.srv.Addr)
+	host, port, _ := net.SplitHostPort(px.addr)
+	// The proxy's address is another name for the server: trust it too.
+	tcp, _ := net.ResolveTCPAddr("tcp", px.addr)
+	if err := Trust(f.cl.knownHosts, px.addr, tcp, f.srv.HostKey.PublicKey()); err != nil {
+		t.Fatal(err)
+	}
+	o := options(f.srv, f.cl)
+	o.Host, o.Port, o.Cwd, o.ConnectTimeout = host, atoi(port), f.work, time.Second
+	be, _ := New(o)
+	defer be.Close()
+	term := terminal.New(terminal.Options{Backend: be})
+	defer term.Close()
+	tl := term.TerminalTool()
+	call(t, context.Background(), tl, map[string]any{"command": "export STILL=here"})
+	px.blackhole()
+	res := call(t, context.Background(), tl, map[string]any{"command": `echo "$STILL"`})
+	if !strings.Contains(res.Content, "exit code: 0\n") || !strings.Contains(res.Content, "here\n") || f.srv.Logins.Load() != 2 {
+		t.Fatalf("after the network vanished (%d logins):\n%s", f.srv.Logins.Load(), res.Content)
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
