@@ -18,6 +18,7 @@ const holdBack = 16 << 10
 type cwdWriter struct {
 	w      io.Writer
 	marker []byte // "\n__HERMES_CWD_<id>="
+	hold   int    // how much of the end is held back
 
 	mu    sync.Mutex
 	held  []byte
@@ -28,7 +29,16 @@ func newCwdWriter(w io.Writer, id string) *cwdWriter {
 	if w == nil {
 		w = io.Discard
 	}
-	return &cwdWriter{w: w, marker: []byte("\n__HERMES_CWD_" + id + "=")}
+	return &cwdWriter{w: w, marker: []byte("\n__HERMES_CWD_" + id + "="), hold: holdBack}
+}
+
+// newPassWriter passes stderr on at once (a background command prints no
+// marker, and its log is read while it runs), keeping its first bytes.
+func newPassWriter(w io.Writer) *cwdWriter {
+	if w == nil {
+		w = io.Discard
+	}
+	return &cwdWriter{w: w, marker: []byte{0}}
 }
 
 func (c *cwdWriter) Write(p []byte) (int, error) {
@@ -38,7 +48,7 @@ func (c *cwdWriter) Write(p []byte) (int, error) {
 		c.first = append(c.first, p[:n]...)
 	}
 	c.held = append(c.held, p...)
-	if over := len(c.held) - holdBack; over > 0 {
+	if over := len(c.held) - c.hold; over > 0 {
 		if _, err := c.w.Write(c.held[:over]); err != nil {
 			return 0, err
 		}

@@ -20,8 +20,8 @@ func (b *Backend) Start(c backend.Command) (backend.Process, error) {
 		return nil, err
 	}
 	id := newCommandID()
-	cmd := b.execCommand(ctx, ct, c, id)
-	errw := newCwdWriter(c.Stderr, id)
+	cmd := b.execCommand(ctx, ct, c, id, false)
+	errw := newPassWriter(c.Stderr)
 	cmd.Stdout, cmd.Stderr = c.Stdout, errw
 	if cmd.Stdout == nil {
 		cmd.Stdout = discard{}
@@ -40,12 +40,12 @@ func (b *Backend) Start(c backend.Command) (backend.Process, error) {
 	b.mu.Unlock()
 	go func() {
 		waitErr := cmd.Wait()
-		_, found := errw.Finish()
+		errw.Finish()
 		ex := backend.Exit{Code: cmd.ProcessState.ExitCode()}
-		if !found && goneMessage(errw.head()) {
+		if msg := errw.head(); waitErr != nil && cliFailed(msg) && goneMessage(msg) {
 			ex = backend.Exit{Code: -1, Note: "the container is gone"}
-		} else if !found && waitErr != nil {
-			ex.Note = "docker exec: " + errw.head()
+		} else if waitErr != nil && cliFailed(msg) {
+			ex.Note = "docker exec: " + firstLine(msg)
 		}
 		p.mu.Lock()
 		if p.killed {

@@ -46,7 +46,7 @@ func (b *Backend) Run(ctx context.Context, c backend.Command) (backend.Exit, err
 // command did not run).
 func (b *Backend) runIn(ctx context.Context, ct *container, c backend.Command) (ex backend.Exit, gone bool, err error) {
 	id := newCommandID()
-	cmd := b.execCommand(context.WithoutCancel(ctx), ct, c, id)
+	cmd := b.execCommand(context.WithoutCancel(ctx), ct, c, id, true)
 	errw := newCwdWriter(c.Stderr, id)
 	cmd.Stdout, cmd.Stderr = c.Stdout, errw
 	if cmd.Stdout == nil {
@@ -97,7 +97,7 @@ func (b *Backend) runIn(ctx context.Context, ct *container, c backend.Command) (
 // execCommand is the docker exec of c in ct under command id id: in the
 // workspace (the wrapper moves to c.Dir), with the command environment
 // (see environment) and HERMES_CMD_ID, which marks its processes.
-func (b *Backend) execCommand(ctx context.Context, ct *container, c backend.Command, id string) *exec.Cmd {
+func (b *Backend) execCommand(ctx context.Context, ct *container, c backend.Command, id string, wantDir bool) *exec.Cmd {
 	args := []string{"exec", "-w", b.opts.Policy.Workspace}
 	if b.opts.User != "" {
 		args = append(args, "--user", b.opts.User)
@@ -111,7 +111,11 @@ func (b *Backend) execCommand(ctx context.Context, ct *container, c backend.Comm
 	if dir == "" {
 		dir = b.opts.Dir
 	}
-	args = append(args, ct.id, ct.shell, "-c", script, "hermes", c.Line, path.Clean(dir), id)
+	cwd := ""
+	if wantDir {
+		cwd = "cwd"
+	}
+	args = append(args, ct.id, ct.shell, "-c", script, "hermes", c.Line, path.Clean(dir), id, cwd)
 	cmd := b.cli.command(ctx, args...)
 	cmd.Env = clientEnv
 	cmd.WaitDelay = pipeGrace

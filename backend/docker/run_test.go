@@ -88,13 +88,16 @@ func TestAForegroundCommandLeavesNothingRunning(t *testing.T) {
 func TestBackgroundProcessRunsUntilKilled(t *testing.T) {
 	r := newRig(t, "docker", nil)
 	var log syncBuffer
-	p, err := r.b.Start(backend.Command{Line: "echo started; echo $$ > pid; exec sleep 60", Dir: r.ws, Session: "s", Stdout: &log, Stderr: &log})
+	p, err := r.b.Start(backend.Command{Line: "echo $$ > pid; echo started >&2; exec sleep 60", Dir: r.ws, Session: "s", Stdout: &log, Stderr: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(log.String(), "started") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(log.String(), "started") {
+		t.Fatalf("the log does not show stderr while the process runs: %q", log.String())
 	}
 	b, _ := os.ReadFile(filepath.Join(r.ws, "pid"))
 	pid := strings.TrimSpace(string(b))

@@ -19,7 +19,7 @@ func TestTheWrapperRunsUnderAPOSIXShell(t *testing.T) {
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	w := newCwdWriter(&stderr, "0123456789abcdef")
-	cmd := exec.Command(dash, "-c", script, "hermes", "cd / && echo out; echo err >&2; sleep 60 & echo $! > "+dir+"/pid; exit 5", dir, "0123456789abcdef")
+	cmd := exec.Command(dash, "-c", script, "hermes", "cd / && echo out; echo err >&2; sleep 60 & echo $! > "+dir+"/pid; exit 5", dir, "0123456789abcdef", "cwd")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HERMES_CMD_ID=0123456789abcdef"}
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, w
