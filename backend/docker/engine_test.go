@@ -36,12 +36,22 @@ func TestRealEngine(t *testing.T) {
 	}
 	r := &rig{t: t, ws: ws, b: b}
 	session := "realengine_" + newCommandID()
-	out := r.run(b, session, "", "mkdir -p sub && cd sub && echo hi > f && cat /proc/self/status | grep -E '^(CapEff|NoNewPrivs)'; exit 4")
+	out := r.run(b, session, "", "mkdir -p sub && cd sub && echo hi > f && grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; grep ' /tmp ' /proc/mounts; ls /sys/class/net; exit 4")
 	if out.Code != 4 || out.Dir != ws+"/sub" {
 		t.Errorf("exit %d dir %q stderr %q", out.Code, out.Dir, out.stderr)
 	}
 	if !strings.Contains(out.stdout, "NoNewPrivs:\t1") {
 		t.Errorf("no-new-privileges not in force: %q", out.stdout)
+	}
+	// CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID: bits 0, 1, 3, 5, 6, 7.
+	if !strings.Contains(out.stdout, "CapEff:\t00000000000000eb") {
+		t.Errorf("capabilities beyond the kept ones: %q", out.stdout)
+	}
+	if !strings.Contains(out.stdout, "tmpfs /tmp tmpfs") {
+		t.Errorf("/tmp is not a tmpfs: %q", out.stdout)
+	}
+	if !strings.Contains(out.stdout, "lo\n") || strings.Contains(out.stdout, "eth0") {
+		t.Errorf("the container has a network: %q", out.stdout)
 	}
 	if b, err := os.ReadFile(ws + "/sub/f"); err != nil || string(b) != "hi\n" {
 		t.Errorf("the workspace is not the bind mount: %q %v", b, err)
