@@ -70,7 +70,8 @@ func (b *Backend) runIn(ctx context.Context, ct *container, c backend.Command) (
 	dir, found := errw.Finish()
 	code := cmd.ProcessState.ExitCode()
 	if !found {
-		// The wrapper never ran: the CLI or the engine failed.
+		// No marker: the CLI or the engine failed before the wrapper
+		// ran, or the command was killed before its trap could run.
 		msg := errw.head()
 		if goneMessage(msg) {
 			return backend.Exit{Code: -1}, true, nil
@@ -79,10 +80,7 @@ func (b *Backend) runIn(ctx context.Context, ct *container, c backend.Command) (
 			return backend.Exit{Code: -1}, false, fmt.Errorf("docker backend: exec in container %.12s: %w", ct.id,
 				b.cli.classify([]string{"exec"}, errOr(waitErr), msg))
 		}
-	}
-	if !found {
-		// Killed before its trap could run: kill what it left here.
-		b.killIn(ct, id)
+		b.killIn(ct, id) // what the killed command left running
 	}
 	ex = backend.Exit{Code: code, Dir: dir}
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
