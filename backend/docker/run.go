@@ -73,8 +73,8 @@ func (b *Backend) runIn(ctx context.Context, ct *container, c backend.Command) (
 		// No marker: the CLI or the engine failed before the wrapper
 		// ran, or the command was killed before its trap could run.
 		msg := errw.head()
-		if goneMessage(msg) {
-			return backend.Exit{Code: -1}, true, nil
+		if cliFailed(msg) && goneMessage(msg) {
+			return backend.Exit{Code: -1}, true, nil // not run: safe to run again
 		}
 		if cliFailed(msg) || code == -1 {
 			return backend.Exit{Code: -1}, false, fmt.Errorf("docker backend: exec in container %.12s: %w", ct.id,
