@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hermes-go/hermes/backend"
 	"github.com/hermes-go/hermes/sandbox"
@@ -27,6 +28,10 @@ type Backend struct {
 	shell  string // remote bash, else sh
 	dir    string // the remote workspace, absolute
 	state  string // remote directory (mode 0700) of per-task shell state
+
+	// idleProbe is how long a connection may sit unused before it must
+	// answer a keepalive to be used again.
+	idleProbe time.Duration
 
 	mu2    sync.Mutex
 	warned map[string]bool // host key fingerprints already told on Stderr
@@ -47,7 +52,7 @@ func New(o Options) (*Backend, error) {
 	if o.User == "" {
 		return nil, errors.New("ssh: no remote user: set terminal.ssh.user")
 	}
-	return &Backend{opts: o, warned: map[string]bool{}, procs: map[*process]struct{}{}}, nil
+	return &Backend{opts: o, idleProbe: 10 * time.Second, warned: map[string]bool{}, procs: map[*process]struct{}{}}, nil
 }
 
 func (b *Backend) Name() string { return "ssh" }

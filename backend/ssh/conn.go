@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/pkg/sftp"
 	gossh "golang.org/x/crypto/ssh"
@@ -21,6 +23,7 @@ import (
 type conn struct {
 	client *gossh.Client
 	dead   chan struct{} // closed once the connection has ended
+	used   atomic.Int64  // when it was last handed out (unix nanoseconds)
 
 	sftpOnce sync.Once
 	sftp     *sftp.Client
@@ -67,7 +70,8 @@ func (b *Backend) connect(ctx context.Context) (*conn, error) {
 	if b.closed {
 		return nil, errors.New("ssh: the backend is closed")
 	}
-	if b.cur != nil && b.cur.alive() {
+	if b.cur != nil && b.cur.alive() && (time.Since(time.Unix(0, b.cur.used.Load())) < b.idleProbe || b.cur.answers(b.opts.ConnectTimeout)) {
+		b.cur.used.Store(time.Now().UnixNano())
 		return b.cur, nil
 	}
 	if b.cur != nil {
@@ -83,7 +87,27 @@ func (b *Backend) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	b.cur = c
+	c.used.Store(time.Now().UnixNano())
 	return c, nil
+}
+
+// answers says whether the peer answers a keepalive within d: a
+// connection idle for a while may have lost its peer without a word (a
+// dropped network), and a file operation on it would wait for ever.
+func (c *conn) answers(d time.Duration) bool {
+	res := make(chan error, 1)
+	go func() {
+		_, _, err := c.client.SendRequest("keepalive@openssh.com", true, nil)
+		res <- err
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-res:
+		return err == nil
+	case <-t.C:
+		return false
+	}
 }
 
 // drop forgets c when it is the current connection, so that the next

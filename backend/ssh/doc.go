@@ -18,6 +18,10 @@
 //   - One connection per backend carries a channel per command and the
 //     SFTP session; a connection that dropped is made again on the next
 //     use, and the shell state survives it (it lives on the remote host).
+//     One that stops answering without closing (a vanished network) is
+//     given up after the connect timeout: opening a command's channel
+//     waits no longer, and a connection idle for 10 s must answer a
+//     keepalive before a file operation uses it.
 //   - Each command runs in a fresh remote shell (bash, else sh) that reads
 //     its script from the channel, so the login shell parses nothing of
 //     it. The shell state is carried per task id: an EXIT trap writes the

@@ -627,11 +627,20 @@ func TestAConnectionThatStopsAnsweringIsMadeAgain(t *testing.T) {
 	term := terminal.New(terminal.Options{Backend: be})
 	defer term.Close()
 	tl := term.TerminalTool()
-	call(t, context.Background(), tl, map[string]any{"command": "export STILL=here"})
+	call(t, context.Background(), tl, map[string]any{"command": "export STILL=here && echo data > f.txt"})
 	px.blackhole()
 	res := call(t, context.Background(), tl, map[string]any{"command": `echo "$STILL"`})
 	if !strings.Contains(res.Content, "exit code: 0\n") || !strings.Contains(res.Content, "here\n") || f.srv.Logins.Load() != 2 {
 		t.Fatalf("after the network vanished (%d logins):\n%s", f.srv.Logins.Load(), res.Content)
+	}
+	// A file operation on a connection idle for a while asks the peer
+	// first, so it does not wait for ever on a vanished one.
+	be.idleProbe = 0
+	px.blackhole()
+	files := file.New(file.Options{FS: be.FS(), Workdir: term.Workdir, ReadGuard: be.CheckRead, WriteGuard: be.CheckWrite})
+	res = call(t, context.Background(), files.ReadFile(), map[string]any{"path": "f.txt"})
+	if res.IsError || !strings.Contains(res.Content, "1|data") || f.srv.Logins.Load() != 3 {
+		t.Fatalf("a read after the network vanished (%d logins): %s", f.srv.Logins.Load(), res.Content)
 	}
 }
 
