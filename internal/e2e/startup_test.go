@@ -113,7 +113,9 @@ func TestInitWorkIsBounded(t *testing.T) {
 // added 0.10 MB, the sandbox's pids cgroups 0.03 MB: 34.37 MB. The ssh
 // backend (golang.org/x/crypto/ssh with knownhosts and agent, pkg/sftp
 // for the file tools) and the backend layer added 1.06 MB: 35.43 MB.
-const maxBinaryBytes = 35_440_000
+// The docker backend (the docker or podman CLI driven through os/exec,
+// no SDK) and the ssh keepalive added 0.15 MB: 35.58 MB.
+const maxBinaryBytes = 35_580_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
