@@ -6,9 +6,10 @@
 // Lifecycle:
 //   - One long-lived container per conversation, made at its first
 //     command or file operation outside the workspace, named
-//     hermes-<session> and labelled hermes.session=<session> (the root of
-//     the session's lineage: a compression's child session and a
-//     subagent work in their conversation's container), with its
+//     hermes-<session> and labelled hermes.session=<session> (the
+//     conversation's session, Options.Conversation: hermes maps a
+//     compression's child session and a subagent's to the session they
+//     come from, so they work in the same container), with its
 //     creation time, lifetime and persist flag as labels. Its command is
 //     sleep under the engine's init, which reaps orphaned processes.
 //   - A later process finds it again (`ps --filter
@@ -18,7 +19,8 @@
 //   - Close (the end of the workspace) and EndSession (the end of a
 //     conversation) remove it, unless Options.Persist leaves it running.
 //     A container that vanished (docker rm) is replaced, and that is said.
-//   - Orphan reaper: the backend's first container start-up removes
+//   - Orphan reaper: the start-up of the backend's first container (the
+//     next one, while the engine does not answer) removes
 //     labelled containers whose creation plus lifetime has passed, but
 //     persisted ones, those of its own conversations and those of
 //     conversations another process still holds (Options.InUse), and
@@ -27,7 +29,8 @@
 // What is enforced in the container (the local Landlock sandbox does not
 // apply there): --cap-drop ALL with only Capabilities added back,
 // --security-opt no-new-privileges, --pids-limit, --memory, --cpus, a
-// tmpfs /tmp, --network as configured (none by default), and the
+// tmpfs /tmp, --network as configured (none by default; memory or cpus
+// "0" leaves that limit out), and the
 // workspace bind-mounted at its own path, read-only in read-only mode.
 // Short of full access, the paths the sandbox keeps read-only in the
 // workspace (.git/hooks, .git/config, .hermes) are mounted read-only
@@ -43,7 +46,10 @@
 // in HERMES_CMD_ID: when it ends, what it left running in the container
 // is killed; a timeout or an interrupt kills it and all it started
 // inside the container with a second exec (killing the CLI client alone
-// would leave them running).
+// would leave them running). A process that clears its environment, or
+// whose environment the command's user may not read (another user's),
+// escapes both. A background command (Start) lives until it exits or is
+// killed the same way; its output reaches its log as it comes.
 //
 // Only what is named reaches the container's environment: the pager
 // settings, Options.Env, the command's Env, and the variables
@@ -58,7 +64,8 @@
 // fixed scripts, never inside a shell command line.
 //
 // Failures are errors that say what to do: ErrNoBinary, ErrDaemon,
-// ErrImage; the terminal shows them as the command's result.
+// ErrImage; the terminal shows them as the command's result, and the
+// first of each is also said to the user (Options.Warn).
 //
 // Concurrency: a Backend is safe for concurrent use; a conversation's
 // container is found or made once, whatever the number of commands
