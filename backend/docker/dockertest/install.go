@@ -27,18 +27,7 @@ var (
 // log in dir.
 func Install(t testing.TB, dir, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		var tmp string
-		if tmp, buildErr = os.MkdirTemp("", "fakedocker"); buildErr != nil {
-			return
-		}
-		built = filepath.Join(tmp, "fakedocker")
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-o", built, "./fakedocker")
-		cmd.Dir = filepath.Dir(file)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
+	buildOnce.Do(func() { built, buildOut, buildErr = build() })
 	if buildErr != nil {
 		t.Fatalf("building the fake docker: %v\n%s", buildErr, buildOut)
 	}
@@ -47,6 +36,36 @@ func Install(t testing.TB, dir, name string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// build compiles the fake into the user's cache directory (one path,
+// reused by later runs, so that no run leaves a copy behind), through a
+// temporary name renamed into place: test processes building at once do
+// not see each other's half-written file.
+func build() (path string, out []byte, err error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "hermes-test")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.CreateTemp(dir, "fakedocker-*")
+	if err != nil {
+		return "", nil, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("go", "build", "-o", tmp.Name(), "./fakedocker")
+	cmd.Dir = filepath.Dir(file)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err = cmd.CombinedOutput(); err != nil {
+		return "", out, err
+	}
+	path = filepath.Join(dir, "fakedocker")
+	return path, nil, os.Rename(tmp.Name(), path)
 }
 
 func copyFile(src, dst string) error {
