@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/hermes-go/hermes/backend"
+	"github.com/hermes-go/hermes/backend/docker"
 	"github.com/hermes-go/hermes/backend/ssh"
 	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/sandbox"
@@ -13,10 +14,6 @@ import (
 
 // Backends are the values terminal.backend and --backend take.
 var Backends = []string{"local", "ssh", "docker"}
-
-// errDockerUnavailable is what choosing the docker backend says until
-// it is built.
-var errDockerUnavailable = errors.New("terminal.backend docker: the docker backend is not available in this build; use local or ssh")
 
 // UseBackend makes name the backend of cfg's commands and file tools
 // (--backend over terminal.backend), refusing a name no backend has and
@@ -61,7 +58,19 @@ func BackendStatus(cfg *config.Config, getenv func(string) string) (string, erro
 		}
 		return b.Describe(), nil
 	case "docker":
-		return "", configErr(errDockerUnavailable)
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		p, err := SandboxPolicy(cfg, wd, getenv)
+		if err != nil {
+			return "", err
+		}
+		b, err := docker.New(DockerOptions(cfg, wd, p))
+		if err != nil {
+			return "", configErr(err)
+		}
+		return b.Describe(), nil
 	}
 	return "", configErr(fmt.Errorf("terminal.backend: unknown backend %q", cfg.Terminal.Backend))
 }
@@ -83,7 +92,11 @@ func (rt *Runtime) newBackend(ws *Workspace) (backend.Backend, error) {
 		}
 		return b, nil
 	case "docker":
-		return nil, configErr(errDockerUnavailable)
+		b, err := rt.dockerBackend(ws)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 	return nil, configErr(fmt.Errorf("terminal.backend: unknown backend %q", cfg.Terminal.Backend))
 }

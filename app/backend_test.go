@@ -45,12 +45,43 @@ func TestTheSSHBackendsToolsSayWhereTheyRunAndOfferNoExecuteCode(t *testing.T) {
 	}
 }
 
-// terminal.backend docker says it is not available, naming the key.
-func TestTheDockerBackendIsNotAvailableYet(t *testing.T) {
+// terminal.backend docker without an image says which key is missing;
+// with one, the tools say commands run in a container, execute_code is
+// not offered, and nothing calls the engine before a tool needs it.
+func TestTheDockerBackendsToolsSayWhereTheyRun(t *testing.T) {
 	cfg := newConfig(t, "http://127.0.0.1:1")
 	cfg.Terminal.Backend = "docker"
 	_, err := app.New(context.Background(), cfg, app.Options{Workdir: t.TempDir(), Getenv: func(string) string { return "" }})
-	if err == nil || !strings.Contains(err.Error(), "terminal.backend docker") || !strings.Contains(err.Error(), "not available") {
+	if err == nil || !strings.Contains(err.Error(), "terminal.docker.image") {
 		t.Fatalf("err = %v", err)
+	}
+
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "ok"})
+	cfg = newConfig(t, srv.URL())
+	cfg.Terminal.Backend = "docker"
+	cfg.Terminal.Docker.Image = "debian:stable-slim"
+	cfg.Terminal.Docker.Binary = "no-such-docker-cli" // no engine: a turn without commands needs none
+	rt := newRuntime(t, cfg, app.Options{})
+	c := open(t, rt, app.ConversationOptions{})
+	if _, err := c.Run(context.Background(), agent.Input{Message: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	var offered []string
+	var terminal string
+	for _, d := range srv.Requests()[0].Tools() {
+		offered = append(offered, d.Name)
+		if d.Name == "terminal" {
+			terminal = d.Description
+		}
+	}
+	if slices.Contains(offered, "execute_code") || !slices.Contains(offered, "read_file") {
+		t.Errorf("offered %v", offered)
+	}
+	if !strings.Contains(terminal, "Commands run in a container (image debian:stable-slim)") {
+		t.Errorf("terminal description: %s", terminal)
+	}
+	if be := c.Backend(); be.Name() != "docker" || !strings.Contains(be.Describe(), "the local Landlock sandbox does not apply inside the container") {
+		t.Errorf("backend %s: %s", be.Name(), be.Describe())
 	}
 }

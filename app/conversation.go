@@ -285,6 +285,13 @@ func (c *Conversation) Close() error {
 	for i := len(closers) - 1; i >= 0; i-- {
 		errs = append(errs, closers[i]())
 	}
+	// A backend with a container per conversation removes this one's
+	// now, not when the shared workspace ends.
+	if c.ws != nil && c.agent != nil {
+		if e, ok := c.ws.be.(interface{ EndSession(string) error }); ok {
+			errs = append(errs, e.EndSession(c.SessionID()))
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(locks)) {
 		if c.ws != nil {
 			c.ws.convs.CompareAndDelete(id, c)

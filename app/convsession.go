@@ -133,6 +133,9 @@ func (c *Conversation) hold(ctx context.Context, id string) error {
 	}
 	c.locks[id] = release
 	c.ws.convs.Store(id, c)
+	if u, ok := c.ws.be.(interface{ UseSession(string) }); ok {
+		u.UseSession(id) // file tools outside the workspace act in its container
+	}
 	return nil
 }
 

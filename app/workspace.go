@@ -122,8 +122,11 @@ func (rt *Runtime) workspaceWith(workdir string, p sandbox.Policy, runner *sandb
 		return nil, err
 	}
 	// Checkpoints snapshot this machine's workspace: they apply where the
-	// file tools write this machine's files.
-	if _, local := be.FS().(backend.OSFS); local && (cfg.Checkpoints.Enabled == nil || *cfg.Checkpoints.Enabled) {
+	// file tools write this machine's files (docker's workspace is
+	// bind-mounted from here).
+	_, local := be.FS().(backend.OSFS)
+	local = local || be.Name() == "docker"
+	if local && (cfg.Checkpoints.Enabled == nil || *cfg.Checkpoints.Enabled) {
 		st, err := OpenCheckpoints(rt.cfg, ws.policy.Workspace)
 		if err != nil {
 			rt.warn("checkpoints off: " + err.Error())

@@ -125,9 +125,11 @@ type Agent struct {
 
 // Terminal holds terminal.* keys.
 type Terminal struct {
-	Timeout   int    `yaml:"timeout"` // seconds
-	Backend   string `yaml:"backend"`
-	MaxOutput int    `yaml:"max_output"`
+	Timeout int    `yaml:"timeout"` // seconds
+	Backend string `yaml:"backend"`
+	// Docker is terminal.docker: the container of the docker backend.
+	Docker    TerminalDocker `yaml:"docker"`
+	MaxOutput int            `yaml:"max_output"`
 	// EnvPassthrough names secret-looking environment variables that
 	// commands may still see (they are dropped otherwise).
 	EnvPassthrough []string `yaml:"env_passthrough"`

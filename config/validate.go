@@ -136,6 +136,7 @@ func (c *Config) validate(keys *keyIndex, file string) error {
 			bad(fmt.Sprintf("sandbox.writable_roots[%d]", i), fmt.Sprintf("%q", r), "an absolute path or one under ~/")
 		}
 	}
+	c.validateDocker(bad)
 	c.validateMCP(bad)
 	c.validateCron(bad)
 	c.validateWebhooks(bad)

@@ -118,13 +118,13 @@ func TestTheModelRunsACommandOverSSHAndReadsTheFileItWrote(t *testing.T) {
 		t.Errorf("usage file: backend %v sandbox %v", b, sb)
 	}
 
-	// hermes sandbox status says it too; docker is not there yet.
+	// hermes sandbox status says it too; --backend docker wants an image.
 	r = hermes(t, home, work, "sandbox", "status")
 	if r.code != 0 || !contains(r.stdout, "ssh "+target+": commands run on the remote host", "host key checked", "forward_env: none") {
 		t.Errorf("sandbox status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = hermes(t, home, work, "-z", "hi", "--backend", "docker", "--provider", "custom", "--base-url", llm2.URL(), "--model", "m")
-	if r.code == 0 || !strings.Contains(r.stderr, "docker backend is not available") {
+	if r.code == 0 || !strings.Contains(r.stderr, "terminal.docker.image is not set") {
 		t.Errorf("--backend docker: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -129,7 +129,9 @@ func TestInitWorkIsBounded(t *testing.T) {
 // 2.06 MB: 38.02 MB. The log file (rotation, masking, hermes logs),
 // the price table with hermes insights, and the help groups and flag
 // completions added 0.14 MB (no new dependency): 38.17 MB.
-const maxBinaryBytes = 38_170_000
+// The docker backend (the docker or podman CLI driven through os/exec,
+// no SDK) added 0.13 MB: 38.30 MB.
+const maxBinaryBytes = 38_310_000
 
 func TestBinarySizeIsPinned(t *testing.T) {
 	st, err := os.Stat(hermesBin)
