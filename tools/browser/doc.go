@@ -46,7 +46,8 @@
 //     drive one tab.
 //   - A launched browser gets a fresh profile in a temporary directory,
 //     deleted when it closes, so it never sees the user's own Chrome
-//     profile, cookies or passwords.
+//     profile, cookies or passwords. One a killed hermes left behind is
+//     deleted when the next browser starts.
 //   - Downloads go to the workspace (in a browser of its own); uploads
 //     come only from it.
 //   - Page text is untrusted data: snapshots, console lines and image

@@ -2,9 +2,13 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/chromedp/chromedp"
@@ -108,11 +112,54 @@ func killGroup(pid int) {
 	}
 }
 
-// newProfile makes the fresh, private profile directory of one browser.
+// newProfile makes the fresh, private profile directory of one browser,
+// named for this process (hermes-browser-PID-*), and first removes those
+// that processes no longer running left behind: a hermes killed with
+// SIGKILL cannot delete its own.
 func newProfile(tmp string) (string, error) {
-	dir, err := os.MkdirTemp(tmp, "hermes-browser-")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	sweepProfiles(tmp)
+	dir, err := os.MkdirTemp(tmp, fmt.Sprintf("%s%d-", profilePrefix, os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("browser: profile directory: %w", err)
 	}
 	return dir, nil
+}
+
+const profilePrefix = "hermes-browser-"
+
+// sweepProfiles removes the profile directories in tmp whose process is
+// gone. Only directories (not links) of this user are removed, and one
+// whose process id is in use again is kept: a profile left is the safe
+// mistake.
+func sweepProfiles(tmp string) {
+	ents, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), profilePrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		digits, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(digits)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+		path := filepath.Join(tmp, e.Name())
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		_ = os.RemoveAll(path)
+	}
 }
