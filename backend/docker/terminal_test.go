@@ -48,6 +48,11 @@ func TestTerminalToolResultsReadAsOnTheLocalBackend(t *testing.T) {
 	if d := tl.Spec().Description; !strings.Contains(d, "image debian:stable-slim") || !strings.Contains(d, "no network") {
 		t.Errorf("description does not say where commands run: %s", d)
 	}
+	// A background process in the container has no local pid to show.
+	res = callTool(t, tl, "a", map[string]any{"command": "sleep 30", "background": true})
+	if res.IsError || !strings.Contains(res.Content, "Started background process") || strings.Contains(res.Content, "pid") {
+		t.Errorf("background start reads:\n%s", res.Content)
+	}
 }
 
 func TestAnEngineFailureIsTheToolResult(t *testing.T) {

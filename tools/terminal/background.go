@@ -43,7 +43,7 @@ func (p *process) status() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.running() {
-		return fmt.Sprintf("%s: running (pid %d) for %s: %s", p.id, p.pid, p.now().Sub(p.started).Round(time.Second), p.command)
+		return fmt.Sprintf("%s: running%s for %s: %s", p.id, pidNote(p.pid), p.now().Sub(p.started).Round(time.Second), p.command)
 	}
 	s := fmt.Sprintf("%s: exited with code %d: %s", p.id, p.exitCode, p.command)
 	if p.killed {
@@ -175,4 +175,13 @@ func (l *logBuffer) read(offset int64, limit int) (text string, next, total int6
 	start := int(offset - l.dropped)
 	end := min(len(l.buf), start+limit)
 	return strings.ToValidUTF8(string(l.buf[start:end]), "\uFFFD"), l.dropped + int64(end), total, lost
+}
+
+// pidNote is " (pid N)", or nothing where the backend has no local
+// process id to give (a command in a container or on another host).
+func pidNote(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d)", pid)
 }

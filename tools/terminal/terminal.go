@@ -130,8 +130,8 @@ func (t *Terminal) runCommand(ctx context.Context, call tool.Call, a terminalArg
 		if err != nil {
 			return tool.Error("terminal: start background process: " + err.Error()), nil
 		}
-		msg := fmt.Sprintf("Started background process %s (pid %d) in %s.\nUse the process tool with id %q to poll, read its log, wait for or kill it.",
-			p.id, p.pid, dir, p.id)
+		msg := fmt.Sprintf("Started background process %s%s in %s.\nUse the process tool with id %q to poll, read its log, wait for or kill it.",
+			p.id, pidNote(p.pid), dir, p.id)
 		if note := t.notice(); note != "" {
 			msg += "\nnote: " + note
 		}
