@@ -55,13 +55,15 @@ func FindBrowser(cfg *config.Config, getenv func(string) string) BrowserStatus {
 // where its toolset is on and a browser is found; by default only in
 // conversations with a person or a chat behind them (an origin), since
 // their fourteen schemas weigh on every request, and elsewhere (one-shot
-// runs, the API, batch) where the toolsets name browser.
+// runs, the API, batch) where the run's toolsets name browser. The
+// toolsets setting of config.yaml only turns it on or off: a list that
+// names every toolset on (hermes setup tools writes one) does not put the
+// browser into every one-shot run.
 func (c *Conversation) browserOffered() bool {
 	if !c.toolsetOn(browser.Toolset) {
 		return false
 	}
-	named := slices.Contains(c.opts.Toolsets, browser.Toolset) || slices.Contains(c.rt.cfg.Toolsets, browser.Toolset) ||
-		slices.Contains(c.opts.Toolsets, "all")
+	named := slices.Contains(c.opts.Toolsets, browser.Toolset) || slices.Contains(c.opts.Toolsets, "all")
 	return c.opts.Origin != "" || named
 }
 

@@ -56,6 +56,17 @@ func TestBrowserToolsAreOfferedInChatsAndWhenNamed(t *testing.T) {
 	if got := browserToolNames(open(t, rt, app.ConversationOptions{Origin: "local", Toolsets: []string{"terminal"}})); len(got) != 0 {
 		t.Fatalf("toolsets without browser gave %v", got)
 	}
+
+	// config.yaml's toolsets (hermes setup tools writes every toolset on)
+	// turn the browser on, not into every one-shot run.
+	cfg.Toolsets = []string{"browser", "file", "terminal"}
+	rt = newRuntime(t, cfg, app.Options{})
+	if got := browserToolNames(open(t, rt, app.ConversationOptions{})); len(got) != 0 {
+		t.Fatalf("a one-shot conversation under a toolsets setting got %v", got)
+	}
+	if got := browserToolNames(open(t, rt, app.ConversationOptions{Origin: "local"})); len(got) != len(chat) {
+		t.Fatalf("a chat under a toolsets setting got %v", got)
+	}
 }
 
 // With no browser installed the tools are not offered, and naming the
