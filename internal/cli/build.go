@@ -128,7 +128,9 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 		OnWarning: func(s string) { e.warn(s) },
 		Logger:    rt.log.File,
 	}
-	rt.own = app.ConversationOptions{IgnoreRules: f.ignoreRules, Skills: f.skills}
+	// --toolsets names what this run's conversations get (the browser,
+	// execute_code in a one-shot run), besides narrowing the runtime's.
+	rt.own = app.ConversationOptions{IgnoreRules: f.ignoreRules, Skills: f.skills, Toolsets: f.toolsetList()}
 	if bo.interactive {
 		// Someone is at the terminal: the agent may schedule jobs, whose
 		// answers it keeps in their output files unless told otherwise.
@@ -172,6 +174,9 @@ func build(ctx context.Context, e *env, f *runFlags, bo buildOptions) (*runtime,
 func (rt *runtime) open(ctx context.Context, o app.ConversationOptions) (*app.Conversation, error) {
 	o.Approve, o.Clarify = rt.own.Approve, rt.own.Clarify
 	o.Skills, o.IgnoreRules, o.Origin = rt.own.Skills, rt.own.IgnoreRules, rt.own.Origin
+	if o.Toolsets == nil {
+		o.Toolsets = rt.own.Toolsets
+	}
 	return rt.Open(ctx, o)
 }
 
