@@ -88,3 +88,29 @@ print("A:", "apples" in a, "B:", "bananas" in b)
 		t.Fatalf("result %s", results[0])
 	}
 }
+
+// A one-shot run offers execute_code only when --toolsets names it.
+func TestOneShotOffersExecuteCodeWhenToolsetsNameIt(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	home, work := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Text: "plain"}, llmtest.Reply{Text: "named"})
+	for _, args := range [][]string{{}, {"--toolsets", "code,file"}} {
+		base := []string{"-z", "hello", "--provider", "custom", "--base-url", srv.URL(), "--model", "m"}
+		if r := hermes(t, home, work, append(base, args...)...); r.code != 0 {
+			t.Fatalf("%v: exit %d %s", args, r.code, r.stderr)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if offered(reqs[0])["execute_code"] {
+		t.Error("a plain one-shot run offers execute_code")
+	}
+	if got := offered(reqs[1]); !got["execute_code"] || !got["read_file"] || got["terminal"] {
+		t.Errorf("--toolsets code,file offered %v", got)
+	}
+}
