@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 	"github.com/hermes-go/hermes/gateway/internal/chatmem"
 )
 
@@ -224,10 +224,10 @@ func (a *Adapter) identify(ctx context.Context, h gateway.Handler) error {
 			a.report(h, false, "the server refused the bot token: "+err.Error())
 			return fmt.Errorf("mattermost: the bot token is refused: %w", err)
 		}
-		wait := a.backoff(failures)
+		wait := backoff.Jittered(a.o.Backoff, a.o.MaxBackoff, failures)
 		a.report(h, false, fmt.Sprintf("users/me failed: %v; retrying in %s", err, wait))
 		a.log.Warn("users/me failed", "err", err, "retry_in", wait)
-		if !sleep(ctx, wait) {
+		if !backoff.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
 	}
@@ -241,27 +241,4 @@ func (a *Adapter) me() identity {
 
 func (a *Adapter) report(h gateway.Handler, connected bool, detail string) {
 	h.State(gateway.State{Platform: a.Platform(), Connected: connected, Detail: detail, Since: a.now()})
-}
-
-// backoff is the wait after failures failures in a row: Backoff doubled
-// per failure up to MaxBackoff, with up to a fifth more at random.
-func (a *Adapter) backoff(failures int) time.Duration {
-	d := a.o.Backoff
-	for i := 0; i < failures && d < a.o.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, a.o.MaxBackoff)
-	return d + mrand.N(d/5+1)
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

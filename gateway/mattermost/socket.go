@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 )
 
 // sessionEnd says why a websocket session ended.
@@ -34,11 +35,11 @@ func (a *Adapter) runSocket(ctx context.Context, h gateway.Handler) error {
 		if end.healthy {
 			failures = 0
 		}
-		wait := a.backoff(failures)
+		wait := backoff.Jittered(a.o.Backoff, a.o.MaxBackoff, failures)
 		failures++
 		a.report(h, false, fmt.Sprintf("%s; reconnecting in %s", end.reason, wait.Round(time.Millisecond)))
 		a.log.Warn("websocket ended", "reason", end.reason, "reconnect_in", wait)
-		if !sleep(ctx, wait) {
+		if !backoff.Sleep(ctx, wait) {
 			a.report(h, false, "stopped")
 			return nil
 		}

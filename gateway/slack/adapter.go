@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 	"github.com/hermes-go/hermes/gateway/internal/chatmem"
 )
 
@@ -206,10 +206,10 @@ func (a *Adapter) identify(ctx context.Context, h gateway.Handler) error {
 			a.report(h, false, "auth.test refused the bot token: "+err.Error())
 			return fmt.Errorf("slack auth.test: the bot token is refused: %w", err)
 		}
-		wait := a.backoff(failures)
+		wait := backoff.Jittered(a.o.Backoff, a.o.MaxBackoff, failures)
 		a.report(h, false, fmt.Sprintf("auth.test failed: %v; retrying in %s", err, wait))
 		a.log.Warn("auth.test failed", "err", err, "retry_in", wait)
-		if !sleep(ctx, wait) {
+		if !backoff.Sleep(ctx, wait) {
 			return ctx.Err()
 		}
 	}
@@ -229,30 +229,6 @@ func (a *Adapter) connectedAs() string {
 
 func (a *Adapter) report(h gateway.Handler, connected bool, detail string) {
 	h.State(gateway.State{Platform: a.Platform(), Connected: connected, Detail: detail, Since: a.now()})
-}
-
-// backoff is the wait after failures failures in a row: Backoff doubled
-// per failure up to MaxBackoff, with up to a fifth more at random so that
-// many gateways do not reconnect in step.
-func (a *Adapter) backoff(failures int) time.Duration {
-	d := a.o.Backoff
-	for i := 0; i < failures && d < a.o.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, a.o.MaxBackoff)
-	return d + rand.N(d/5+1)
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // refusedToken says Slack refused a token for good: retrying cannot help.

@@ -14,6 +14,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/hermes-go/hermes/gateway"
+	"github.com/hermes-go/hermes/gateway/internal/backoff"
 )
 
 // Socket Mode is driven here rather than by socketmode.Client.Run, which
@@ -52,13 +53,13 @@ func (a *Adapter) runSocket(ctx context.Context, h gateway.Handler) error {
 		var wait time.Duration
 		detail := end.reason + "; reconnecting"
 		if !end.requested {
-			wait = max(a.backoff(failures), end.retryAfter)
+			wait = max(backoff.Jittered(a.o.Backoff, a.o.MaxBackoff, failures), end.retryAfter)
 			failures++
 			detail += " in " + wait.Round(time.Millisecond).String()
 		}
 		a.report(h, false, detail)
 		a.log.Warn("socket mode connection ended", "reason", end.reason, "reconnect_in", wait)
-		if !sleep(ctx, wait) {
+		if !backoff.Sleep(ctx, wait) {
 			a.report(h, false, "stopped")
 			return nil
 		}

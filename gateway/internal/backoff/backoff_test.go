@@ -29,3 +29,15 @@ func TestTheWaitDoublesUpToItsCapAndResets(t *testing.T) {
 		t.Fatal("a wait whose context ended reported it passed")
 	}
 }
+
+// Jittered doubles per failure up to its cap and adds at most a fifth.
+func TestJitteredDoublesToItsCapWithAFifthMore(t *testing.T) {
+	for failures, base := range []time.Duration{100, 200, 400, 800, 800} {
+		base *= time.Millisecond
+		for range 50 {
+			if d := Jittered(100*time.Millisecond, 800*time.Millisecond, failures); d < base || d > base+base/5 {
+				t.Fatalf("after %d failures the wait is %v, want %v to %v", failures, d, base, base+base/5)
+			}
+		}
+	}
+}
