@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -284,4 +285,20 @@ type Streaming struct {
 // Interval is EditInterval as a Duration.
 func (s Streaming) Interval() time.Duration {
 	return time.Duration(s.EditInterval * float64(time.Second))
+}
+
+// SplitChat splits a platform's "CHAT[:THREAD]" (a home channel, a cron
+// delivery target) into the chat and the thread. The thread follows the
+// first colon, except on Matrix, whose room ids hold one themselves
+// (!opaque:server.org, with a port perhaps): there it is the last part,
+// when that is an event id ($...).
+func SplitChat(platform, v string) (chat, thread string) {
+	if platform == "matrix" {
+		if i := strings.LastIndex(v, ":"); i >= 0 && strings.HasPrefix(v[i+1:], "$") {
+			return v[:i], v[i+1:]
+		}
+		return v, ""
+	}
+	chat, thread, _ = strings.Cut(v, ":")
+	return chat, thread
 }

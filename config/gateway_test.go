@@ -283,3 +283,20 @@ func TestUserIDFormsOfEveryPlatform(t *testing.T) {
 		}
 	}
 }
+
+// "CHAT[:THREAD]" splits at the first colon, except a Matrix room id,
+// which holds one: its thread is a trailing event id.
+func TestSplitChat(t *testing.T) {
+	for _, c := range []struct{ platform, in, chat, thread string }{
+		{"telegram", "-100123:45", "-100123", "45"},
+		{"slack", "C123", "C123", ""},
+		{"slack", "C123:1700000000.000100", "C123", "1700000000.000100"},
+		{"matrix", "!abc:example.org", "!abc:example.org", ""},
+		{"matrix", "!abc:example.org:8448", "!abc:example.org:8448", ""},
+		{"matrix", "!abc:example.org:$ev1", "!abc:example.org", "$ev1"},
+	} {
+		if chat, thread := SplitChat(c.platform, c.in); chat != c.chat || thread != c.thread {
+			t.Errorf("SplitChat(%s, %q) = %q, %q; want %q, %q", c.platform, c.in, chat, thread, c.chat, c.thread)
+		}
+	}
+}

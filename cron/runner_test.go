@@ -104,12 +104,14 @@ func TestARunWithARefusedApprovalIsDenied(t *testing.T) {
 
 func TestParseTarget(t *testing.T) {
 	for in, want := range map[string]cron.Target{
-		"":                      {Kind: cron.Local},
-		"local":                 {Kind: cron.Local},
-		"telegram":              {Kind: cron.Platform, Platform: "telegram"},
-		"slack:C123":            {Kind: cron.Platform, Platform: "slack", Chat: "C123"},
-		"discord:42:99":         {Kind: cron.Platform, Platform: "discord", Chat: "42", Thread: "99"},
-		"https://example.com/x": {Kind: cron.Webhook, URL: "https://example.com/x"},
+		"":                           {Kind: cron.Local},
+		"local":                      {Kind: cron.Local},
+		"telegram":                   {Kind: cron.Platform, Platform: "telegram"},
+		"slack:C123":                 {Kind: cron.Platform, Platform: "slack", Chat: "C123"},
+		"discord:42:99":              {Kind: cron.Platform, Platform: "discord", Chat: "42", Thread: "99"},
+		"matrix:!r:example.org":      {Kind: cron.Platform, Platform: "matrix", Chat: "!r:example.org"},
+		"matrix:!r:example.org:$ev1": {Kind: cron.Platform, Platform: "matrix", Chat: "!r:example.org", Thread: "$ev1"},
+		"https://example.com/x":      {Kind: cron.Webhook, URL: "https://example.com/x"},
 	} {
 		got, err := cron.ParseTarget(in)
 		if err != nil || got != want {

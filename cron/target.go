@@ -65,7 +65,7 @@ func ParseTarget(s string) (Target, error) {
 		}
 		return Target{Kind: Webhook, URL: s}, nil
 	}
-	parts := strings.SplitN(s, ":", 3)
+	parts := strings.SplitN(s, ":", 2)
 	name := strings.ToLower(parts[0])
 	if name == "" || strings.ContainsAny(name, " /") {
 		return Target{}, fmt.Errorf("delivery target %q: use local, PLATFORM, PLATFORM:CHAT[:THREAD] or an http(s) URL", s)
@@ -76,13 +76,10 @@ func ParseTarget(s string) (Target, error) {
 	}
 	t := Target{Kind: Platform, Platform: name}
 	if len(parts) > 1 {
-		t.Chat = parts[1]
+		t.Chat, t.Thread = config.SplitChat(name, parts[1])
 		if t.Chat == "" {
 			return Target{}, fmt.Errorf("delivery target %q: empty chat (write %s alone for its home channel)", s, name)
 		}
-	}
-	if len(parts) > 2 {
-		t.Thread = parts[2]
 	}
 	return t, nil
 }

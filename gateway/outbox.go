@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hermes-go/hermes/config"
 )
 
 // DefaultOutboxWait is how long Outbox.Deliver waits for the platform by
@@ -175,7 +177,7 @@ func (ob *Outbox) Home(ctx context.Context, platform string) (chat, thread strin
 	if v = strings.TrimSpace(v); v == "" {
 		return "", "", fmt.Errorf("%s has no home channel: send /sethome in the chat that should get these messages, or set gateway.platforms.%s.home_channel", platform, platform)
 	}
-	chat, thread, _ = strings.Cut(v, ":")
+	chat, thread = config.SplitChat(platform, v)
 	return chat, thread, nil
 }
 

@@ -124,8 +124,7 @@ func relate(c *event.MessageEventContent, chat gateway.ChatRef, replyTo string) 
 // Send posts a message (m.text); its Buttons become reactions the bot
 // adds to it, which people click to answer.
 func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, error) {
-	room, chat := target(m.Chat)
-	m.Chat = chat
+	room := id.RoomID(m.Chat.ChatID)
 	text := m.Text
 	keys := reactionKeys(m.Buttons)
 	if len(keys) > 0 {
@@ -150,7 +149,7 @@ func (a *Adapter) Send(ctx context.Context, m gateway.Outbound) (gateway.Sent, e
 // Edit replaces a message's text (m.replace). Buttons the message had
 // and the edit drops are taken away (the bot's reactions redacted).
 func (a *Adapter) Edit(ctx context.Context, chat gateway.ChatRef, messageID string, m gateway.Outbound) error {
-	room, chat := target(chat)
+	room := id.RoomID(chat.ChatID)
 	text := m.Text
 	keys := reactionKeys(m.Buttons)
 	if len(keys) > 0 {
@@ -175,7 +174,7 @@ func (a *Adapter) Edit(ctx context.Context, chat gateway.ChatRef, messageID stri
 // Upload sends a file (m.image for images, m.file otherwise) with its
 // caption as the body.
 func (a *Adapter) Upload(ctx context.Context, chat gateway.ChatRef, f gateway.File) (gateway.Sent, error) {
-	room, chat := target(chat)
+	room := id.RoomID(chat.ChatID)
 	data, err := os.ReadFile(f.Path)
 	if err != nil {
 		return gateway.Sent{}, &gateway.SendError{Permanent: true, Err: fmt.Errorf("matrix upload: %w", err)}
@@ -221,24 +220,9 @@ func (a *Adapter) Typing(ctx context.Context, chat gateway.ChatRef) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	room, _ := target(chat)
+	room := id.RoomID(chat.ChatID)
 	if _, err := a.cli.UserTyping(cctx, room, true, 30*time.Second); err != nil {
 		return sendError("typing", err)
 	}
 	return nil
-}
-
-// target is where a message goes. A room id holds a colon
-// (!opaque:server.org), and the gateway's "CHAT[:THREAD]" delivery
-// targets and home channels split one at its first colon into a chat
-// "!opaque" and a thread "server.org[:$event]": such a pair is put back
-// together. A thread is an event id ($...), which never looks like a
-// server name.
-func target(chat gateway.ChatRef) (id.RoomID, gateway.ChatRef) {
-	if strings.HasPrefix(chat.ChatID, "!") && !strings.Contains(chat.ChatID, ":") &&
-		chat.ThreadID != "" && !strings.HasPrefix(chat.ThreadID, "$") {
-		server, thread, _ := strings.Cut(chat.ThreadID, ":")
-		chat = gateway.ChatRef{ChatID: chat.ChatID + ":" + server, ThreadID: thread}
-	}
-	return id.RoomID(chat.ChatID), chat
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-go/hermes/config"
 	"github.com/hermes-go/hermes/gateway"
 	"github.com/hermes-go/hermes/gateway/matrix/matrixtest"
 )
@@ -151,21 +152,22 @@ func TestEditReplacesTheText(t *testing.T) {
 	}
 }
 
-// A delivery target or home channel "!room:server" split at its colon
-// still reaches the room.
-func TestASplitRoomIDIsJoinedAgain(t *testing.T) {
+// A delivery target or home channel names a room by its id, which holds
+// a colon: split as the gateway splits "CHAT[:THREAD]", it still reaches
+// the room, and a thread after it is the thread.
+func TestARoomIDTargetReachesTheRoom(t *testing.T) {
 	srv := matrixtest.NewServer(t)
 	room := srv.AddRoom(alice)
-	local, server, _ := strings.Cut(room, ":")
 	a := newAdapter(t, srv)
-	if _, err := a.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: local, ThreadID: server}, Text: "report"}); err != nil {
+	chat, thread := config.SplitChat("matrix", room)
+	if _, err := a.Send(context.Background(), gateway.Outbound{Chat: gateway.ChatRef{ChatID: chat, ThreadID: thread}, Text: "report"}); err != nil {
 		t.Fatal(err)
 	}
 	if ms := botMessages(srv, room); len(ms) != 1 || ms[0].Body != "report" {
 		t.Fatalf("the room got %+v", ms)
 	}
-	if _, chat := target(gateway.ChatRef{ChatID: local, ThreadID: server + ":$ev1"}); chat.ChatID != room || chat.ThreadID != "$ev1" {
-		t.Fatalf("with a thread: %+v", chat)
+	if chat, thread := config.SplitChat("matrix", room+":$ev1"); chat != room || thread != "$ev1" {
+		t.Fatalf("with a thread: %q %q", chat, thread)
 	}
 }
 
