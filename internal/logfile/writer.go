@@ -42,12 +42,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.f == nil {
 		return 0, fmt.Errorf("log %s: closed", w.path)
 	}
-	if err := w.followRotation(); err != nil {
-		return 0, err
-	}
-	st, err := w.f.Stat()
+	st, err := w.followRotation()
 	if err != nil {
-		return 0, fmt.Errorf("log %s: %w", w.path, err)
+		return 0, err
 	}
 	if st.Size() > 0 && st.Size()+int64(len(p)) > w.maxSize {
 		if err := w.rotate(int64(len(p))); err != nil {
@@ -86,15 +83,23 @@ func (w *Writer) reopen() error {
 }
 
 // followRotation reopens the path when the open file is no longer the
-// one there: another process rotated it.
-func (w *Writer) followRotation() error {
+// one there (another process rotated it), and returns the open file's
+// information, which Write reads the size from.
+func (w *Writer) followRotation() (os.FileInfo, error) {
 	cur, err := os.Stat(w.path)
 	if err == nil {
 		if mine, err := w.f.Stat(); err == nil && os.SameFile(cur, mine) {
-			return nil
+			return mine, nil
 		}
 	}
-	return w.reopen()
+	if err := w.reopen(); err != nil {
+		return nil, err
+	}
+	st, err := w.f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("log %s: %w", w.path, err)
+	}
+	return st, nil
 }
 
 // rotate shifts the files up under the lock, unless another process has
